@@ -1,0 +1,23 @@
+"""The page item passed from the ``seeds`` spider through the item pipelines.
+
+Items are plain dicts. Keys, in the order the stages add them:
+
+spider (``wackycrawl.spiders.seeds``)
+    ``url`` str, final URL after redirects; ``ip`` str, server address or ``"-"``;
+    ``fetched`` str, UTC ``YYYYMMDDhhmmss``; ``status`` int; ``protocol`` str
+    (``"HTTP/1.1"``); ``headers`` list[tuple[str, str]], response headers in order;
+    ``content_type`` str (``"-"`` if absent); ``body`` bytes, the body after
+    Content-Encoding was removed; ``meta`` dict[str, str], becomes the ``X-Wacky-<Key>: value``
+    lines of the DOCHDR (``Raw-Bytes``, ``Depth`` are set here).
+text stage
+    ``html`` str (decoded), ``meta["Encoding"]``; ``body`` is deleted afterwards.
+boilerplate stage
+    ``paragraphs`` list[str] of clean text, one paragraph each; ``meta["Extractor"]``,
+    ``meta["Clean-Chars"]``; ``html`` is deleted afterwards.
+language stage
+    ``language`` str (ISO 639-1); ``meta["Language"]``, ``meta["Language-Score"]``.
+dedup stage
+    ``meta["Simhash"]`` (16 hex digits), ``meta["Checksum"]``.
+TREC writer
+    ``docno`` str.
+"""

@@ -1,0 +1,87 @@
+"""Settings for wackycrawl: Scrapy's, set for a polite corpus crawl, and the WACKY_* ones.
+
+Every WaCky threshold is a named setting here with its default and the source of that
+default. Override any of them with ``-s NAME=VALUE`` on the command line, in Scrapyd's
+``setting=`` parameter, or in the environment (``SCRAPY_NAME``) as Scrapy allows.
+"""
+
+BOT_NAME = "wackycrawl"
+SPIDER_MODULES = ["wackycrawl.spiders"]
+NEWSPIDER_MODULE = "wackycrawl.spiders"
+
+# --- Identity -------------------------------------------------------------------------
+# Contact URL or e-mail put into the User-Agent so webmasters can reach the operator.
+WACKY_CONTACT = "https://github.com/wackycrawl/wackycrawl"
+# The product token robots.txt groups are matched against (RFC 9309 2.2.1).
+WACKY_ROBOTS_TOKEN = "wackycrawl"
+# USER_AGENT is built from the two above when left empty (see wackycrawl.crawl.identity).
+USER_AGENT = None
+
+# --- Politeness (defaults of Scrapy's startproject template, RFC 9309) ------------------
+ROBOTSTXT_OBEY = True
+CONCURRENT_REQUESTS = 16
+CONCURRENT_REQUESTS_PER_DOMAIN = 1
+DOWNLOAD_DELAY = 1.0
+RANDOMIZE_DOWNLOAD_DELAY = True
+AUTOTHROTTLE_ENABLED = True
+AUTOTHROTTLE_START_DELAY = 1.0
+AUTOTHROTTLE_MAX_DELAY = 60.0
+AUTOTHROTTLE_TARGET_CONCURRENCY = 1.0
+# Upper bound for a robots.txt Crawl-delay, in seconds (C04: absurd values are capped).
+WACKY_CRAWL_DELAY_MAX = 60.0
+# Seconds before a robots.txt that failed (5xx, network) is fetched again (RFC 9309 2.3.1.4).
+WACKY_ROBOTS_RETRY_SECONDS = 600
+# Seconds a robots.txt is cached at most (RFC 9309 2.4: 24 hours).
+WACKY_ROBOTS_MAX_AGE = 86400
+
+# --- Scope and depth ---------------------------------------------------------------------
+DEPTH_LIMIT = 5
+DEPTH_PRIORITY = 1  # breadth-first: FIFO queues
+SCHEDULER_DISK_QUEUE = "scrapy.squeues.PickleFifoDiskQueue"
+SCHEDULER_MEMORY_QUEUE = "scrapy.squeues.FifoMemoryQueue"
+
+# --- Downloads -----------------------------------------------------------------------------
+DOWNLOAD_TIMEOUT = 30
+RETRY_ENABLED = True
+RETRY_TIMES = 2
+REDIRECT_ENABLED = True
+REDIRECT_MAX_TIMES = 5
+DOWNLOAD_FAIL_ON_DATALOSS = True
+COOKIES_ENABLED = False
+
+# --- Size window (Baroni et al. 2009: 5 KB to 200 KB) ---------------------------------
+# Bounds on the DECODED body in bytes (after Content-Encoding is removed).
+WACKY_MIN_DOC_BYTES = 5 * 1024
+WACKY_MAX_DOC_BYTES = 200 * 1024
+
+# --- Text: encoding, boilerplate, filters ------------------------------------------------
+# (text stage settings)
+
+# --- Language ---------------------------------------------------------------------------
+# (language stage settings)
+
+# --- Near-duplicates ----------------------------------------------------------------------
+# (dedup stage settings)
+
+# --- Output: gzip TREC compound files ----------------------------------------------------
+# (TREC writer settings)
+
+# --- Components ---------------------------------------------------------------------------
+ITEM_PIPELINES = {
+    "wackycrawl.pipelines.text.TextPipeline": 100,
+    "wackycrawl.pipelines.boilerplate.BoilerplatePipeline": 200,
+    "wackycrawl.pipelines.filters.FiltersPipeline": 300,
+    "wackycrawl.pipelines.language.LanguagePipeline": 400,
+    "wackycrawl.pipelines.dedup.DedupPipeline": 500,
+    "wackycrawl.pipelines.trec.TrecWriterPipeline": 900,
+}
+
+# Scrapy 2.19 creates a task per item slot; ~10 is measurably faster (notes/stack.md §3).
+CONCURRENT_ITEMS = 10
+
+# Scrapy 2.19's remote-control extension leaves job files behind after kill -9; off.
+REMOTE_CONTROL_ENABLED = False
+
+TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
+FEED_EXPORT_ENCODING = "utf-8"
+LOG_LEVEL = "INFO"
