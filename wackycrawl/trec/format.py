@@ -1,0 +1,174 @@
+"""The TREC Web document format (WT10g/GOV2 style) with WaCky crawl metadata.
+
+One document, as UTF-8 bytes (Croft et al., *Search Engines*, section 3.6; seed notes section 5)::
+
+    <DOC>
+    <DOCNO>WACKY-20261130T101500Z-3f2a1c-00000-000001</DOCNO>
+    <DOCHDR>
+    http://example.com/a.html 93.184.216.34 20261130101502 text/html; charset=utf-8 18231
+    HTTP/1.1 200 OK
+    Content-Type: text/html; charset=utf-8
+    X-Wacky-Language: de
+    </DOCHDR>
+    clean text, one paragraph per line
+    </DOC>
+
+The first DOCHDR line is URL, IP, fetch time (UTC ``YYYYMMDDhhmmss``), content type (may contain
+spaces) and the length in bytes of the raw body; unknown fields are ``-``. Then the status line,
+the response headers (``Name: value``) and the crawl metadata (``X-Wacky-<Key>: value``).
+
+Escaping: everything between the tags has ``&``, ``<`` and ``>`` written as ``&amp;``, ``&lt;``,
+``&gt;``, so no page text can imitate TREC markup (a page containing ``</DOC>`` round-trips), and
+``</DOC>`` followed by a newline only ever appears at the end of a document. CR and LF inside a
+paragraph or a header value become spaces; blank paragraphs are left out. A response header
+named ``X-Wacky-*`` is written as ``X-Upstream-X-Wacky-*`` so a server cannot forge crawl metadata.
+"""
+
+import re
+from dataclasses import dataclass, field
+from xml.sax.saxutils import escape, unescape
+
+META_PREFIX = "X-Wacky-"
+UPSTREAM_PREFIX = "X-Upstream-"
+UNKNOWN = "-"
+
+_NEWLINES = re.compile(r"[\r\n]+")
+_WHITESPACE = re.compile(r"\s")
+_NAME_BAD = re.compile(r"[^!#$%&'*+.^_`|~0-9A-Za-z-]")  # RFC 9110 token characters
+_DOC_END = b"</DOC>\n"
+
+
+class TrecFormatError(ValueError):
+    """Bytes that are not one well-formed TREC document; the message says what is wrong."""
+
+
+@dataclass
+class TrecDoc:
+    """One document. ``raw_length`` is the raw body length in bytes (None if unknown);
+    ``headers`` are the response headers in order; ``meta`` the ``X-Wacky-`` entries without
+    the prefix; ``paragraphs`` the clean text, one str per paragraph."""
+
+    docno: str = ""
+    url: str = UNKNOWN
+    ip: str = UNKNOWN
+    fetched: str = UNKNOWN
+    content_type: str = UNKNOWN
+    raw_length: int | None = None
+    status_line: str = ""
+    headers: list[tuple[str, str]] = field(default_factory=list)
+    meta: dict[str, str] = field(default_factory=dict)
+    paragraphs: list[str] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        """The clean text, paragraphs joined by newlines."""
+        return "\n".join(self.paragraphs)
+
+
+def _value(text: object) -> str:
+    """One line of escaped text: CR/LF runs become a space."""
+    return escape(_NEWLINES.sub(" ", str(text)))
+
+
+def _token(text: object) -> str:
+    """A space-free field of the first DOCHDR line: whitespace is percent-encoded."""
+    return _value(_WHITESPACE.sub(lambda m: f"%{ord(m.group()):02X}", str(text))) or UNKNOWN
+
+
+def _name(text: str) -> str:
+    return _NAME_BAD.sub("-", text) or UNKNOWN
+
+
+def format_doc(docno: str, url: str, ip: str, fetched: str, content_type: str,
+               raw_length: int | None, status_line: str, headers: list[tuple[str, str]],
+               meta: dict[str, str], paragraphs: list[str]) -> bytes:
+    """Return one TREC document as UTF-8 bytes, ending with ``</DOC>`` and a newline.
+
+    Never raises on odd text: markup is escaped, newlines in one-line fields become spaces,
+    unencodable characters (lone surrogates) become ``?``.
+    """
+    length = UNKNOWN if raw_length is None else str(int(raw_length))
+    ctype = _value(content_type).strip() or UNKNOWN
+    lines = ["<DOC>", f"<DOCNO>{_token(docno)}</DOCNO>", "<DOCHDR>",
+             f"{_token(url)} {_token(ip)} {_token(fetched)} {ctype} {length}"]
+    if status_line:
+        lines.append(_value(status_line))
+    for name, value in headers:
+        name = _name(str(name))
+        if name.lower().startswith(META_PREFIX.lower()):
+            name = UPSTREAM_PREFIX + name
+        lines.append(f"{name}: {_value(value)}")
+    lines += [f"{META_PREFIX}{_name(str(key))}: {_value(value)}" for key, value in meta.items()]
+    lines.append("</DOCHDR>")
+    lines += [p for p in (_value(p).strip() for p in paragraphs) if p]
+    lines.append("</DOC>\n")
+    return "\n".join(lines).encode("utf-8", "replace")
+
+
+def _first_line(line: str) -> dict:
+    """Parse ``URL [IP DATE CONTENT-TYPE LENGTH]`` (older files carry the URL alone)."""
+    fields = line.split(" ")
+    if len(fields) == 1:
+        return {"url": unescape(fields[0])}
+    if len(fields) < 5:
+        raise TrecFormatError(f"DOCHDR first line needs URL IP DATE TYPE LENGTH: {line!r}")
+    length = fields[-1]
+    if length != UNKNOWN and not length.isdigit():
+        raise TrecFormatError(f"DOCHDR length is not a number: {length!r}")
+    return {"url": unescape(fields[0]), "ip": unescape(fields[1]),
+            "fetched": unescape(fields[2]), "content_type": unescape(" ".join(fields[3:-1])),
+            "raw_length": None if length == UNKNOWN else int(length)}
+
+
+def parse_doc(data: bytes) -> TrecDoc:
+    """Parse one document as written by :func:`format_doc` (unescaping the text).
+
+    Raises :class:`TrecFormatError` if the bytes are not UTF-8 or miss a part of the markup.
+    """
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise TrecFormatError(f"document is not UTF-8: {exc}") from None
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    if len(lines) < 5 or lines[0] != "<DOC>" or lines[-1] != "</DOC>":
+        raise TrecFormatError(f"not a <DOC>...</DOC> block: {text[:60]!r}")
+    match = re.fullmatch(r"<DOCNO>([^<>]*)</DOCNO>", lines[1])
+    if not match or lines[2] != "<DOCHDR>" or "</DOCHDR>" not in lines:
+        raise TrecFormatError(f"missing <DOCNO> or <DOCHDR>: {text[:80]!r}")
+    end = lines.index("</DOCHDR>")
+    hdr, body = lines[3:end], lines[end + 1:-1]
+    if not hdr:
+        raise TrecFormatError("empty <DOCHDR>")
+    doc = TrecDoc(docno=unescape(match.group(1)), **_first_line(hdr[0]))
+    rest = hdr[1:]
+    if rest and rest[0].startswith("HTTP/"):
+        doc.status_line = unescape(rest.pop(0))
+    for line in rest:
+        name, sep, value = line.partition(": ")
+        if not sep:
+            raise TrecFormatError(f"DOCHDR line is not 'Name: value': {line!r}")
+        if name.startswith(META_PREFIX):
+            doc.meta[name[len(META_PREFIX):]] = unescape(value)
+        else:
+            doc.headers.append((name, unescape(value)))
+    if any(line.startswith("<") for line in body):
+        raise TrecFormatError("markup inside the document text")
+    doc.paragraphs = [unescape(line) for line in body]
+    return doc
+
+
+def split_docs(data: bytes) -> list[bytes]:
+    """Split decompressed bytes into documents (each ending with ``</DOC>`` and a newline).
+
+    Raises :class:`TrecFormatError` if bytes are left after the last ``</DOC>``.
+    """
+    docs, start = [], 0
+    while start < len(data):
+        end = data.find(_DOC_END, start)
+        if end < 0:
+            raise TrecFormatError(f"{len(data) - start} bytes after the last </DOC>")
+        docs.append(data[start:end + len(_DOC_END)])
+        start = end + len(_DOC_END)
+    return docs
