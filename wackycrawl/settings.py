@@ -14,8 +14,8 @@ NEWSPIDER_MODULE = "wackycrawl.spiders"
 WACKY_CONTACT = "https://github.com/wackycrawl/wackycrawl"
 # The product token robots.txt groups are matched against (RFC 9309 2.2.1).
 WACKY_ROBOTS_TOKEN = "wackycrawl"
-# USER_AGENT is built from the two above when left empty (see wackycrawl.crawl.identity).
-USER_AGENT = None
+# USER_AGENT is built from the two above ("wackycrawl/0.1 (+CONTACT)") when left empty.
+USER_AGENT = ""
 
 # --- Politeness (defaults of Scrapy's startproject template, RFC 9309) ------------------
 ROBOTSTXT_OBEY = True
@@ -35,6 +35,8 @@ WACKY_ROBOTS_RETRY_SECONDS = 600
 WACKY_ROBOTS_MAX_AGE = 86400
 
 # --- Scope and depth ---------------------------------------------------------------------
+# Domains (and their subdomains) links are followed into, e.g. "de,at"; empty = no restriction.
+WACKY_ALLOWED_DOMAINS = ""
 DEPTH_LIMIT = 5
 DEPTH_PRIORITY = 1  # breadth-first: FIFO queues
 SCHEDULER_DISK_QUEUE = "scrapy.squeues.PickleFifoDiskQueue"
@@ -75,6 +77,12 @@ ITEM_PIPELINES = {
     "wackycrawl.pipelines.dedup.DedupPipeline": 500,
     "wackycrawl.pipelines.trec.TrecWriterPipeline": 900,
 }
+
+EXTENSIONS = {
+    "wackycrawl.extensions.summary.Summary": 900,
+}
+# Write all crawl stats as JSON to this file at close ("" = off).
+WACKY_STATS_FILE = ""
 
 # Scrapy 2.19 creates a task per item slot; ~10 is measurably faster (notes/stack.md §3).
 CONCURRENT_ITEMS = 10
