@@ -1,0 +1,248 @@
+"""Write gzip-compressed TREC compound files that survive ``kill -9``.
+
+Layout (Croft et al. section 3.6.3, "large files compressed in blocks"; seed notes sections 4-6):
+documents are appended to ``<prefix>-<worker>-<file#>.trec.gz``, each as ONE gzip member
+(RFC 1952), so any document can be read by seeking to its member and decompressing only that
+(cost measured in ``benchmarks/trec_io.py``). ``<file>.idx.tsv`` lists ``docno TAB member offset
+TAB member length`` in compressed bytes, one line per document. A file is rotated before a
+member would take it past ``rotate_bytes`` COMPRESSED bytes (a single larger member gets a
+file of its own).
+
+Names: DOCNO = ``<prefix>-<worker>-<file#:05d>-<doc#:06d>``, doc# counting from 0 within the
+file, so a DOCNO names its file. The worker id defaults to the UTC start time plus a hash of
+host name, pid and clock (``20261130T101502Z-3f2a1c``), unique across runs, resumes and
+machines; with a fixed worker id, file numbers continue after the highest one in the directory.
+
+Crash safety: a file being written is named ``….trec.gz.open`` and holds an exclusive
+``flock``; each document is one ``write()`` + ``flush()`` of a complete member (``fsync``
+optional), then its index line. On start-up every unlocked ``.open`` file in the directory
+(a crashed writer's) is recovered: members are decompressed from the start, the file is cut
+back to the end of the last complete, parsable member, its index is rewritten from those
+members and it is renamed to its final name (removed if no document survived). Nothing is ever
+appended to a recovered file. A ``.trec.lock`` file serialises recovery, creation and closing
+between writers sharing the directory.
+"""
+
+import fcntl
+import gzip
+import hashlib
+import logging
+import os
+import re
+import socket
+import time
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from typing import NamedTuple
+
+from wackycrawl.trec.format import TrecDoc, TrecFormatError, format_doc, parse_doc, split_docs
+from wackycrawl.trec.reader import INDEX_HEADER, TrecFileError, index_path, iter_members
+
+logger = logging.getLogger(__name__)
+
+DIRECTORY = "corpus"
+PREFIX = "WACKY"
+ROTATE_BYTES = 100 * 1000 * 1000  # ~100 MB compressed, the size of a GOV2 bundle file
+COMPRESSLEVEL = 6  # zlib's default trade-off
+FSYNC = False
+OPEN_SUFFIX = ".open"
+LOCK_NAME = ".trec.lock"
+_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+class Written(NamedTuple):
+    """Where a document went: ``offset``/``length`` of its member in compressed bytes."""
+
+    docno: str
+    path: str
+    offset: int
+    length: int
+
+
+@dataclass
+class Recovery:
+    """What recovering one left-over ``.open`` file did: ``final`` is None if it was removed
+    (no complete document); ``cut_bytes`` were truncated after the last complete member."""
+
+    path: str
+    final: str | None
+    docs: int
+    cut_bytes: int
+    reason: str
+
+
+def default_worker_id() -> str:
+    """``YYYYMMDDThhmmssZ-xxxxxx``: UTC start time and 6 hex digits of host, pid and clock."""
+    seed = f"{socket.gethostname()}:{os.getpid()}:{time.time_ns()}".encode()
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    return f"{stamp}-{hashlib.sha1(seed).hexdigest()[:6]}"
+
+
+@contextmanager
+def _dir_lock(directory: str):
+    with open(os.path.join(directory, LOCK_NAME), "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        yield
+
+
+def _write_index(path: str, entries) -> None:
+    """Atomically replace the index of ``path`` with ``entries`` (docno, offset, length)."""
+    tmp = index_path(path) + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(INDEX_HEADER + "".join(f"{d}\t{o}\t{n}\n" for d, o, n in entries))
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, index_path(path))
+
+
+def recover_file(path: str) -> Recovery | None:
+    """Recover one ``.open`` file (see module doc); None if a live writer holds its lock.
+
+    Call with the directory lock held (as :func:`recover_dir` does).
+    """
+    with open(path, "r+b") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return None
+        entries, end, reason = [], 0, "complete"
+        try:
+            for member in iter_members(f, path):
+                docs = split_docs(member.data)
+                if len(docs) != 1:
+                    raise TrecFormatError(f"{len(docs)} documents in member at {member.offset}")
+                entries.append((parse_doc(docs[0]).docno, member.offset, member.length))
+                end = member.offset + member.length
+        except (TrecFileError, TrecFormatError) as exc:
+            reason = str(exc)
+        size = os.fstat(f.fileno()).st_size
+        final = path.removesuffix(OPEN_SUFFIX) if entries else None
+        if final:
+            f.truncate(end)
+            os.fsync(f.fileno())
+            _write_index(path, entries)
+            os.rename(path, final)
+        else:
+            os.remove(path)
+            if os.path.exists(index_path(path)):
+                os.remove(index_path(path))
+    return Recovery(path, final, len(entries), size - end, reason)
+
+
+def recover_dir(directory: str) -> list[Recovery]:
+    """Recover every unlocked ``*.trec.gz.open`` file in ``directory``; logs each one."""
+    done = []
+    with _dir_lock(directory):
+        for name in sorted(os.listdir(directory)):
+            if name.endswith(".trec.gz" + OPEN_SUFFIX):
+                rec = recover_file(os.path.join(directory, name))
+                if rec:
+                    logger.warning("recovered %s: kept %d documents, cut %d bytes (%s)",
+                                   rec.path, rec.docs, rec.cut_bytes, rec.reason)
+                    done.append(rec)
+    return done
+
+
+class TrecWriter:
+    """Append :class:`TrecDoc` documents to rotating gzip TREC files in ``directory``.
+
+    Creating the writer recovers left-over ``.open`` files (``self.recovered``). Raises
+    ValueError for a prefix or worker id outside ``[A-Za-z0-9._-]``; :meth:`write` raises
+    OSError (disk full...) after cutting the file back to its last complete member.
+    """
+
+    def __init__(self, directory: str = DIRECTORY, prefix: str = PREFIX,
+                 worker: str | None = None, rotate_bytes: int = ROTATE_BYTES,
+                 fsync: bool = FSYNC, compresslevel: int = COMPRESSLEVEL):
+        worker = worker or default_worker_id()
+        for value in (prefix, worker):
+            if not _ID.fullmatch(value):
+                raise ValueError(f"not a valid DOCNO part: {value!r}")
+        self.directory, self.stem = directory, f"{prefix}-{worker}-"
+        self.rotate_bytes, self.fsync, self.compresslevel = rotate_bytes, fsync, compresslevel
+        os.makedirs(directory, exist_ok=True)
+        self.recovered = recover_dir(directory)
+        self._file = self._index = None
+        self._number = self._next_number()
+        self._docs = self._size = 0
+
+    def _next_number(self) -> int:
+        pattern = re.compile(re.escape(self.stem) + r"(\d{5,})\.trec\.gz")
+        found = [int(m.group(1)) for name in os.listdir(self.directory)
+                 if (m := pattern.match(name))]
+        return max(found, default=-1) + 1
+
+    @property
+    def path(self) -> str:
+        """The final name of the current file."""
+        return os.path.join(self.directory, f"{self.stem}{self._number:05d}.trec.gz")
+
+    def _open(self) -> None:
+        with _dir_lock(self.directory):
+            while os.path.exists(self.path) or os.path.exists(self.path + OPEN_SUFFIX):
+                self._number += 1
+            self._file = open(self.path + OPEN_SUFFIX, "xb")
+            fcntl.flock(self._file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            self._index = open(index_path(self.path), "wb")
+        self._index.write(INDEX_HEADER.encode())
+        self._index.flush()
+        self._docs = self._size = 0
+
+    def _member(self, doc: TrecDoc) -> tuple[str, bytes]:
+        docno = f"{self.stem}{self._number:05d}-{self._docs:06d}"
+        data = format_doc(**{**asdict(doc), "docno": docno})
+        return docno, gzip.compress(data, self.compresslevel, mtime=0)
+
+    def _append(self, f, pos: int, data: bytes) -> None:
+        """write()+flush() ``data`` at ``pos``; on failure cut ``f`` back to ``pos``."""
+        try:
+            f.write(data)
+            f.flush()
+            if self.fsync:
+                os.fsync(f.fileno())
+        except OSError:
+            f.truncate(pos)
+            f.seek(pos)
+            raise
+
+    def write(self, doc: TrecDoc) -> Written:
+        """Append ``doc`` (its ``docno`` is ignored: the writer assigns one) as one member."""
+        if self._file is None:
+            self._open()
+        docno, member = self._member(doc)
+        if self._docs and self._size + len(member) > self.rotate_bytes:
+            self.close()
+            self._number += 1
+            self._open()
+            docno, member = self._member(doc)
+        line = f"{docno}\t{self._size}\t{len(member)}\n".encode()
+        index_pos = self._index.tell()
+        self._append(self._file, self._size, member)
+        try:
+            self._append(self._index, index_pos, line)
+        except OSError:
+            self._file.truncate(self._size)
+            self._file.seek(self._size)
+            raise
+        written = Written(docno, self.path, self._size, len(member))
+        self._size += len(member)
+        self._docs += 1
+        return written
+
+    def close(self) -> None:
+        """Close the current file and give it its final name (no-op if none is open)."""
+        if self._file is None:
+            return
+        self._index.close()
+        if self.fsync:
+            os.fsync(self._file.fileno())
+        with _dir_lock(self.directory):
+            os.rename(self.path + OPEN_SUFFIX, self.path)
+            self._file.close()
+        self._file = self._index = None
+
+    def __enter__(self) -> "TrecWriter":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
