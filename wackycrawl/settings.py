@@ -67,6 +67,18 @@ WACKY_MAX_DOC_BYTES = 200 * 1024
 
 # --- Output: gzip TREC compound files ----------------------------------------------------
 # (TREC writer settings)
+# Directory of the <prefix>-<worker>-<file#>.trec.gz files and their .idx.tsv indexes; "" = off.
+WACKY_OUTPUT_DIR = "corpus"
+# Rotate before a file passes this many COMPRESSED bytes (~100 MB, a GOV2-sized bundle file).
+WACKY_TREC_ROTATE_BYTES = 100 * 1000 * 1000
+# First part of file names and DOCNOs: <prefix>-<worker>-<file#:05d>-<doc#:06d>.
+WACKY_DOCNO_PREFIX = "WACKY"
+# Second part; None = UTC start time + hash of host, pid, clock (unique per run and machine).
+WACKY_WORKER_ID = None
+# os.fsync after every document (power-loss safety, slower); a flush alone survives kill -9.
+WACKY_TREC_FSYNC = False
+# gzip level of each one-document member (zlib's default, 6).
+WACKY_TREC_COMPRESSLEVEL = 6
 
 # --- Components ---------------------------------------------------------------------------
 ITEM_PIPELINES = {

@@ -1,0 +1,90 @@
+"""Write kept pages into gzip TREC compound files (adapter over :mod:`wackycrawl.trec.writer`).
+
+Settings: ``WACKY_OUTPUT_DIR`` (empty turns the writer off), ``WACKY_TREC_ROTATE_BYTES``,
+``WACKY_DOCNO_PREFIX``, ``WACKY_WORKER_ID``, ``WACKY_TREC_FSYNC``, ``WACKY_TREC_COMPRESSLEVEL``.
+Stats: ``wacky/trec/docs``, ``wacky/trec/bytes_written`` (compressed), ``wacky/trec/files``,
+``wacky/trec/recovered_files``, ``wacky/trec/recovered_docs``, ``wacky/trec/recovered_cut_bytes``,
+``wacky/kept``, ``wacky/words_kept`` (whitespace tokens); drops ``wacky/drop/trec_bad_item`` and
+``wacky/drop/trec_write_error``. Sets ``item["docno"]`` and passes the item on unchanged otherwise.
+"""
+
+import logging
+
+from scrapy.exceptions import NotConfigured
+
+from wackycrawl.pipelines import drop
+from wackycrawl.trec import writer
+from wackycrawl.trec.format import TrecDoc
+
+logger = logging.getLogger(__name__)
+
+
+def item_to_doc(item: dict) -> TrecDoc:
+    """Build the document from the item keys of :mod:`wackycrawl.items`.
+
+    Raises KeyError, TypeError or ValueError for an item lacking ``url`` or ``paragraphs``
+    or with a non-numeric ``meta["Raw-Bytes"]``.
+    """
+    meta = {str(k): str(v) for k, v in item.get("meta", {}).items()}
+    raw = meta.get("Raw-Bytes")
+    status = item.get("status")
+    return TrecDoc(
+        url=item["url"], ip=item.get("ip") or "-", fetched=item.get("fetched") or "-",
+        content_type=item.get("content_type") or "-",
+        raw_length=int(raw) if raw is not None else None,
+        status_line=f"{item.get('protocol', 'HTTP/1.1')} {status}" if status else "",
+        headers=[(str(k), str(v)) for k, v in item.get("headers", [])],
+        meta=meta, paragraphs=[str(p) for p in item["paragraphs"]],
+    )
+
+
+class TrecWriterPipeline:
+    def __init__(self, crawler, **options):
+        self.crawler, self.stats, self.options = crawler, crawler.stats, options
+        self.writer: writer.TrecWriter | None = None
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        s = crawler.settings
+        directory = s.get("WACKY_OUTPUT_DIR", writer.DIRECTORY)
+        if not directory:
+            raise NotConfigured("WACKY_OUTPUT_DIR is empty")
+        return cls(
+            crawler, directory=directory, prefix=s.get("WACKY_DOCNO_PREFIX", writer.PREFIX),
+            worker=s.get("WACKY_WORKER_ID") or None,
+            rotate_bytes=s.getint("WACKY_TREC_ROTATE_BYTES", writer.ROTATE_BYTES),
+            fsync=s.getbool("WACKY_TREC_FSYNC", writer.FSYNC),
+            compresslevel=s.getint("WACKY_TREC_COMPRESSLEVEL", writer.COMPRESSLEVEL),
+        )
+
+    def open_spider(self) -> None:
+        self.writer = writer.TrecWriter(**self.options)
+        for rec in self.writer.recovered:
+            self.stats.inc_value("wacky/trec/recovered_files")
+            self.stats.inc_value("wacky/trec/recovered_docs", rec.docs)
+            self.stats.inc_value("wacky/trec/recovered_cut_bytes", rec.cut_bytes)
+        logger.info("writing TREC files %s*.trec.gz in %s", self.writer.stem,
+                    self.writer.directory)
+
+    def process_item(self, item: dict) -> dict:
+        try:
+            doc = item_to_doc(item)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise drop(self.stats, "trec_bad_item", item, repr(exc)) from None
+        try:
+            written = self.writer.write(doc)
+        except OSError as exc:
+            logger.error("cannot write %s to %s: %s", item["url"], self.writer.path, exc)
+            raise drop(self.stats, "trec_write_error", item, str(exc)) from None
+        item["docno"] = written.docno
+        self.stats.inc_value("wacky/trec/docs")
+        self.stats.inc_value("wacky/trec/bytes_written", written.length)
+        if written.offset == 0:
+            self.stats.inc_value("wacky/trec/files")
+        self.stats.inc_value("wacky/kept")
+        self.stats.inc_value("wacky/words_kept", sum(len(p.split()) for p in doc.paragraphs))
+        return item
+
+    def close_spider(self) -> None:
+        if self.writer:
+            self.writer.close()
