@@ -37,6 +37,8 @@ WACKY_ROBOTS_MAX_AGE = 86400
 # --- Scope and depth ---------------------------------------------------------------------
 # Domains (and their subdomains) links are followed into, e.g. "de,at"; empty = no restriction.
 WACKY_ALLOWED_DOMAINS = ""
+# Follow the links of fetched pages (False: fetch exactly the seed list, e.g. to re-fetch a URL list).
+WACKY_FOLLOW_LINKS = True
 DEPTH_LIMIT = 5
 DEPTH_PRIORITY = 1  # breadth-first: FIFO queues
 SCHEDULER_DISK_QUEUE = "scrapy.squeues.PickleFifoDiskQueue"

@@ -2,7 +2,8 @@
 
 Usage: ``scrapy crawl seeds -a seeds=FILE``. FILE holds one absolute http(s) URL per line;
 blank lines and ``#`` comments are skipped, other bad lines are logged and counted
-(``wacky/seeds/bad_line``). Links of every HTML page are followed within DEPTH_LIMIT and the
+(``wacky/seeds/bad_line``). Links of every HTML page are followed (unless
+WACKY_FOLLOW_LINKS is False: then exactly the seed list is fetched) within DEPTH_LIMIT and the
 domains of WACKY_ALLOWED_DOMAINS (Scrapy's OffsiteMiddleware); non-HTML extensions are never
 requested (Scrapy's LinkExtractor ``IGNORED_EXTENSIONS``). Pages below the size window are not
 stored but their links are followed (``response.meta["wacky_store"]`` is set by
@@ -67,6 +68,7 @@ class SeedsSpider(scrapy.Spider):
     def from_crawler(cls, crawler, *args, **kwargs):
         spider = super().from_crawler(crawler, *args, **kwargs)
         spider.allowed_domains = crawler.settings.getlist("WACKY_ALLOWED_DOMAINS")
+        spider.follow_links = crawler.settings.getbool("WACKY_FOLLOW_LINKS", True)
         return spider
 
     async def start(self):
@@ -86,8 +88,9 @@ class SeedsSpider(scrapy.Spider):
         if not isinstance(response, HtmlResponse):
             self.crawler.stats.inc_value("wacky/spider/not_html")
             return
-        for link in self.link_extractor.extract_links(response):
-            yield response.follow(link, callback=self.parse)
+        if self.follow_links:
+            for link in self.link_extractor.extract_links(response):
+                yield response.follow(link, callback=self.parse)
         if response.meta.get("wacky_store", True):
             yield page_item(response)
 

@@ -1,0 +1,207 @@
+"""End to end: a real ``scrapy crawl seeds`` over a local multi-host web on 127.0.0.1.
+
+The web holds one host per case of the main job: robots.txt Disallow and Crawl-delay, a tiny
+page whose links are followed, an oversize page, a gzip bomb, a cp1252 page labelled
+ISO-8859-1, a page in another language, an exact and a near copy on other hosts, a word list
+without prose and a page whose text contains TREC markup. Assertions are on the TREC files
+(read back with the project's reader) and on the crawl's stats.
+"""
+
+from __future__ import annotations
+
+import gzip
+import signal
+from pathlib import Path
+
+import pytest
+
+from tests.crawlrun import finish, run_crawl, start_crawl, wait_for
+from tests.localweb import LocalWeb
+from tests.webpages import page, prose, word_list
+from wackycrawl.trec.reader import check, iter_docs
+
+pytestmark = pytest.mark.crawl
+
+SETTINGS = {"WACKY_LANGUAGES": "en", "CONCURRENT_REQUESTS_PER_DOMAIN": "1"}
+
+
+def corpus_files(corpus: Path) -> list[Path]:
+    return sorted(p for p in corpus.glob("*.trec.gz*") if not p.name.endswith(".tsv"))
+
+
+def corpus_docs(corpus: Path) -> list:
+    return [doc for f in corpus_files(corpus) for _, doc in iter_docs(str(f))]
+
+
+def build_case_web(web: LocalWeb) -> dict:
+    """Register the cases; returns what the crawl must keep and must refuse."""
+    txt = "text/plain"
+    a1 = page("Alpha one", prose(1))
+    web.add("http://www.alpha.test/robots.txt", "User-agent: *\nDisallow: /private/\n",
+            content_type=txt)
+    web.add("http://www.alpha.test/", page("Alpha", prose(0), links=[
+        "/a1.html", "/private/secret.html", "/tiny.html", "http://slow.test/",
+        "http://big.test/", "http://bomb.test/", "http://latin.test/", "http://fremd.test/",
+        "http://copy.test/", "http://near.test/", "http://words.test/", "http://markup.test/",
+        "/report.pdf"]))
+    web.add("http://www.alpha.test/a1.html", a1)
+    web.add("http://www.alpha.test/private/secret.html", page("Secret", prose(2)))
+    web.add("http://www.alpha.test/tiny.html",
+            '<html><body><a href="http://tinychild.test/">more</a></body></html>')
+    web.add("http://tinychild.test/", page("Child", prose(3)))
+    # Crawl-delay: 1 s between requests to slow.test, the robots.txt request included
+    web.add("http://slow.test/robots.txt", "User-agent: *\nCrawl-delay: 1\n", content_type=txt)
+    web.add("http://slow.test/", page("Slow", prose(4), links=["/s1.html", "/s2.html"]))
+    web.add("http://slow.test/s1.html", page("Slow 1", prose(5)))
+    web.add("http://slow.test/s2.html", page("Slow 2", prose(6)))
+    web.add("http://big.test/", page("Big", prose(7, min_chars=300_000)))
+    web.add("http://bomb.test/", gzip.compress(b"<html><body>" + b" " * 30_000_000),
+            headers={"Content-Encoding": "gzip"})
+    latin = page("Latin", prose(8) + ["Price: \u20ac10 \u2013 \u201cspecial\u201d offer, don\u2019t"
+                                      " miss it: the caf\u00e9 and the na\u00efve cr\u00e8me."])
+    web.add("http://latin.test/", latin.encode("cp1252"),
+            content_type="text/html; charset=ISO-8859-1")
+    web.add("http://fremd.test/", page("Fremd", prose(9, lang="de")))
+    web.add("http://copy.test/", a1)
+    near = prose(1)
+    near[0] = near[0].replace("The", "A", 1)
+    web.add("http://near.test/", page("Alpha one (mirror)", near, nav_links=5))
+    web.add("http://words.test/", word_list(10))
+    markup = prose(11) + ["The file ends with </DOC> and then <DOC><DOCNO>FAKE-1</DOCNO> "
+                          "starts &amp; nothing else happens."]
+    web.add("http://markup.test/", page("Markup", markup))
+    web.add("http://www.alpha.test/report.pdf", b"%PDF-1.4 binary", content_type="application/pdf")
+    return {
+        "kept": {"http://www.alpha.test/", "http://tinychild.test/", "http://slow.test/",
+                 "http://slow.test/s1.html", "http://slow.test/s2.html", "http://latin.test/",
+                 "http://markup.test/"},
+        "one_of": {"http://www.alpha.test/a1.html", "http://copy.test/", "http://near.test/"},
+        "refused": {"http://www.alpha.test/tiny.html", "http://big.test/", "http://bomb.test/",
+                    "http://fremd.test/", "http://words.test/"},
+    }
+
+
+@pytest.fixture(scope="module")
+def case_crawl(tmp_path_factory):
+    out = tmp_path_factory.mktemp("e2e")
+    with LocalWeb() as web:
+        expected = build_case_web(web)
+        result = run_crawl(web, ["# seeds", "http://www.alpha.test/"], out, SETTINGS, timeout=180)
+        hits = list(web.hits)
+    return result, expected, hits
+
+
+def test_crawl_finishes_and_writes_valid_trec(case_crawl):
+    result, _, _ = case_crawl
+    assert result.returncode == 0, result.log[-3000:]
+    assert result.stats.get("finish_reason") == "finished"
+    files = corpus_files(result.outdir)
+    assert files and all(not f.name.endswith(".open") for f in files)
+    for f in files:
+        assert check(str(f)).ok, check(str(f)).problems
+    assert "wacky summary: pages fetched" in result.log
+
+
+def test_kept_documents(case_crawl):
+    result, expected, _ = case_crawl
+    urls = [d.url for d in corpus_docs(result.outdir)]
+    assert len(urls) == len(set(urls)), "a URL was written twice"
+    assert expected["kept"] <= set(urls)
+    assert len(set(urls) & expected["one_of"]) == 1, "exact/near copies must be kept once"
+    assert not set(urls) & expected["refused"]
+    assert result.stat("wacky/kept") == len(urls)
+    assert result.stat("wacky/drop/exact_duplicate") == 1
+    assert result.stat("wacky/drop/near_duplicate") == 1
+
+
+def test_robots_disallow_and_crawl_delay(case_crawl):
+    result, _, hits = case_crawl
+    paths = {(h.host, h.path) for h in hits}
+    assert ("www.alpha.test", "/private/secret.html") not in paths
+    assert result.stat("wacky/robots/forbidden") >= 1
+    slow = sorted(h.time for h in hits if h.host == "slow.test")
+    assert len(slow) == 4  # robots.txt + 3 pages
+    gaps = [b - a for a, b in zip(slow, slow[1:])]
+    assert min(gaps) >= 0.95, gaps
+
+
+def test_size_window(case_crawl):
+    result, _, hits = case_crawl
+    assert ("tinychild.test", "/") in {(h.host, h.path) for h in hits}  # tiny page's link followed
+    assert result.stat("wacky/size/too_small") >= 1
+    assert result.stat("wacky/size/too_large_wire") + result.stat("wacky/size/too_large_decoded") >= 2
+    assert result.stats.get("memusage/max", 0) < 400e6  # the 30 MB bomb never expanded in full
+    assert ("www.alpha.test", "/report.pdf") not in {(h.host, h.path) for h in hits}
+
+
+def test_encoding_language_prose_and_markup(case_crawl):
+    result, _, _ = case_crawl
+    docs = {d.url: d for d in corpus_docs(result.outdir)}
+    latin = docs["http://latin.test/"].text
+    assert "\u20ac10 \u2013 \u201cspecial\u201d offer" in latin and "\ufffd" not in latin
+    assert result.stat("wacky/drop/wrong_language") == 1
+    assert result.stat("wacky/drop/not_prose") == 1
+    markup = docs["http://markup.test/"]
+    assert "ends with </DOC> and then <DOC><DOCNO>FAKE-1</DOCNO> starts &amp; nothing" in markup.text
+    assert markup.meta["Language"] == "en"
+    for key in ("Language-Score", "Encoding", "Raw-Bytes", "Clean-Chars", "Simhash", "Extractor"):
+        assert key in markup.meta, key
+    docnos = [d.docno for d in docs.values()]
+    assert len(docnos) == len(set(docnos))
+
+
+# --- stop and resume ------------------------------------------------------------------------
+
+def build_chain_web(web: LocalWeb, hosts: int = 4, per_host: int = 8) -> set[str]:
+    """Hosts whose pages link to each other: a crawl of a few seconds at one request per host."""
+    urls = [f"http://h{h}.chain.test/p{i}.html" for h in range(hosts) for i in range(per_host)]
+    for n, url in enumerate(urls):
+        links = [urls[(n + 1) % len(urls)], urls[(n + per_host) % len(urls)]]
+        web.add(url, page(f"Page {n}", prose(100 + n), links=links), delay=0.05)
+    return set(urls)
+
+
+def test_graceful_stop_and_resume_gives_the_same_documents(tmp_path):
+    settings = {**SETTINGS, "DOWNLOAD_DELAY": "0.25"}
+    with LocalWeb() as web:
+        expected = build_chain_web(web)
+        seeds = ["http://h0.chain.test/p0.html"]
+        full = run_crawl(web, seeds, tmp_path / "full", settings)
+        assert {d.url for d in corpus_docs(full.outdir)} == expected
+
+        out = tmp_path / "resumed"
+        job = {**settings, "JOBDIR": str(out / "job")}
+        proc, stats_file = start_crawl(web, seeds, out, job)
+        assert wait_for(lambda: len(list((out / "corpus").glob("*.idx.tsv"))) and sum(
+            len(p.read_text().splitlines()) for p in (out / "corpus").glob("*.idx.tsv")) >= 6,
+            timeout=60)
+        proc.send_signal(signal.SIGTERM)
+        first = finish(proc, out, stats_file)
+        assert first.stats.get("finish_reason") == "shutdown"
+        n_first = len(corpus_docs(out / "corpus"))
+        assert 0 < n_first < len(expected)
+        second = run_crawl(web, seeds, out, job)
+        assert second.returncode == 0
+    urls = [d.url for d in corpus_docs(out / "corpus")]
+    assert len(urls) == len(set(urls)), "a document was written twice"
+    assert set(urls) == expected
+
+
+def test_kill_9_leaves_every_file_valid(tmp_path):
+    settings = {**SETTINGS, "DOWNLOAD_DELAY": "0.25"}
+    with LocalWeb() as web:
+        build_chain_web(web)
+        out = tmp_path / "killed"
+        proc, _ = start_crawl(web, ["http://h0.chain.test/p0.html"], out,
+                              {**settings, "JOBDIR": str(out / "job")})
+        corpus = out / "corpus"
+        assert wait_for(lambda: sum(len(p.read_text().splitlines())
+                                    for p in corpus.glob("*.idx.tsv")) >= 4, timeout=60)
+        proc.kill()
+        proc.wait()
+    files = corpus_files(corpus)
+    assert files
+    for f in files:
+        result = check(str(f))
+        assert result.ok, (f, result.problems)
+        assert result.docs >= 1
