@@ -1,0 +1,56 @@
+"""Text stage: the page's bytes to Unicode HTML (:func:`wackycrawl.text.encoding.decode_html`).
+
+Reads ``item["body"]`` and ``item["content_type"]``; sets ``item["html"]`` and
+``item["meta"]["Encoding"]`` (plus ``"Encoding-Repairs"`` when bytes were repaired) and
+deletes ``item["body"]``. Drops ``binary`` (binary data served as text), ``encoding`` (no
+clean decode) and ``empty`` (nothing left to parse). Stats: ``wacky/encoding/<codec>``,
+``wacky/encoding/repaired`` (pages) and ``wacky/encoding/repairs`` (bytes).
+"""
+
+import logging
+
+from wackycrawl.pipelines import drop
+from wackycrawl.text.encoding import BinaryContentError, EncodingError, decode_html
+
+logger = logging.getLogger(__name__)
+
+
+class TextPipeline:
+    def __init__(self, stats, max_repairs: int, max_binary_share: float):
+        self.stats = stats
+        self.max_repairs = max_repairs
+        self.max_binary_share = max_binary_share
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        settings = crawler.settings
+        return cls(
+            crawler.stats,
+            settings.getint("WACKY_MAX_ENCODING_REPAIRS"),
+            settings.getfloat("WACKY_MAX_BINARY_SHARE"),
+        )
+
+    def process_item(self, item):
+        body = item.pop("body", b"")
+        content_type = item.get("content_type")
+        if content_type == "-":
+            content_type = None
+        try:
+            decoded = decode_html(body, content_type, self.max_repairs, self.max_binary_share)
+        except BinaryContentError as exc:
+            logger.info("binary body served as %s: %s (%s)", content_type, item.get("url"), exc)
+            raise drop(self.stats, "binary", item, str(exc))
+        except EncodingError as exc:
+            logger.info("undecodable page: %s (%s)", item.get("url"), exc)
+            raise drop(self.stats, "encoding", item, str(exc))
+        if not decoded.text.strip():
+            raise drop(self.stats, "empty", item, f"{len(body)} bytes")
+        self.stats.inc_value(f"wacky/encoding/{decoded.encoding}")
+        meta = item.setdefault("meta", {})
+        meta["Encoding"] = decoded.encoding
+        if decoded.repairs:
+            meta["Encoding-Repairs"] = str(decoded.repairs)
+            self.stats.inc_value("wacky/encoding/repaired")
+            self.stats.inc_value("wacky/encoding/repairs", decoded.repairs)
+        item["html"] = decoded.text
+        return item
