@@ -60,6 +60,22 @@ WACKY_MAX_DOC_BYTES = 200 * 1024
 
 # --- Text: encoding, boilerplate, filters ------------------------------------------------
 # (text stage settings)
+# encoding and filters
+# Bytes a page may need mapped (stray cp1252 byte) or dropped before it is rejected as
+# undecodable (C10). No published default: 10 is under 0.2 % of a 5 KB minimum-size page.
+WACKY_MAX_ENCODING_REPAIRS = 10
+# Share of WHATWG "binary data bytes" (MIME Sniffing 3: 0x00-08, 0B, 0E-1A, 1C-1F) above
+# which a body served as text is treated as binary; WHATWG tolerates none, we allow 1 %.
+WACKY_MAX_BINARY_SHARE = 0.01
+# Minimum words of clean text after boilerplate removal. WaCky's connected-prose test needs
+# 30 function-word tokens (Baroni et al. 2009, 2.3), so fewer words can never pass it.
+WACKY_MIN_CLEAN_WORDS = 30
+# Porn/spam word list, one word per line ("" = shipped lists for all languages, merged).
+WACKY_BADWORDS_FILE = ""
+# Drop a document with at least this many distinct list words / list-word tokens
+# (ukWaC/deWaC: "at least three types or ten tokens"; 0 turns a test off).
+WACKY_BADWORDS_MIN_TYPES = 3
+WACKY_BADWORDS_MIN_TOKENS = 10
 
 # --- Language ---------------------------------------------------------------------------
 # (language stage settings)
