@@ -16,6 +16,9 @@ Usage::
 
 from __future__ import annotations
 
+import datetime
+import ssl
+import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -64,7 +67,8 @@ class LocalWeb:
     # -- routes -----------------------------------------------------------------------------
     def add(self, url: str, body: bytes | str | Callable[[str], bytes] = b"", *,
             content_type: str | None = "text/html; charset=utf-8", **kw) -> Route:
-        """Register ``url`` (absolute, ``http://host[:port]/path[?query]``). Returns the Route."""
+        """Register ``url`` (absolute, ``http(s)://host[:port]/path[?query]``; http and https
+        share one namespace per host). Returns the Route."""
         if isinstance(body, str):
             body = body.encode("utf-8")
         headers = dict(kw.pop("headers", {}) or {})
@@ -99,6 +103,7 @@ class LocalWeb:
     def env(self) -> dict[str, str]:
         """Environment variables that route a Scrapy process's HTTP through this proxy."""
         return {"http_proxy": self.proxy_url, "HTTP_PROXY": self.proxy_url,
+                "https_proxy": self.proxy_url, "HTTPS_PROXY": self.proxy_url,
                 "no_proxy": "", "NO_PROXY": ""}
 
     def start(self) -> "LocalWeb":
@@ -127,6 +132,23 @@ def _make_handler(web: LocalWeb):
         def log_message(self, format, *args):  # noqa: A002 - quiet
             pass
 
+        def do_CONNECT(self):
+            """HTTPS through the proxy: accept the tunnel, terminate TLS with a self-signed
+            certificate, then serve the requests inside it (Host header names the site)."""
+            self.send_response(200, "Connection established")
+            self.end_headers()
+            self.wfile.flush()
+            try:
+                tls = _tls_context().wrap_socket(self.connection, server_side=True)
+            except (ssl.SSLError, OSError):
+                self.close_connection = True
+                return
+            self.connection = tls
+            self.rfile = tls.makefile("rb", self.rbufsize)
+            self.wfile = tls.makefile("wb", 0)
+            self._scheme = "https"
+            self.close_connection = False
+
         def do_HEAD(self):
             self.do_GET(head=True)
 
@@ -137,6 +159,8 @@ def _make_handler(web: LocalWeb):
                 path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
             else:
                 host = (self.headers.get("Host") or "").lower()
+                if getattr(self, "_scheme", "http") == "https":
+                    host = host.removesuffix(":443")
                 path = self.path
             with web._lock:
                 web.hits.append(Hit(time.time(), host, path, self.command))
@@ -182,3 +206,34 @@ def _make_handler(web: LocalWeb):
                 self.close_connection = True
 
     return Handler
+
+
+_TLS: list[ssl.SSLContext] = []
+
+
+def _tls_context() -> ssl.SSLContext:
+    """A server context with a fresh self-signed certificate (made once per process)."""
+    if not _TLS:
+        from cryptography import x509
+        from cryptography.hazmat.primitives import hashes, serialization
+        from cryptography.hazmat.primitives.asymmetric import ec
+        from cryptography.x509.oid import NameOID
+
+        key = ec.generate_private_key(ec.SECP256R1())
+        name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localweb.test")])
+        now = datetime.datetime.now(datetime.timezone.utc)
+        cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name)
+                .public_key(key.public_key()).serial_number(x509.random_serial_number())
+                .not_valid_before(now - datetime.timedelta(days=1))
+                .not_valid_after(now + datetime.timedelta(days=30)).sign(key, hashes.SHA256()))
+        d = tempfile.mkdtemp(prefix="localweb-tls-")
+        with open(f"{d}/cert.pem", "wb") as f:
+            f.write(cert.public_bytes(serialization.Encoding.PEM))
+        with open(f"{d}/key.pem", "wb") as f:
+            f.write(key.private_bytes(serialization.Encoding.PEM,
+                                      serialization.PrivateFormat.PKCS8,
+                                      serialization.NoEncryption()))
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(f"{d}/cert.pem", f"{d}/key.pem")
+        _TLS.append(ctx)
+    return _TLS[0]
