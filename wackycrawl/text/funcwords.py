@@ -1,0 +1,245 @@
+"""Function-word language identification and connected-prose detection.
+
+Source: Baroni, "Linguistic Crawls" (WaCky slides): "Small list of function words: fast and
+effective. Minimum proportion of function words also good to detect connected prose (Zipf to
+our rescue)"; Baroni et al. 2009, "The WaCky Wide Web" (LRE 43:209-226) and Ferraresi et al.
+2008 (ukWaC), who kept only documents with at least ten types and thirty tokens of function
+words. langid.py (Lui & Baldwin 2012) gives a second opinion when the lists cannot decide.
+
+Stages, each a plain function over ``str``:
+
+1. :func:`normalise` - Unicode NFKC (full-width letters) and case folding (ALL-CAPS text).
+2. :func:`tokenise` - runs of letters; apostrophes and hyphens split (``l'homme`` -> l, homme).
+3. :func:`count` - per listed language, function-word tokens and types (one dict lookup per
+   word type).
+4. :meth:`Identifier.identify` - the list with most tokens wins when it leads the runner-up by
+   ``min_margin``; otherwise langid.py decides among the close lists (or among all its 97
+   languages when the text is long and has no function words of any list); else ``"und"``.
+5. :func:`is_connected_prose` - minimum function-word types, tokens and ratio.
+
+All lengths are in characters (``str``), never bytes.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass
+from functools import cache
+from importlib.resources import files
+
+# Texts shorter than this (characters, after strip) get "und" (case C13: page-level policy).
+MIN_CHARS = 200
+# Relative lead (best - second) / best in function-word tokens needed to decide without langid.
+MIN_MARGIN = 0.3
+# langid.py over all its languages only for texts at least this long (characters, case C13).
+LANGID_MIN_CHARS = 200
+# langid.py reads at most this many characters (speed: notes/stack.md section 1).
+LANGID_MAX_CHARS = 2000
+# Connected prose (Baroni et al. 2009; Ferraresi et al. 2008; BootCaT whitelist semantics).
+MIN_FUNCWORD_TYPES = 10
+MIN_FUNCWORD_TOKENS = 30
+MIN_FUNCWORD_RATIO = 0.25
+
+UND = "und"
+_WORD = re.compile(r"[^\W\d_]+")
+# Romanian is written with comma-below letters; older text uses the cedilla forms.
+_CEDILLA = str.maketrans("șțȘȚ", "şţŞŢ")
+
+
+@dataclass(frozen=True, slots=True)
+class LangResult:
+    """The decision for one text.
+
+    ``lang`` is an ISO 639-1 code or ``"und"``. ``method`` is ``"funcwords"``, ``"langid"``,
+    ``"short"`` (below ``min_chars``) or ``"no-evidence"``. ``score`` is the function-word share
+    for ``funcwords``, langid's normalised probability for ``langid``, 0.0 for ``und``.
+    ``fw_tokens``/``fw_types`` count words of the chosen language's list (of the best list when
+    the language has none); ``fw_ratio`` = ``fw_tokens / tokens``; ``tokens`` counts all words.
+    """
+
+    lang: str
+    score: float
+    method: str
+    fw_tokens: int = 0
+    fw_types: int = 0
+    fw_ratio: float = 0.0
+    tokens: int = 0
+
+
+def _read_list(lang: str) -> list[str]:
+    text = files("wackycrawl.text").joinpath("data", "funcwords", f"{lang}.txt").read_text("utf-8")
+    words = [normalise(w.strip()) for w in text.splitlines() if w.strip() and w[0] != "#"]
+    return words + [w.translate(_CEDILLA) for w in words if w.translate(_CEDILLA) != w]
+
+
+@cache
+def _lexicon() -> tuple[tuple[str, ...], dict[str, tuple[int, ...]]]:
+    """(languages, word -> indexes of the languages whose list has it), built once."""
+    folder = files("wackycrawl.text").joinpath("data", "funcwords")
+    langs = tuple(sorted(p.name[:-4] for p in folder.iterdir() if p.name.endswith(".txt")))
+    owners: dict[str, list[int]] = {}
+    for i, lang in enumerate(langs):
+        for word in set(_read_list(lang)):
+            owners.setdefault(word, []).append(i)
+    return langs, {w: tuple(ix) for w, ix in owners.items()}
+
+
+def languages() -> tuple[str, ...]:
+    """ISO 639-1 codes of the shipped function-word lists, sorted."""
+    return _lexicon()[0]
+
+
+def normalise(text: str) -> str:
+    """NFKC then case folding: ``"ＴＨＥ LIBRARY"`` -> ``"the library"`` (cases C12, C13)."""
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+def tokenise(text: str) -> list[str]:
+    """Words of a normalised text: maximal runs of Unicode letters (no digits, no ``_``)."""
+    return _WORD.findall(text)
+
+
+def count(tokens: list[str]) -> tuple[list[int], list[int]]:
+    """Function-word (tokens, types) per language, aligned with :func:`languages`."""
+    langs, lexicon = _lexicon()
+    tok, typ = [0] * len(langs), [0] * len(langs)
+    freq = Counter(tokens)
+    for word in freq.keys() & lexicon.keys():
+        n = freq[word]
+        for i in lexicon[word]:
+            tok[i] += n
+            typ[i] += 1
+    return tok, typ
+
+
+def is_connected_prose(
+    result: LangResult,
+    min_types: int = MIN_FUNCWORD_TYPES,
+    min_tokens: int = MIN_FUNCWORD_TOKENS,
+    min_ratio: float = MIN_FUNCWORD_RATIO,
+) -> bool:
+    """True when the text has enough function words to be running text, not a word list,
+    a table or keyword spam (WaCky: at least ``min_types`` types and ``min_tokens`` tokens
+    of the list, and ``fw_ratio >= min_ratio``). A language without a list (decided by
+    langid.py) cannot be judged and passes; :func:`has_list` tells which."""
+    if result.lang != UND and not has_list(result.lang):
+        return True
+    return (
+        result.fw_types >= min_types
+        and result.fw_tokens >= min_tokens
+        and result.fw_ratio >= min_ratio
+    )
+
+
+def has_list(lang: str) -> bool:
+    """True if a function-word list ships for ``lang``."""
+    return lang in languages()
+
+
+class Identifier:
+    """Function-word language identification with langid.py as a second opinion.
+
+    Thresholds default to the module constants. langid.py's model (about 3-5 s, 170 MB) is
+    loaded on the first text that needs it, once per process.
+    """
+
+    def __init__(
+        self,
+        min_chars: int = MIN_CHARS,
+        min_margin: float = MIN_MARGIN,
+        langid_min_chars: int = LANGID_MIN_CHARS,
+        langid_max_chars: int = LANGID_MAX_CHARS,
+    ):
+        self.min_chars = min_chars
+        self.min_margin = min_margin
+        self.langid_min_chars = langid_min_chars
+        self.langid_max_chars = langid_max_chars
+
+    def identify(self, text: str) -> LangResult:
+        """Decide the language of ``text`` (any length; never raises on odd input)."""
+        langs = languages()
+        norm = normalise(text).strip()
+        tokens = tokenise(norm)
+        tok, typ = count(tokens)
+        order = sorted(range(len(langs)), key=lambda i: (tok[i], typ[i]), reverse=True)
+        best, second = order[0], order[1]
+        n = len(tokens)
+
+        def result(lang: str, score: float, method: str) -> LangResult:
+            i = langs.index(lang) if lang in langs else best
+            return LangResult(lang, score, method, tok[i], typ[i], tok[i] / n if n else 0.0, n)
+
+        if len(norm) < self.min_chars:
+            return result(UND, 0.0, "short")
+        if tok[best] and (tok[best] - tok[second]) / tok[best] >= self.min_margin:
+            return result(langs[best], tok[best] / n, "funcwords")
+        close = [langs[i] for i in order if tok[i] and tok[i] >= tok[best] * (1 - self.min_margin)]
+        if len(norm) >= self.langid_min_chars:
+            lang, prob = langid_rank(norm[: self.langid_max_chars])
+            # langid's whole model is trusted unless it picks another listed language
+            # than the close lists: then the lists' evidence restricts it to those.
+            if lang != UND and (not close or lang in close or not has_list(lang)):
+                return result(lang, prob, "langid")
+        if close:
+            lang, prob = langid_rank(norm[: self.langid_max_chars], close)
+            if lang != UND:
+                return result(lang, prob, "langid")
+        return result(UND, 0.0, "no-evidence")
+
+
+@cache
+def _langid_model():
+    from langid.langid import LanguageIdentifier, model
+
+    return LanguageIdentifier.from_modelstring(model, norm_probs=True)
+
+
+def langid_languages() -> tuple[str, ...]:
+    """ISO 639-1 codes langid.py knows (loads its model)."""
+    return tuple(_langid_model().nb_classes)
+
+
+def langid_rank(text: str, restrict: list[str] | None = None) -> tuple[str, float]:
+    """langid.py's best language and normalised probability, among ``restrict`` if given
+    (softmax over those classes only, the same as ``set_languages`` without changing the
+    shared model). Returns ``("und", 0.0)`` when no feature of the model matched (langid
+    would answer its prior, e.g. en 0.1694: case C12) or ``restrict`` has no known code."""
+    import numpy as np
+
+    ident = _langid_model()
+    fv = ident.instance2fv(text)
+    if not fv.any():
+        return UND, 0.0
+    logp = ident.nb_classprobs(fv)
+    classes = ident.nb_classes
+    idx = [classes.index(c) for c in restrict if c in classes] if restrict else range(len(classes))
+    if not idx:
+        return UND, 0.0
+    sub = logp[list(idx)]
+    probs = 1.0 / np.exp(sub[None, :] - sub[:, None]).sum(1)
+    top = int(probs.argmax())
+    return classes[list(idx)[top]], float(probs[top])
+
+
+def parse_languages(value: str | list[str] | tuple[str, ...]) -> tuple[str, ...]:
+    """``"en,de"`` (or a list) -> ``("en", "de")``; empty -> ``()``. Raises ``ValueError``
+    naming any code that neither a function-word list nor langid.py knows."""
+    codes = value.split(",") if isinstance(value, str) else list(value)
+    codes = [c.strip().lower() for c in codes if c.strip()]
+    known = set(languages())
+    if any(c not in known for c in codes):
+        known |= set(langid_languages())
+    bad = [c for c in codes if c not in known]
+    if bad:
+        raise ValueError(f"unknown language code(s) {', '.join(bad)}; known: {sorted(known)}")
+    return tuple(dict.fromkeys(codes))
+
+
+_default = Identifier()
+
+
+def identify(text: str) -> LangResult:
+    """:meth:`Identifier.identify` with the module-level defaults."""
+    return _default.identify(text)
