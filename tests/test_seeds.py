@@ -1,0 +1,24 @@
+"""The seed-list reader of the ``seeds`` spider."""
+
+import pytest
+
+from wackycrawl.spiders.seeds import SeedsSpider, read_seeds
+
+
+def test_read_seeds_skips_comments_blanks_and_bad_lines(tmp_path):
+    f = tmp_path / "seeds.txt"
+    f.write_bytes(b"# a comment\n\nhttp://a.test/\n  https://b.test/x?y=1  \nftp://c.test/\n"
+                  b"not a url\nhttp://\nhttp://bad host/\nhttp://d.test/\xff\n")
+    urls, bad = read_seeds(f)
+    assert urls == ["http://a.test/", "https://b.test/x?y=1"]
+    assert [n for n, _ in bad] == [5, 6, 7, 8, 9]
+
+
+def test_missing_seed_file_is_a_clear_error(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        read_seeds(tmp_path / "nope.txt")
+
+
+def test_spider_needs_a_seed_argument():
+    with pytest.raises(ValueError, match="-a seeds=FILE"):
+        SeedsSpider()
