@@ -1,0 +1,88 @@
+"""Crawl throughput: the full pipeline chain vs the same crawl with the item pipelines off.
+
+Serves a generated loopback web (N prose pages of ~8-20 KB over H hosts, each page linking to
+others) from ``tests.localweb`` and runs ``scrapy crawl seeds`` on it twice: with the item
+pipelines off and with the whole chain (text, boilerplate, filters, language, dedup, TREC).
+Politeness delays are off (it is our own loopback server); both runs use the same settings.
+
+    python benchmarks/crawl.py [--pages 2000] [--hosts 20] [--runs 1]
+
+Prints pages/s of each run (response_received_count / elapsed_time_seconds from the crawl's
+stats) and the ratio full / off (target >= 0.8).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.crawlrun import run_crawl  # noqa: E402
+from tests.localweb import LocalWeb  # noqa: E402
+from tests.webpages import page, prose  # noqa: E402
+
+BENCH = {
+    "DOWNLOAD_DELAY": "0",
+    "AUTOTHROTTLE_ENABLED": "False",
+    "CONCURRENT_REQUESTS": "32",
+    "CONCURRENT_REQUESTS_PER_DOMAIN": "8",
+    "DEPTH_LIMIT": "0",
+    "LOG_LEVEL": "WARNING",
+    "WACKY_LANGUAGES": "en",
+}
+
+
+def build(web: LocalWeb, pages: int, hosts: int) -> list[str]:
+    urls = [f"http://h{n % hosts}.bench.test/p{n}.html" for n in range(pages)]
+    for n, url in enumerate(urls):
+        links = [urls[(n * 7 + k) % pages] for k in range(1, 12)]
+        web.add(url, page(f"Page {n}", prose(n, min_chars=6000 + (n % 5) * 3000), links=links))
+    return urls
+
+
+def crawl(web, seeds, label: str, extra: dict) -> dict:
+    with tempfile.TemporaryDirectory() as d:
+        t0 = time.monotonic()
+        r = run_crawl(web, seeds, Path(d), {**BENCH, **extra}, timeout=1800, fast=False)
+        wall = time.monotonic() - t0
+        s = r.stats
+        if r.returncode != 0 or not s:
+            print(r.log[-3000:])
+            raise SystemExit(f"{label}: crawl failed")
+        pages = s.get("response_received_count", 0)
+        secs = s.get("elapsed_time_seconds", wall)
+        return {"label": label, "pages": pages, "secs": secs, "pps": pages / secs,
+                "kept": s.get("wacky/kept", 0), "wall": wall}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--pages", type=int, default=2000)
+    ap.add_argument("--hosts", type=int, default=20)
+    ap.add_argument("--runs", type=int, default=1)
+    a = ap.parse_args()
+    with LocalWeb() as web:
+        urls = build(web, a.pages, a.hosts)
+        seeds = urls[: a.hosts]
+        rows = []
+        for _ in range(a.runs):
+            rows.append(crawl(web, seeds, "pipelines off", {"ITEM_PIPELINES": "{}"}))
+            rows.append(crawl(web, seeds, "full pipeline", {}))
+    print(f"{'run':<16}{'pages':>8}{'secs':>8}{'pages/s':>10}{'docs kept':>11}")
+    for r in rows:
+        print(f"{r['label']:<16}{r['pages']:>8}{r['secs']:>8.1f}{r['pps']:>10.1f}{r['kept']:>11}")
+    off = [r["pps"] for r in rows if r["label"] == "pipelines off"]
+    full = [r["pps"] for r in rows if r["label"] == "full pipeline"]
+    ratio = (sum(full) / len(full)) / (sum(off) / len(off))
+    print(f"ratio full/off: {ratio:.2f} (target >= 0.8)")
+    print(json.dumps({"ratio": round(ratio, 3), "runs": rows}))
+
+
+if __name__ == "__main__":
+    main()
