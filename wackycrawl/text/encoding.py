@@ -11,13 +11,14 @@ Browsers tolerate a wrong label by showing U+FFFD; a corpus must not. The stages
 1. :func:`sniff_binary` - binary bodies served as text (magic numbers, NUL, control bytes)
    raise :class:`BinaryContentError`.
 2. w3lib's decode; if the text is clean (no U+FFFD, no C0/C1 controls) it is returned.
-3. Otherwise the labelled codec is kept when it explains the page and only a few bytes are
-   stray (C10: one cp1252 byte in UTF-8): each undecodable single byte is mapped through
-   cp1252, other invalid sequences are dropped.
-4. Otherwise the label lied (C10: header UTF-8, body cp1252): the ``<meta>`` declaration and
-   the detector's guess are tried in strict mode; the first clean decode wins.
+3. The labelled codec is kept when its good non-ASCII characters outnumber the bad bytes,
+   and those are at most ``max_repairs`` (C10: one cp1252 byte in UTF-8): each undecodable
+   single byte is read as cp1252, longer invalid sequences are dropped.
+4. Otherwise the label may have lied (C10: header UTF-8, body cp1252): the ``<meta>``
+   declaration, and the detector's guess if the label decoded no non-ASCII character
+   correctly, are tried in strict mode; the first clean decode wins.
 5. Otherwise the page is repaired if at most ``max_repairs`` bytes need it, else
-   :class:`EncodingError` is raised.
+   :class:`EncodingError` is raised. A BOM is never second-guessed (WHATWG).
 """
 
 from __future__ import annotations
@@ -134,8 +135,10 @@ _errors = threading.local()
 def _cp1252_fallback(err: UnicodeDecodeError) -> tuple[str, int]:
     """Codec error handler: a single bad byte is read as cp1252, a longer sequence dropped."""
     span = err.object[err.start:err.end]
+    mapped = _cp1252_byte(span[0]) if len(span) == 1 else ""
     _errors.count += len(span)
-    return (_cp1252_byte(span[0]) if len(span) == 1 else ""), err.end
+    _errors.mapped += len(mapped)
+    return mapped, err.end
 
 
 codecs.register_error("wackycrawl.cp1252", _cp1252_fallback)
@@ -154,13 +157,12 @@ def _repair(text: str, body: bytes, encoding: str) -> tuple[str, int, int]:
     Undecodable bytes go through :func:`_cp1252_fallback`, then :func:`_scrub` cleans the
     characters. ``repairs`` counts bytes mapped or dropped plus characters scrubbed.
     """
-    _errors.count = 0
+    _errors.count = _errors.mapped = 0
     if "\ufffd" in text:
         text = body.decode(encoding, "wackycrawl.cp1252")
-    decode_repairs = _errors.count
     text, scrubbed = _UNCLEAN.subn(_scrub, text)
-    good = sum(1 for ch in text if ch > "\x7f") - decode_repairs
-    return text, decode_repairs + scrubbed, good
+    good = sum(1 for ch in text if ch > "\x7f") - _errors.mapped - scrubbed
+    return text, _errors.count + scrubbed, good
 
 
 def _strict(body: bytes, encoding: str | None) -> str | None:
@@ -197,15 +199,17 @@ def decode_html(body: bytes, content_type: str | None = None,
         return Decoded(text, encoding, 0)
     payload = body[len(bom):] if bom else body
     repaired, repairs, good = _repair(text, payload, encoding)
-    if bom or (repairs <= max_repairs and good > repairs):
-        if repairs > max_repairs:
-            raise EncodingError(f"{repairs} bad bytes for {encoding} (BOM)")
-        return Decoded(repaired, encoding, repairs)
-    for candidate in (html_body_declared_encoding(body), detect_encoding(body)):
-        clean = _strict(body, candidate)
-        if clean is not None and candidate != encoding:
-            return Decoded(clean, codecs.lookup(candidate).name, 0)
-    if repairs <= max_repairs:
-        return Decoded(repaired, encoding, repairs)
-    raise EncodingError(f"{repairs} bad bytes for {encoding}, no clean alternative codec")
+    if not bom and (repairs > max_repairs or good <= repairs):
+        # A detector turns any bytes into some clean-looking 8-bit text, so it is only
+        # asked when the label explains no non-ASCII character at all.
+        candidates = [html_body_declared_encoding(body)]
+        if good <= 0:
+            candidates.append(detect_encoding(body))
+        for candidate in candidates:
+            clean = _strict(body, candidate)
+            if clean is not None and candidate != encoding:
+                return Decoded(clean, codecs.lookup(candidate).name, 0)
+    if repairs > max_repairs:
+        raise EncodingError(f"{repairs} bad bytes for {encoding}, no clean alternative codec")
+    return Decoded(repaired, encoding, repairs)
 
