@@ -14,8 +14,9 @@ host name, pid and clock (``20261130T101502Z-3f2a1c``), unique across runs, resu
 machines; with a fixed worker id, file numbers continue after the highest one in the directory.
 
 Crash safety: a file being written is named ``….trec.gz.open`` and holds an exclusive
-``flock``; each document is one ``write()`` + ``flush()`` of a complete member (``fsync``
-optional), then its index line. On start-up every unlocked ``.open`` file in the directory
+``flock``; each document is one complete member handed to the kernel by an unbuffered
+``write()`` (so ``kill -9`` cannot lose it; ``fsync`` optional, for power loss), then its index
+line. On start-up every unlocked ``.open`` file in the directory
 (a crashed writer's) is recovered: members are decompressed from the start, the file is cut
 back to the end of the last complete, parsable member, its index is rewritten from those
 members and it is renamed to its final name (removed if no document survived). Nothing is ever
@@ -85,7 +86,7 @@ def _dir_lock(directory: str):
         yield
 
 
-def _write_index(path: str, entries) -> None:
+def write_index(path: str, entries) -> None:
     """Atomically replace the index of ``path`` with ``entries`` (docno, offset, length)."""
     tmp = index_path(path) + ".tmp"
     with open(tmp, "w", encoding="utf-8") as f:
@@ -120,7 +121,7 @@ def recover_file(path: str) -> Recovery | None:
         if final:
             f.truncate(end)
             os.fsync(f.fileno())
-            _write_index(path, entries)
+            write_index(path, entries)
             os.rename(path, final)
         else:
             os.remove(path)
@@ -181,11 +182,10 @@ class TrecWriter:
         with _dir_lock(self.directory):
             while os.path.exists(self.path) or os.path.exists(self.path + OPEN_SUFFIX):
                 self._number += 1
-            self._file = open(self.path + OPEN_SUFFIX, "xb")
+            self._file = open(self.path + OPEN_SUFFIX, "xb", buffering=0)
             fcntl.flock(self._file, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            self._index = open(index_path(self.path), "wb")
-        self._index.write(INDEX_HEADER.encode())
-        self._index.flush()
+            self._index = open(index_path(self.path), "wb", buffering=0)
+        self._append(self._index, 0, INDEX_HEADER.encode())
         self._docs = self._size = 0
 
     def _member(self, doc: TrecDoc) -> tuple[str, bytes]:
@@ -194,10 +194,12 @@ class TrecWriter:
         return docno, gzip.compress(data, self.compresslevel, mtime=0)
 
     def _append(self, f, pos: int, data: bytes) -> None:
-        """write()+flush() ``data`` at ``pos``; on failure cut ``f`` back to ``pos``."""
+        """Hand ``data`` to the kernel at ``pos`` of unbuffered ``f`` (a partial write is
+        continued); on an error (disk full, EFBIG) cut ``f`` back to ``pos`` and re-raise."""
+        view = memoryview(data)
         try:
-            f.write(data)
-            f.flush()
+            while view:
+                view = view[f.write(view):]
             if self.fsync:
                 os.fsync(f.fileno())
         except OSError:
