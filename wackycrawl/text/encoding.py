@@ -31,8 +31,8 @@ from typing import NamedTuple
 import charset_normalizer
 from w3lib.encoding import (
     html_body_declared_encoding,
-    http_content_type_encoding,
     html_to_unicode,
+    http_content_type_encoding,
     read_bom,
     resolve_encoding,
 )
@@ -45,7 +45,7 @@ MAX_BINARY_SHARE = 0.01
 # binary data (unless the text is UTF-16/32, where NUL bytes are normal).
 SNIFF_BYTES = 1445
 # WHATWG MIME Sniffing 3 "binary data byte": 0x00-0x08, 0x0B, 0x0E-0x1A, 0x1C-0x1F.
-BINARY_BYTES = bytes([*range(0x00, 0x09), 0x0B, *range(0x0E, 0x1B), *range(0x1C, 0x20)])
+BINARY_BYTES = bytes([*range(0x09), 0x0B, *range(0x0E, 0x1B), *range(0x1C, 0x20)])
 _TEXT_BYTES = bytes(b for b in range(256) if b not in BINARY_BYTES)
 # Signatures of formats servers send as text/html by mistake (WHATWG MIME Sniffing 6-7 and
 # the formats' own specifications). Matched at offset 0 of the body.

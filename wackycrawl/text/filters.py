@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterable
 from importlib.resources import files
 from pathlib import Path
-from typing import Iterable, NamedTuple
+from typing import NamedTuple
 
 MIN_WORDS = 30
 BADWORDS_MIN_TYPES = 3
