@@ -1,0 +1,124 @@
+"""Exact-duplicate checksums and simhash fingerprints of clean text.
+
+Stages (each a function, so each can be tested and replaced alone):
+
+1. :func:`normalise` and :func:`checksum`: a 64-bit BLAKE2b checksum of the text for
+   exact duplicates. A byte sum ignores byte order, a CRC or BLAKE2 does not
+   (Croft et al., *Search Engines*, §3.7; seed notes §7).
+2. :func:`tokens` and :func:`features`: words weighted by their frequency.
+3. :func:`feature_hash64`: a stable 64-bit hash per feature.
+4. :func:`weight_vector` and :func:`fingerprint`: Charikar's simhash (STOC 2002) as used
+   for web pages by Manku, Jain and Das Sarma (WWW 2007): ``V[i] += w`` if bit ``i`` of a
+   feature's hash is 1, ``-= w`` if it is 0; bit ``i`` of the fingerprint is 1 iff
+   ``V[i] > 0`` (seed notes §9 and worked example §12.4).
+
+Bit ``i`` always means the bit of value ``2**i``; fingerprints are Python ints.
+No Scrapy import: the pipeline in :mod:`wackycrawl.pipelines.dedup` is an adapter.
+"""
+
+import hashlib
+import sys
+import unicodedata
+from collections import Counter
+from collections.abc import Callable, Mapping
+from functools import lru_cache
+
+import numpy as np
+
+FINGERPRINT_BITS = 64
+# Distinct words whose hashes are kept in memory; a Zipfian vocabulary repeats them.
+HASH_CACHE_SIZE = 1 << 16
+
+# Every Unicode punctuation character (categories Pc Pd Ps Pe Pi Pf Po) maps to a space.
+# Letters, combining marks (Mn Mc Me), digits and symbols stay, so Devanagari vowel signs
+# and Thai tone marks are part of their words (case C15).
+_PUNCTUATION_TO_SPACE = dict.fromkeys(
+    (cp for cp in range(sys.maxunicode + 1) if unicodedata.category(chr(cp)).startswith("P")),
+    " ",
+)
+
+
+def normalise(text: str) -> str:
+    """Return ``text`` in NFC with every run of white space collapsed to one space and
+    the ends stripped. Case and punctuation are kept: an exact duplicate is the same text
+    whatever the encoding, markup or line breaks were (a case-only variant is left to the
+    simhash, whose features are case-folded)."""
+    return " ".join(unicodedata.normalize("NFC", text).split())
+
+
+def checksum(text: str) -> int:
+    """64-bit checksum of ``normalise(text)`` encoded as UTF-8: BLAKE2b with
+    ``digest_size=8``, read little-endian. Returns an int in ``[0, 2**64)``."""
+    data = normalise(text).encode("utf-8")
+    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
+
+
+def tokens(text: str) -> list[str]:
+    """Words of ``text``: NFC, case-folded, split at white space and Unicode punctuation.
+
+    Combining marks and symbols stay inside tokens (``"काम" != "कम"``). Scripts written
+    without spaces (Thai, Chinese) give one token per space-delimited run; no word
+    segmentation is attempted."""
+    return unicodedata.normalize("NFC", text).casefold().translate(_PUNCTUATION_TO_SPACE).split()
+
+
+def features(text: str) -> Counter:
+    """Simhash features of ``text``: each word of :func:`tokens` weighted by its count
+    (seed notes §9, step 1). Weights are unbounded ints (case C28)."""
+    return Counter(tokens(text))
+
+
+@lru_cache(maxsize=HASH_CACHE_SIZE)
+def feature_hash64(feature: str) -> int:
+    """Stable 64-bit hash of a feature: BLAKE2b (``digest_size=8``) of its UTF-8 bytes,
+    little-endian. Unlike Python's ``hash`` it is the same in every process."""
+    return int.from_bytes(hashlib.blake2b(feature.encode("utf-8"), digest_size=8).digest(), "little")
+
+
+def weight_vector(
+    weighted: Mapping[str, int],
+    bits: int = FINGERPRINT_BITS,
+    hashfunc: Callable[[str], int] = feature_hash64,
+) -> np.ndarray:
+    """The simhash vector ``V`` (int64, shape ``(bits,)``, ``V[i]`` for bit ``i``).
+
+    ``weighted`` maps feature -> weight (int, any size up to 2**62 in total);
+    ``hashfunc`` maps a feature to an int of at least ``bits`` bits (higher bits are
+    ignored). Raises ValueError unless ``1 <= bits <= 64``. Computed with numpy:
+    ``V = 2 * (w @ B) - sum(w)`` where ``B[j, i]`` is bit ``i`` of feature ``j``'s hash."""
+    if not 1 <= bits <= 64:
+        raise ValueError(f"bits must be in 1..64, not {bits}")
+    if not weighted:
+        return np.zeros(bits, dtype=np.int64)
+    mask = (1 << bits) - 1
+    hashes = np.fromiter((hashfunc(f) & mask for f in weighted), dtype="<u8", count=len(weighted))
+    weights = np.fromiter(weighted.values(), dtype=np.int64, count=len(weighted))
+    hash_bits = np.unpackbits(hashes.view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")
+    return 2 * (weights @ hash_bits[:, :bits].astype(np.int64)) - weights.sum()
+
+
+def fingerprint(
+    weighted: Mapping[str, int],
+    bits: int = FINGERPRINT_BITS,
+    hashfunc: Callable[[str], int] = feature_hash64,
+) -> int:
+    """Simhash fingerprint of weighted features: bit ``i`` is 1 iff ``V[i] > 0``.
+
+    Returns an int in ``[0, 2**bits)``; no features give 0. See :func:`weight_vector`."""
+    positive = np.packbits(weight_vector(weighted, bits, hashfunc) > 0, bitorder="little")
+    return int.from_bytes(positive.tobytes(), "little")
+
+
+def simhash(text: str) -> int:
+    """64-bit simhash of ``text`` with word-frequency features."""
+    return fingerprint(features(text))
+
+
+def hamming(a: int, b: int) -> int:
+    """Hamming distance: the number of bit positions where ``a`` and ``b`` differ."""
+    return (a ^ b).bit_count()
+
+
+def to_hex(value: int) -> str:
+    """A 64-bit value as 16 lower-case hex digits (the ``X-Wacky-Simhash`` form)."""
+    return f"{value:016x}"
