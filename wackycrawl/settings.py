@@ -82,6 +82,17 @@ WACKY_BADWORDS_MIN_TOKENS = 10
 
 # --- Near-duplicates ----------------------------------------------------------------------
 # (dedup stage settings)
+# Drop exact duplicates (64-bit BLAKE2b of the NFC, white-space-collapsed clean text) and
+# near duplicates (64-bit word-frequency simhash, Charikar 2002) of kept documents.
+WACKY_DEDUP_ENABLED = True
+# Near duplicate = Hamming distance <= k between 64-bit simhashes (Manku, Jain, Das Sarma,
+# WWW 2007: k = 3). The index uses k + 1 permuted tables; keep k <= 7.
+WACKY_SIMHASH_K = 3
+# Texts with fewer words than this are never matched or indexed by simhash (case C15).
+WACKY_SIMHASH_MIN_FEATURES = 50
+# With JOBDIR, the dedup state (<JOBDIR>/wacky-dedup/) is saved every N kept documents
+# and on close, so a crash loses at most N documents' entries.
+WACKY_DEDUP_SAVE_EVERY = 1000
 
 # --- Output: gzip TREC compound files ----------------------------------------------------
 # (TREC writer settings)
