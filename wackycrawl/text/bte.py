@@ -1,0 +1,134 @@
+"""Body Text Extraction (BTE): the main text of a page as the span richest in words.
+
+Finn, Kushmerick & Smyth (2001), "Fact or fiction: Content classification for digital
+libraries"; Croft et al., *Search Engines*, §3.8 "Removing Noise". The page is a sequence of
+N tokens, each a tag (b_n = 1) or a word (b_n = 0). BTE picks i <= j maximising::
+
+    sum(b_n, n < i) + sum(1 - b_n, i <= n <= j) + sum(b_n, n > j)
+
+i.e. tags outside the span plus words inside it. That equals the total tag count plus the
+sum over [i, j] of (+1 per word, -1 per tag), so the span is a maximum-sum subarray, found in
+O(N) (Kadane / prefix minima) instead of trying every (i, j) pair (O(N^2) or O(N^3)).
+
+Stages: :func:`strip_invisible` (comments, script, style, head... out) -> :func:`pieces`
+(alternating text chunks and tags, by one compiled regex) -> :func:`weights` ->
+:func:`best_span` -> :func:`paragraphs` (one string per block-level element or line break).
+"""
+
+import html
+import re
+from itertools import accumulate
+
+#: Elements whose content is never running text (dropped with their content).
+INVISIBLE_ELEMENTS = (
+    "script", "style", "noscript", "template", "svg", "math", "select", "iframe", "object",
+    "textarea",
+)
+#: Elements that start a new paragraph in the output (HTML "block-level" plus br/td/li).
+BLOCK_ELEMENTS = frozenset(
+    [
+        "address", "article", "aside", "blockquote", "body", "br", "caption", "center", "dd",
+        "details", "dialog", "div", "dl", "dt", "fieldset", "figcaption", "figure", "footer",
+        "form", "frame", "h1", "h2", "h3", "h4", "h5", "h6", "header",
+        "hr", "html", "legend", "li", "main", "menu", "nav", "ol", "option",
+        "p", "pre", "section", "summary", "table", "tbody", "td", "tfoot", "th",
+        "thead", "title", "tr", "ul",
+    ]
+)
+#: Score of one word and of one tag (Finn et al.: text in the span +1, tag in the span -1).
+WORD_WEIGHT = 1
+TAG_WEIGHT = -1
+
+_INVISIBLE_RE = re.compile(
+    r"<!--.*?(?:-->|\Z)"
+    r"|<head\b.*?(?:</head\s*>|(?=<body\b))"
+    r"|<({})\b[^>]*>.*?(?:</\1\s*>|\Z)".format("|".join(INVISIBLE_ELEMENTS)),
+    re.DOTALL | re.IGNORECASE,
+)
+# A tag is "<" followed by a letter, "/", "!" or "?" (so "a < b" in text stays text).
+_TAG_SPLIT_RE = re.compile(r"(<[A-Za-z/!?][^>]*>)")
+_TAG_NAME_RE = re.compile(r"</?([A-Za-z][A-Za-z0-9]*)")
+
+
+def strip_invisible(markup: str) -> str:
+    """Remove comments, ``<head>`` and :data:`INVISIBLE_ELEMENTS` with their content.
+
+    An unclosed ``<script>`` (etc.) runs to the end of the document, as in browsers; an
+    unclosed ``<head>`` ends at ``<body>``. Returns the remaining markup (str).
+    """
+    return _INVISIBLE_RE.sub(" ", markup)
+
+
+def pieces(markup: str) -> list[str]:
+    """Split markup into alternating pieces: text, tag, text, tag, ..., text.
+
+    Even indexes are text chunks (maybe empty, entities still encoded), odd indexes are tags.
+    """
+    return _TAG_SPLIT_RE.split(markup)
+
+
+def tag_name(tag: str) -> str:
+    """Lower-case element name of a tag piece (``"</P >"`` -> ``"p"``), "" for ``<!...>``."""
+    m = _TAG_NAME_RE.match(tag)
+    return m.group(1).lower() if m else ""
+
+
+def weights(parts: list[str]) -> list[int]:
+    """BTE score of each piece: words x :data:`WORD_WEIGHT` for text, :data:`TAG_WEIGHT` for a tag."""
+    return [len(p.split()) * WORD_WEIGHT if k % 2 == 0 else TAG_WEIGHT for k, p in enumerate(parts)]
+
+
+def best_span(scores: list[int]) -> tuple[int, int]:
+    """Half-open ``(start, end)`` of the maximum-sum contiguous run of ``scores``, in O(N).
+
+    With +1 per word and -1 per tag this is the span of Finn et al. (2001). The earliest
+    start and shortest end win ties. Returns ``(0, 0)`` when no score is positive.
+    """
+    best, span = 0, (0, 0)
+    low, low_at = 0, 0  # minimum prefix sum so far and where it was reached
+    for end, total in enumerate(accumulate(scores), 1):
+        if total - low > best:
+            best, span = total - low, (low_at, end)
+        if total < low:
+            low, low_at = total, end
+    return span
+
+
+def paragraphs(parts: list[str], start: int = 0, end: int | None = None) -> list[str]:
+    """Text of ``parts[start:end]`` as paragraphs, split at :data:`BLOCK_ELEMENTS` tags.
+
+    HTML entities are decoded, whitespace (incl. no-break space) is normalised to single
+    spaces, and empty paragraphs are left out.
+    """
+    out: list[str] = []
+    current: list[str] = []
+    for k in range(start, len(parts) if end is None else end):
+        piece = parts[k]
+        if k % 2 == 0:
+            current.append(piece)
+        elif tag_name(piece) in BLOCK_ELEMENTS:
+            _flush(current, out)
+    _flush(current, out)
+    return out
+
+
+def normalise(text: str) -> str:
+    """Decode HTML entities and collapse whitespace (incl. no-break space) to single spaces."""
+    return " ".join((html.unescape(text) if "&" in text else text).split())
+
+
+def _flush(current: list[str], out: list[str]) -> None:
+    text = normalise("".join(current))
+    if text:
+        out.append(text)
+    current.clear()
+
+
+def extract(markup: str) -> list[str]:
+    """Main text of an HTML page (str, already decoded) by BTE, as a list of paragraphs.
+
+    Never raises on malformed markup; returns ``[]`` when the page has no words.
+    """
+    parts = pieces(strip_invisible(markup))
+    start, end = best_span(weights(parts))
+    return paragraphs(parts, start, end)
