@@ -31,8 +31,22 @@ AUTOTHROTTLE_TARGET_CONCURRENCY = 1.0
 WACKY_CRAWL_DELAY_MAX = 60.0
 # Seconds before a robots.txt that failed (5xx, network) is fetched again (RFC 9309 2.3.1.4).
 WACKY_ROBOTS_RETRY_SECONDS = 600
-# Seconds a robots.txt is cached at most (RFC 9309 2.4: 24 hours).
+# Seconds a robots.txt (parsed, or 4xx "unavailable") is cached at most (RFC 9309 2.4: 24 h).
 WACKY_ROBOTS_MAX_AGE = 86400
+# Bytes of a robots.txt that are parsed; the rest is ignored (RFC 9309 2.5: at least 500 KiB).
+WACKY_ROBOTS_MAX_BYTES = 500 * 1024
+# Times a request of a host whose robots.txt is unreachable is parked and scheduled again
+# (each after WACKY_ROBOTS_RETRY_SECONDS) before it is dropped (project policy, C01).
+WACKY_ROBOTS_MAX_DEFERRALS = 3
+
+# --- Politeness middlewares (robots.txt RFC 9309, Crawl-delay) ---------------------------
+# RobotsMiddleware replaces Scrapy's (C01, C02, C29); PolitenessMiddleware spaces requests per
+# host by max(DOWNLOAD_DELAY, Crawl-delay) and must stay last before the downloader (C04).
+DOWNLOADER_MIDDLEWARES = {
+    "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
+    "wackycrawl.middlewares.robots.RobotsMiddleware": 100,
+    "wackycrawl.middlewares.politeness.PolitenessMiddleware": 950,
+}
 
 # --- Scope and depth ---------------------------------------------------------------------
 # Domains (and their subdomains) links are followed into, e.g. "de,at"; empty = no restriction.
@@ -130,6 +144,9 @@ CONCURRENT_ITEMS = 10
 
 # Scrapy 2.19's remote-control extension leaves job files behind after kill -9; off.
 REMOTE_CONTROL_ENABLED = False
+
+# One short line per dropped or kept item instead of the whole item (its HTML).
+LOG_FORMATTER = "wackycrawl.logformatter.WackyLogFormatter"
 
 TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
 FEED_EXPORT_ENCODING = "utf-8"
