@@ -1,0 +1,220 @@
+"""Compact checksum set, permuted-table simhash index and the dedup decision."""
+
+import random
+
+import numpy as np
+import pytest
+
+from wackycrawl.dedup.detector import DuplicateDetector
+from wackycrawl.dedup.index import ChecksumSet, SimhashIndex
+from wackycrawl.dedup.simhash import hamming
+
+MASK = 2**64 - 1
+
+
+def flip(value, n, rng):
+    for bit in rng.sample(range(64), n):
+        value ^= 1 << bit
+    return value
+
+
+def random_fps(n, seed=7):
+    return np.random.default_rng(seed).integers(0, 2**64, size=n, dtype=np.uint64).tolist()
+
+
+# --- SimhashIndex --------------------------------------------------------------------
+
+@pytest.mark.parametrize("buffer_size", [8, 4096])  # merged tables and the buffer alone
+@pytest.mark.parametrize("k", [0, 1, 3, 5])
+def test_found_within_k_not_at_k_plus_1(k, buffer_size):
+    rng = random.Random(k)
+    stored = random_fps(300)
+    index = SimhashIndex(k=k, buffer_size=buffer_size)
+    for fp in stored:
+        index.add(fp)
+    assert len(index) == 300
+    for fp in stored[::10]:
+        for n in range(k + 1):
+            assert index.find(flip(fp, n, rng)) == fp
+        # k + 1 flipped bits: nothing this close to a random fingerprint among 300
+        assert index.find(flip(fp, k + 1, rng)) is None
+
+
+def test_flips_at_block_edges_and_extreme_values():
+    index = SimhashIndex(k=3, buffer_size=2)
+    for fp in (0, MASK, 1 << 63, 0x00FF00FF00FF00FF):
+        index.add(fp)
+    # flips in three of the four 16-bit blocks: only one table still has an exact block
+    assert index.find(0 ^ (1 << 0) ^ (1 << 16) ^ (1 << 32)) == 0
+    assert index.find(MASK ^ (1 << 15) ^ (1 << 31) ^ (1 << 47)) == MASK
+    assert index.find(0x00FF00FF00FF00FF ^ (1 << 63) ^ (1 << 48)) == 0x00FF00FF00FF00FF
+    assert index.find((1 << 63) | 0b111) == 1 << 63
+    assert index.find((1 << 63) | 0b1111) is None  # distance 4 from 1 << 63, 5 from 0
+    assert index.find(0b1111 | (1 << 20)) is None  # 5 bits from 0, far from the others
+
+
+def test_nearest_match_wins():
+    index = SimhashIndex(k=3, buffer_size=3)
+    far, near = 0b111, 0b1
+    index.add(far)
+    index.add(near)
+    assert index.find(0) == near
+
+
+def test_random_queries_find_nothing():
+    index = SimhashIndex(random_fps(20_000), k=3)
+    queries = random_fps(2000, seed=99)
+    assert all(index.find(q) is None for q in queries)
+
+
+def test_agrees_with_a_linear_scan():
+    rng = random.Random(3)
+    stored = random_fps(2000, seed=5)
+    index = SimhashIndex(stored[:1500], k=3, buffer_size=256)
+    for fp in stored[1500:]:
+        index.add(fp)
+    for i in range(300):
+        q = flip(rng.choice(stored), i % 6, rng)
+        best = min(stored, key=lambda s: hamming(s, q))
+        expected = best if hamming(best, q) <= 3 else None
+        got = index.find(q)
+        assert (got is None) == (expected is None)
+        if got is not None:
+            assert hamming(got, q) == hamming(expected, q)
+
+
+def test_bad_k_raises():
+    with pytest.raises(ValueError):
+        SimhashIndex(k=8)
+
+
+def test_simhash_index_save_load_round_trip(tmp_path):
+    stored = random_fps(5000)
+    index = SimhashIndex(k=3, buffer_size=1000)
+    for fp in stored:  # ends with 0 pending: the merged tables are saved
+        index.add(fp)
+    index.add(12345)  # and one in the buffer
+    path = str(tmp_path / "simhashes.npy")
+    index.save(path)
+    assert not (tmp_path / "simhashes.npy.tmp").exists()
+    loaded = SimhashIndex.load(path, k=2)
+    assert len(loaded) == 5001 and loaded.k == 2
+    assert sorted(loaded.values().tolist()) == sorted(stored + [12345])
+    assert loaded.find(flip(12345, 2, random.Random(1))) == 12345
+
+
+def test_load_rejects_a_foreign_file(tmp_path):
+    path = tmp_path / "x.npy"
+    np.save(path, np.arange(4, dtype=np.int32))
+    with pytest.raises(ValueError):
+        SimhashIndex.load(str(path))
+    path.write_bytes(b"not numpy at all")
+    with pytest.raises(ValueError):
+        ChecksumSet.load(str(path))
+
+
+# --- ChecksumSet ---------------------------------------------------------------------
+
+def test_checksum_set_membership_across_merges_and_round_trip(tmp_path):
+    values = random_fps(3000)
+    s = ChecksumSet(buffer_size=512)
+    for v in values + values[:100]:
+        s.add(v)
+    assert len(s) == 3000
+    assert all(v in s for v in values)
+    assert not any(v in s for v in random_fps(500, seed=11))
+    assert s.nbytes <= 8 * 3000
+    path = str(tmp_path / "checksums.npy")
+    s.save(path)
+    loaded = ChecksumSet.load(path)
+    assert len(loaded) == 3000 and MASK not in loaded
+    assert all(v in loaded for v in values[::7])
+
+
+# --- DuplicateDetector (C16 with own texts) -----------------------------------------
+
+ARTICLE = (
+    "The town council met on Tuesday evening to discuss the future of the old railway "
+    "station. The building has stood empty for almost twelve years, and several groups "
+    "have proposed new uses for it. One group wants to turn the main hall into a covered "
+    "market for local farmers, while another suggests a small museum about the history of "
+    "the line. The mayor said that both ideas deserve careful study, but warned that the "
+    "roof needs urgent repairs before any plan can go ahead. Engineers who inspected the "
+    "site last spring found that water had damaged the wooden beams above the former "
+    "ticket office. Residents who attended the meeting asked whether the council could "
+    "apply for a regional grant, and the treasurer promised to report on the options at "
+    "the next session in March. A decision on the roof is expected before the summer, and "
+    "volunteers have offered to clear the platforms so that visitors can walk along them."
+)
+OTHER = (
+    "Heavy rain flooded three villages in the valley overnight, and the fire brigade "
+    "pumped water out of dozens of cellars until the early morning. The river rose above "
+    "its banks near the old mill, where a footbridge was swept away. Farmers reported "
+    "damage to crops and fences, and the regional road was closed for several hours while "
+    "workers removed mud and fallen trees. Forecasters expect more storms later this week "
+    "and have asked residents to move cars away from low streets near the water."
+)
+
+
+def c16_variants():
+    b = ARTICLE.replace("Tuesday", "Wednesday")
+    c = ARTICLE + "\nLast updated: 14 March 2024, 09:12"
+    d = (ARTICLE.replace("twelve", "eleven").replace("urgent", "immediate")
+         .replace("volunteers", "local volunteers"))
+    return b, c, d
+
+
+def test_c16_variants_are_near_duplicates_unrelated_is_not():
+    det = DuplicateDetector(k=3)
+    first = det.check(ARTICLE)
+    assert first.verdict == "new"
+    det.add(first)
+    for variant in c16_variants():
+        decision = det.check(variant)
+        assert decision.verdict == "near_duplicate", decision
+        assert decision.match == first.simhash and decision.distance <= 3
+    unrelated = det.check(OTHER)
+    assert unrelated.verdict == "new"
+    exact = det.check(" " + ARTICLE.replace(". ", ".\n\n"))
+    assert exact.verdict == "exact_duplicate" and exact.match == first.checksum
+
+
+def test_c16_k_0_misses_the_edited_variants():
+    det = DuplicateDetector(k=0)
+    det.add(det.check(ARTICLE))
+    verdicts = [det.check(v).verdict for v in c16_variants()]
+    assert "new" in verdicts
+
+
+def test_c16_menu_dominated_pages_hash_alike_their_main_texts_do_not():
+    menu = " ".join(["Home News Sport Weather Contact Imprint Privacy Login Register"] * 40)
+    story1, story2 = "The library opens at nine.", "Heavy rain flooded three villages."
+    det = DuplicateDetector(k=3, min_features=1)
+    det.add(det.check(menu + " " + story1))
+    assert det.check(menu + " " + story2).is_duplicate  # why boilerplate goes first
+    clean = DuplicateDetector(k=3, min_features=1)
+    clean.add(clean.check(story1))
+    assert not clean.check(story2).is_duplicate
+
+
+def test_c15_tiny_and_empty_texts_never_match_each_other():
+    det = DuplicateDetector(k=3, min_features=50)
+    for text in ("😀😀😀 🎉🎉 👍", "★★★ ☆☆☆ ♥♥♥", " ", "", "कम", "काम"):
+        decision = det.check(text)
+        assert decision.verdict in ("too_few_features", "empty"), decision
+        det.add(decision)
+    assert len(det.simhashes) == 0
+    assert det.check("").verdict == "empty"
+    # the same tiny text twice is still an exact duplicate
+    assert det.check("काम").verdict == "exact_duplicate"
+
+
+def test_detector_save_load(tmp_path):
+    det = DuplicateDetector()
+    det.add(det.check(ARTICLE))
+    det.save(str(tmp_path / "state"))
+    again = DuplicateDetector.load(str(tmp_path / "state"))
+    assert again.check(ARTICLE).verdict == "exact_duplicate"
+    assert again.check(c16_variants()[0]).verdict == "near_duplicate"
+    empty = DuplicateDetector.load(str(tmp_path / "missing"))
+    assert len(empty) == 0
