@@ -13,12 +13,12 @@ NASTY = [
 
 
 def _fields(**overrides):
-    fields = dict(docno="WACKY-w1-00000-000000", url="http://a.example.test/x?a=1&b=<2>",
-                  ip="192.0.2.7", fetched="20261130101502",
-                  content_type="text/html; charset=utf-8", raw_length=18231,
-                  status_line="HTTP/1.1 200 OK",
-                  headers=[("Content-Type", "text/html; charset=utf-8"), ("Server", "nginx")],
-                  meta={"Language": "de", "Raw-Bytes": "18231"}, paragraphs=list(NASTY))
+    fields = {"docno": "WACKY-w1-00000-000000", "url": "http://a.example.test/x?a=1&b=<2>",
+              "ip": "192.0.2.7", "fetched": "20261130101502",
+              "content_type": "text/html; charset=utf-8", "raw_length": 18231,
+              "status_line": "HTTP/1.1 200 OK",
+              "headers": [("Content-Type", "text/html; charset=utf-8"), ("Server", "nginx")],
+              "meta": {"Language": "de", "Raw-Bytes": "18231"}, "paragraphs": list(NASTY)}
     fields.update(overrides)
     return fields
 

@@ -38,7 +38,7 @@ def c26(tmp_path):
 
 def test_all_members_are_read_not_just_the_first(c26):
     path = str(c26[0] / "corpus-00000.trec.gz")
-    data = open(path, "rb").read()
+    data = c26[0].joinpath("corpus-00000.trec.gz").read_bytes()
     assert zlib.decompress(data, 31).count(b"<DOC>") == 1  # the single-stream trap
     docs = [doc for _, doc in reader.iter_docs(path)]
     assert [d.paragraphs[0] for d in docs] == TEXTS

@@ -27,6 +27,23 @@ time.sleep(60)
 """
 
 
+CRASH = """
+import os, sys
+from wackycrawl.trec.format import TrecDoc
+from wackycrawl.trec.writer import TrecWriter
+w = TrecWriter(sys.argv[1], worker=sys.argv[2])
+for i in range(int(sys.argv[3])):
+    w.write(TrecDoc(url=f"http://a.test/{i}", paragraphs=["Kept."]))
+os._exit(0)  # no close(): the .open file stays behind
+"""
+
+
+def leave_open_file(directory, worker: str, docs: int) -> str:
+    """Run a writer that dies after ``docs`` documents; return its ``.open`` file."""
+    subprocess.run([sys.executable, "-c", CRASH, str(directory), worker, str(docs)], check=True)
+    return os.path.join(directory, f"WACKY-{worker}-00000.trec.gz.open")
+
+
 def _doc(i: int) -> TrecDoc:
     return TrecDoc(url=f"http://a.test/{i}", paragraphs=[f"Paragraph {i} & <b>{i}</b> " * 30])
 
@@ -66,13 +83,12 @@ def test_default_worker_ids_differ_and_bad_ids_are_refused(tmp_path):
 
 
 def test_kill_9_leaves_readable_files_and_recovery_closes_them(tmp_path):
-    proc = subprocess.Popen([sys.executable, "-c", LOOP, str(tmp_path), "ready"],
-                            stdout=subprocess.PIPE)
-    try:
-        assert proc.stdout.readline() == b"ready\n"
-    finally:
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
+    with subprocess.Popen([sys.executable, "-c", LOOP, str(tmp_path), "ready"],
+                          stdout=subprocess.PIPE) as proc:
+        try:
+            assert proc.stdout.readline() == b"ready\n"
+        finally:
+            proc.send_signal(signal.SIGKILL)
     assert len(_files(tmp_path)) >= 3
     (open_path,) = _files(tmp_path, ".open")
     for path in _files(tmp_path):

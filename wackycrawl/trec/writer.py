@@ -34,7 +34,7 @@ import socket
 import time
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
-from typing import NamedTuple
+from typing import NamedTuple, Self
 
 from wackycrawl.trec.format import TrecDoc, TrecFormatError, format_doc, parse_doc, split_docs
 from wackycrawl.trec.reader import INDEX_HEADER, TrecFileError, index_path, iter_members
@@ -182,9 +182,9 @@ class TrecWriter:
         with _dir_lock(self.directory):
             while os.path.exists(self.path) or os.path.exists(self.path + OPEN_SUFFIX):
                 self._number += 1
-            self._file = open(self.path + OPEN_SUFFIX, "xb", buffering=0)
+            self._file = open(self.path + OPEN_SUFFIX, "xb", buffering=0)  # noqa: SIM115
             fcntl.flock(self._file, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            self._index = open(index_path(self.path), "wb", buffering=0)
+            self._index = open(index_path(self.path), "wb", buffering=0)  # noqa: SIM115
         self._append(self._index, 0, INDEX_HEADER.encode())
         self._docs = self._size = 0
 
@@ -243,7 +243,7 @@ class TrecWriter:
             self._file.close()
         self._file = self._index = None
 
-    def __enter__(self) -> "TrecWriter":
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -1,0 +1,86 @@
+"""``wackycrawl trec cat|get|check|index|recover``: output and exit codes."""
+
+import argparse
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.test_trec_writer import leave_open_file
+from wackycrawl.cli import trec
+from wackycrawl.trec import reader
+from wackycrawl.trec.format import TrecDoc
+from wackycrawl.trec.writer import TrecWriter
+
+
+def run(*argv) -> int:
+    parser = argparse.ArgumentParser(prog="wackycrawl")
+    trec.register(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(["trec", *argv])
+    return args.func(args)
+
+
+@pytest.fixture
+def corpus(tmp_path):
+    with TrecWriter(str(tmp_path), worker="c1", rotate_bytes=600) as w:
+        docnos = [w.write(TrecDoc(url=f"http://a.test/{i}", paragraphs=[f"Text {i} </DOC>"] * 9))
+                  .docno for i in range(6)]
+    files = sorted(str(tmp_path / n) for n in os.listdir(tmp_path) if n.endswith(".trec.gz"))
+    assert len(files) > 1
+    return tmp_path, files, docnos
+
+
+def test_cat_prints_every_document(corpus, capsysbinary):
+    _, files, docnos = corpus
+    assert run("cat", *files) == 0
+    out = capsysbinary.readouterr().out
+    assert out.count(b"<DOC>\n") == 6 and all(d.encode() in out for d in docnos)
+    assert b"Text 0 &lt;/DOC&gt;" in out
+
+
+def test_get_by_docno(corpus, capsysbinary):
+    directory, _, docnos = corpus
+    assert run("get", docnos[3], "--dir", str(directory)) == 0
+    out = capsysbinary.readouterr().out
+    assert out.startswith(f"<DOC>\n<DOCNO>{docnos[3]}</DOCNO>".encode()) and out.count(b"<DOC>") == 1
+    assert run("get", "WACKY-none", "--dir", str(directory)) == 1
+
+
+def test_check_and_cat_report_truncation(corpus, capsys):
+    _, files, _ = corpus
+    assert run("check", *files) == 0
+    with open(files[0], "r+b") as f:
+        f.truncate(os.path.getsize(files[0]) - 25)
+    assert run("check", *files) == 1
+    out = capsys.readouterr().out
+    assert f"DAMAGED {files[0]}" in out and "truncated gzip member" in out
+    assert f"OK {files[1]}" in out
+    assert run("cat", files[0]) == 1
+    assert "truncated" in capsys.readouterr().err
+
+
+def test_index_rebuilds_a_lost_index(corpus):
+    _, files, _ = corpus
+    index = Path(reader.index_path(files[0]))
+    before = index.read_text()
+    index.unlink()
+    assert run("check", files[0]) == 1
+    assert run("index", files[0]) == 0
+    assert index.read_text() == before
+    with open(files[0], "ab") as f:
+        f.write(b"\x1f\x8b\x08")
+    assert run("index", files[0]) == 1
+
+
+def test_recover_closes_open_files(tmp_path, capsys):
+    leave_open_file(tmp_path, "c2", 1)
+    assert run("recover", str(tmp_path)) == 0
+    assert "1 documents kept" in capsys.readouterr().out
+    assert run("check", str(tmp_path / "WACKY-c2-00000.trec.gz")) == 0
+    assert run("recover", str(tmp_path / "missing")) == 1
+
+
+def test_usage_errors_exit_2():
+    with pytest.raises(SystemExit) as info:
+        run("cat")
+    assert info.value.code == 2
