@@ -93,6 +93,26 @@ WACKY_BADWORDS_MIN_TOKENS = 10
 
 # --- Language ---------------------------------------------------------------------------
 # (language stage settings)
+# Function-word language ID (Baroni, "Linguistic Crawls" slides: "small list of function
+# words"), langid.py as a second opinion; see wackycrawl.text.funcwords.
+WACKY_LANGUAGE_ENABLED = True
+# Languages to keep, ISO 639-1, comma-separated ("de", "en,de"); empty keeps every language.
+# An unknown code stops the crawl at start-up.
+WACKY_LANGUAGES = ""
+# Main text shorter than this many characters is "und" (case C13: langid is wrong on short text).
+WACKY_LID_MIN_CHARS = 200
+# Lead (best - second) / best in function-word tokens to decide without langid.py (devset).
+WACKY_LID_MIN_MARGIN = 0.3
+# langid.py over all its languages only for texts of at least this many characters (C13).
+WACKY_LANGID_MIN_CHARS = 200
+# langid.py reads at most this many characters (notes/stack.md 1: 2,000 chars ~3x faster).
+WACKY_LANGID_MAX_CHARS = 2000
+# Connected prose: at least ten types and thirty tokens of function words (Baroni et al.
+# 2009; Ferraresi et al. 2008, ukWaC) and a minimum share of all words ("minimum proportion
+# of function words", Baroni's slides; BootCaT whitelist "Ratio").
+WACKY_MIN_FUNCWORD_TYPES = 10
+WACKY_MIN_FUNCWORD_TOKENS = 30
+WACKY_MIN_FUNCWORD_RATIO = 0.25
 
 # --- Near-duplicates ----------------------------------------------------------------------
 # (dedup stage settings)

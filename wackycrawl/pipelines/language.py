@@ -1,0 +1,82 @@
+"""Language stage: function-word language identification and the connected-prose filter.
+
+A thin adapter over :mod:`wackycrawl.text.funcwords`. Reads ``item["paragraphs"]`` (the
+boilerplate-free main text, never title or menus: case C13), sets ``item["language"]`` and
+``item["meta"]`` ``Language``, ``Language-Score``, ``Language-Method``. Drops with
+``wrong_language`` (not one of ``WACKY_LANGUAGES``, or undetermined when that is set) and
+``not_prose`` (too few function words: WaCky's connected-prose filter). Counts
+``wacky/language/<lang>`` and ``wacky/language/method/<method>``.
+"""
+
+import logging
+
+from scrapy.exceptions import NotConfigured
+
+from wackycrawl.pipelines import drop
+from wackycrawl.text import funcwords
+
+logger = logging.getLogger(__name__)
+
+
+class LanguagePipeline:
+    """Settings: ``WACKY_LANGUAGES`` ("de", "en,de"; empty keeps every language),
+    ``WACKY_LID_MIN_CHARS``, ``WACKY_LID_MIN_MARGIN``, ``WACKY_LANGID_MIN_CHARS``,
+    ``WACKY_LANGID_MAX_CHARS``, ``WACKY_MIN_FUNCWORD_TYPES``, ``WACKY_MIN_FUNCWORD_TOKENS``,
+    ``WACKY_MIN_FUNCWORD_RATIO``; ``WACKY_LANGUAGE_ENABLED=False`` turns the stage off.
+    A code in ``WACKY_LANGUAGES`` that no list and no langid.py class knows raises
+    ``ValueError`` when the crawler starts."""
+
+    def __init__(self, stats, targets, identifier, min_types, min_tokens, min_ratio):
+        self.stats = stats
+        self.targets = targets
+        self.identifier = identifier
+        self.prose = {"min_types": min_types, "min_tokens": min_tokens, "min_ratio": min_ratio}
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        s = crawler.settings
+        if not s.getbool("WACKY_LANGUAGE_ENABLED", True):
+            raise NotConfigured("WACKY_LANGUAGE_ENABLED is off")
+        try:
+            targets = funcwords.parse_languages(s.get("WACKY_LANGUAGES", ""))
+        except ValueError as exc:
+            raise ValueError(f"WACKY_LANGUAGES: {exc}") from None
+        for lang in targets:
+            if not funcwords.has_list(lang):
+                logger.warning("no function-word list for %r: langid.py alone decides it "
+                               "and the connected-prose filter cannot judge it", lang)
+        identifier = funcwords.Identifier(
+            min_chars=s.getint("WACKY_LID_MIN_CHARS", funcwords.MIN_CHARS),
+            min_margin=s.getfloat("WACKY_LID_MIN_MARGIN", funcwords.MIN_MARGIN),
+            langid_min_chars=s.getint("WACKY_LANGID_MIN_CHARS", funcwords.LANGID_MIN_CHARS),
+            langid_max_chars=s.getint("WACKY_LANGID_MAX_CHARS", funcwords.LANGID_MAX_CHARS),
+        )
+        return cls(
+            crawler.stats,
+            targets,
+            identifier,
+            s.getint("WACKY_MIN_FUNCWORD_TYPES", funcwords.MIN_FUNCWORD_TYPES),
+            s.getint("WACKY_MIN_FUNCWORD_TOKENS", funcwords.MIN_FUNCWORD_TOKENS),
+            s.getfloat("WACKY_MIN_FUNCWORD_RATIO", funcwords.MIN_FUNCWORD_RATIO),
+        )
+
+    def process_item(self, item):
+        paragraphs = item.get("paragraphs") or []
+        if not all(isinstance(p, str) for p in paragraphs):
+            logger.warning("paragraphs are not all str in %s; non-str skipped", item.get("url"))
+            paragraphs = [p for p in paragraphs if isinstance(p, str)]
+        result = self.identifier.identify("\n".join(paragraphs))
+        self.stats.inc_value(f"wacky/language/{result.lang}")
+        self.stats.inc_value(f"wacky/language/method/{result.method}")
+        item["language"] = result.lang
+        meta = item.setdefault("meta", {})
+        meta["Language"] = result.lang
+        meta["Language-Score"] = f"{result.score:.3f}"
+        meta["Language-Method"] = result.method
+        if self.targets and result.lang not in self.targets:
+            raise drop(self.stats, "wrong_language", item, f"{result.lang} by {result.method}")
+        if not funcwords.is_connected_prose(result, **self.prose):
+            detail = (f"{result.fw_types} types, {result.fw_tokens} tokens, "
+                      f"ratio {result.fw_ratio:.2f}")
+            raise drop(self.stats, "not_prose", item, detail)
+        return item
