@@ -90,6 +90,17 @@ WACKY_BADWORDS_FILE = ""
 # (ukWaC/deWaC: "at least three types or ten tokens"; 0 turns a test off).
 WACKY_BADWORDS_MIN_TYPES = 3
 WACKY_BADWORDS_MIN_TOKENS = 10
+# boilerplate
+# "bte" = Body Text Extraction (Finn, Kushmerick & Smyth 2001), the one span with most words
+# minus tags; "blocks" = BTE with list/inline tags neutral plus a block-level pass (link
+# density, second content areas), best on the CleanEval dev set (wackycrawl.text.blocks).
+WACKY_EXTRACTOR = "blocks"
+# "blocks": a block with more than this share of its words inside <a> is boilerplate
+# (jusText's max_link_density, Pomikalek 2011).
+WACKY_MAX_LINK_DENSITY = 0.2
+# "blocks": words a block outside the BTE span needs to be kept (no published value; 30
+# scored best on the CleanEval dev set, benchmarks/boilerplate_eval.py).
+WACKY_MIN_OUTSIDE_WORDS = 30
 
 # --- Language ---------------------------------------------------------------------------
 # (language stage settings)

@@ -1,0 +1,173 @@
+"""Downloader middleware obeying robots.txt as RFC 9309 says; replaces Scrapy's RobotsTxtMiddleware.
+
+One robots.txt fetch per scheme+host+port, shared by every request waiting for it (C29: nothing
+is sent to a host before its robots.txt is known). 2xx: rules (``wackycrawl.crawl.robots``);
+4xx: allow all; 5xx, 429 or no answer: complete disallow while it lasts - the host's requests
+are parked and scheduled again after WACKY_ROBOTS_RETRY_SECONDS, when robots.txt is fetched
+again, at most WACKY_ROBOTS_MAX_DEFERRALS times (C01). Entries expire after
+WACKY_ROBOTS_MAX_AGE (RFC 9309 2.4). Groups are matched with WACKY_ROBOTS_TOKEN, else the
+request's User-Agent. Parsed files are announced with Scrapy's ``robots_parsed`` signal
+(``robotparser`` has ``allowed(url, ua)`` and ``crawl_delay(ua)``).
+
+Stats: ``wacky/robots/{ok,unavailable_4xx,unreachable_5xx,unreachable_network,forbidden,
+deferred,dropped_unreachable}``. Needs the asyncio reactor (waiters share an asyncio Task).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from scrapy import Request, signals
+from scrapy.exceptions import DontCloseSpider, IgnoreRequest, NotConfigured
+from scrapy.http.request import NO_CALLBACK
+from scrapy.utils.asyncio import call_later, is_asyncio_available
+from scrapy.utils.httpobj import urlparse_cached
+
+from wackycrawl.crawl.robots import (
+    ALLOW,
+    FORBID,
+    OK,
+    UNAVAILABLE,
+    RobotsEntry,
+    RobotsTable,
+    outcome,
+    parse_robots,
+    retry_after_seconds,
+    robots_key,
+)
+
+logger = logging.getLogger(__name__)
+
+DEFERRALS_META = "wacky_robots_deferrals"
+
+
+class RobotsMiddleware:
+    DOWNLOAD_PRIORITY = 1000
+
+    def __init__(self, crawler):
+        s = crawler.settings
+        if not s.getbool("ROBOTSTXT_OBEY"):
+            raise NotConfigured("ROBOTSTXT_OBEY is off")
+        if not is_asyncio_available():
+            raise NotConfigured("RobotsMiddleware needs the asyncio reactor")
+        self.crawler = crawler
+        self.stats = crawler.stats
+        self.token = s.get("WACKY_ROBOTS_TOKEN") or ""
+        self.default_ua = s.get("USER_AGENT") or s.get("BOT_NAME")
+        self.max_bytes = s.getint("WACKY_ROBOTS_MAX_BYTES")
+        self.max_deferrals = s.getint("WACKY_ROBOTS_MAX_DEFERRALS")
+        self.table = RobotsTable(s.getfloat("WACKY_ROBOTS_MAX_AGE"),
+                                 s.getfloat("WACKY_ROBOTS_RETRY_SECONDS"))
+        self._fetching: dict[str, asyncio.Task] = {}
+        self._parked: dict[str, list[Request]] = {}
+        self._timers: dict[str, object] = {}
+        crawler.signals.connect(self._spider_idle, signal=signals.spider_idle)
+        crawler.signals.connect(self._spider_closed, signal=signals.spider_closed)
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        return cls(crawler)
+
+    async def process_request(self, request: Request) -> None:
+        if request.meta.get("dont_obey_robotstxt"):
+            return
+        url = urlparse_cached(request)
+        if url.scheme not in ("http", "https"):
+            return
+        key = robots_key(request.url)
+        entry = await self._entry(key, f"{url.scheme}://{url.netloc}/robots.txt", request)
+        decision = entry.decide(request.url, self._token(request))
+        if decision == ALLOW:
+            return
+        if decision == FORBID:
+            logger.debug("Forbidden by robots.txt: %s", request)
+            self.stats.inc_value("wacky/robots/forbidden")
+            raise IgnoreRequest("Forbidden by robots.txt")
+        self._defer(key, request, entry)
+
+    def _token(self, request: Request) -> str:
+        ua = request.headers.get(b"User-Agent")
+        return self.token or (ua.decode("latin-1") if ua else self.default_ua)
+
+    async def _entry(self, key: str, robots_url: str, request: Request) -> RobotsEntry:
+        """The live entry of ``key``; the first asker starts the fetch, all await the same Task."""
+        entry = self.table.get(key)
+        if entry is not None:
+            return entry
+        task = self._fetching.get(key)
+        if task is None:
+            task = asyncio.ensure_future(self._fetch(key, robots_url, request))
+            self._fetching[key] = task
+            task.add_done_callback(lambda _t: self._fetching.pop(key, None))
+        return await asyncio.shield(task)
+
+    async def _fetch(self, key: str, robots_url: str, request: Request) -> RobotsEntry:
+        robots_req = Request(robots_url, priority=self.DOWNLOAD_PRIORITY, callback=NO_CALLBACK,
+                             dont_filter=True,
+                             meta={"dont_obey_robotstxt": True, "dont_retry": True})
+        try:
+            response = await self.crawler.engine.download_async(robots_req)
+        except Exception as exc:  # noqa: BLE001 - refused, timeout, DNS, reset, dropped: all unreachable
+            self.stats.inc_value("wacky/robots/unreachable_network")
+            entry = self.table.store(key, outcome(None))
+            logger.warning("robots.txt %s unreachable (%s: %s): host disallowed, retry in %.0f s",
+                           robots_url, type(exc).__name__, exc, self.table.retry_seconds)
+            return entry
+        result = outcome(response.status)
+        if result == OK:
+            rules = parse_robots(response.body, self.max_bytes)
+            entry = self.table.store(key, OK, rules)
+            self.stats.inc_value("wacky/robots/ok")
+            logger.info("robots.txt %s: %d, rules parsed (%s, %d bytes)", robots_url,
+                        response.status, rules.encoding, len(response.body))
+        elif result == UNAVAILABLE:
+            rules = parse_robots(b"")
+            entry = self.table.store(key, UNAVAILABLE)
+            self.stats.inc_value("wacky/robots/unavailable_4xx")
+            logger.info("robots.txt %s: %d, unavailable: host allowed", robots_url,
+                        response.status)
+        else:
+            retry_after = retry_after_seconds(response.headers.get(b"Retry-After"))
+            entry = self.table.store(key, result, retry_after=retry_after)
+            self.stats.inc_value("wacky/robots/unreachable_5xx")
+            logger.warning("robots.txt %s: %d, unreachable: host disallowed, retry in %.0f s",
+                           robots_url, response.status, entry.expires - self.table.clock())
+            return entry
+        await self.crawler.signals.send_catch_log_async(
+            signal=signals.robots_parsed, robotparser=rules, request=request)
+        return entry
+
+    def _defer(self, key: str, request: Request, entry: RobotsEntry) -> None:
+        """Park ``request`` until the entry expires, or drop it after max deferrals; raises."""
+        n = request.meta.get(DEFERRALS_META, 0)
+        if n >= self.max_deferrals:
+            self.stats.inc_value("wacky/robots/dropped_unreachable")
+            logger.info("Dropped after %d deferrals, robots.txt unreachable: %s", n, request)
+            raise IgnoreRequest("robots.txt unreachable")
+        self._parked.setdefault(key, []).append(
+            request.replace(dont_filter=True, meta={**request.meta, DEFERRALS_META: n + 1}))
+        if key not in self._timers:
+            delay = max(0.0, entry.expires - self.table.clock())
+            self._timers[key] = call_later(delay, self._reschedule, key)
+        self.stats.inc_value("wacky/robots/deferred")
+        raise IgnoreRequest("robots.txt unreachable: deferred")
+
+    def _reschedule(self, key: str) -> None:
+        self._timers.pop(key, None)
+        requests = self._parked.pop(key, [])
+        logger.info("robots.txt %s: retry, %d requests scheduled again", key, len(requests))
+        for request in requests:
+            self.crawler.engine.crawl(request)
+
+    def _spider_idle(self) -> None:
+        if self._parked:
+            raise DontCloseSpider
+
+    def _spider_closed(self) -> None:
+        for timer in self._timers.values():
+            timer.cancel()
+        lost = sum(len(r) for r in self._parked.values())
+        if lost:
+            self.stats.inc_value("wacky/robots/dropped_unreachable", lost)
+            logger.warning("%d requests parked for unreachable robots.txt dropped at close", lost)
