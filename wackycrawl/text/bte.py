@@ -10,7 +10,7 @@ i.e. tags outside the span plus words inside it. That equals the total tag count
 sum over [i, j] of (+1 per word, -1 per tag), so the span is a maximum-sum subarray, found in
 O(N) (Kadane / prefix minima) instead of trying every (i, j) pair (O(N^2) or O(N^3)).
 
-Stages: :func:`strip_invisible` (comments, script, style, head... out) -> :func:`pieces`
+Stages: :func:`strip_invisible` (comments, script, style, title... out) -> :func:`pieces`
 (alternating text chunks and tags, by one compiled regex) -> :func:`weights` ->
 :func:`best_span` -> :func:`paragraphs` (one string per block-level element or line break).
 """
@@ -19,10 +19,11 @@ import html
 import re
 from itertools import accumulate
 
-#: Elements whose content is never running text (dropped with their content).
+#: Elements whose content is never running text (dropped with their content; ``title`` is
+#: the only text of ``<head>``).
 INVISIBLE_ELEMENTS = (
     "script", "style", "noscript", "template", "svg", "math", "select", "iframe", "object",
-    "textarea",
+    "textarea", "title",
 )
 #: Elements that start a new paragraph in the output (HTML "block-level" plus br/td/li).
 BLOCK_ELEMENTS = frozenset(
@@ -41,20 +42,21 @@ TAG_WEIGHT = -1
 
 _INVISIBLE_RE = re.compile(
     r"<!--.*?(?:-->|\Z)"
-    r"|<head\b.*?(?:</head\s*>|(?=<body\b))"
-    r"|<({})\b[^>]*>.*?(?:</\1\s*>|\Z)".format("|".join(INVISIBLE_ELEMENTS)),
+    r"|<({})\b[^<>]*>.*?(?:</\1\s*>|\Z)".format("|".join(INVISIBLE_ELEMENTS)),
     re.DOTALL | re.IGNORECASE,
 )
-# A tag is "<" followed by a letter, "/", "!" or "?" (so "a < b" in text stays text).
-_TAG_SPLIT_RE = re.compile(r"(<[A-Za-z/!?][^>]*>)")
+# A tag is "<" followed by a letter, "/", "!" or "?" (so "a < b" in text stays text) and
+# ends before the next "<": every pattern here fails or succeeds before the next "<", so
+# hostile markup ("<a<a<a...") costs linear time, not quadratic.
+_TAG_SPLIT_RE = re.compile(r"(<[A-Za-z/!?][^<>]*>)")
 _TAG_NAME_RE = re.compile(r"</?([A-Za-z][A-Za-z0-9]*)")
 
 
 def strip_invisible(markup: str) -> str:
-    """Remove comments, ``<head>`` and :data:`INVISIBLE_ELEMENTS` with their content.
+    """Remove comments and :data:`INVISIBLE_ELEMENTS` with their content.
 
-    An unclosed ``<script>`` (etc.) runs to the end of the document, as in browsers; an
-    unclosed ``<head>`` ends at ``<body>``. Returns the remaining markup (str).
+    An unclosed comment or ``<script>`` (etc.) runs to the end of the document, as in
+    browsers. Returns the remaining markup (str).
     """
     return _INVISIBLE_RE.sub(" ", markup)
 
