@@ -1,0 +1,112 @@
+"""DedupPipeline: a real Crawler from get_crawler, real items, JOBDIR persistence."""
+
+import os
+
+import pytest
+from scrapy.exceptions import DropItem, NotConfigured
+from scrapy.utils.test import get_crawler
+
+from wackycrawl.pipelines.dedup import STATE_DIR, DedupPipeline
+
+WORDS = ("river bank water stone bridge village farmer market road field house garden "
+         "school church mill forest hill valley storm rain").split()
+
+
+def prose(seed, n=120):
+    """A deterministic ~n-word text; different seeds give unrelated texts."""
+    return " ".join(f"{WORDS[(i * seed) % len(WORDS)]}{i * seed % 997}" for i in range(n))
+
+
+def item(text, url="http://example.org/"):
+    return {"url": url, "meta": {"Depth": "0"}, "paragraphs": text.split(". ")}
+
+
+def pipeline(tmp_path=None, **settings):
+    if tmp_path is not None:
+        settings.setdefault("JOBDIR", str(tmp_path / "job"))
+    crawler = get_crawler(settings_dict=settings)
+    return crawler, DedupPipeline.from_crawler(crawler)
+
+
+def test_sets_meta_and_drops_exact_and_near_duplicates():
+    crawler, p = pipeline()
+    p.open_spider()
+    kept = p.process_item(item(prose(1)))
+    assert len(kept["meta"]["Simhash"]) == 16 and len(kept["meta"]["Checksum"]) == 16
+    int(kept["meta"]["Simhash"], 16)
+    with pytest.raises(DropItem, match="^exact_duplicate: http://mirror.example/"):
+        p.process_item(item(prose(1), "http://mirror.example/"))
+    near = prose(1).replace("bank1", "lake1", 1)
+    with pytest.raises(DropItem, match=f"near_duplicate.*matches {kept['meta']['Simhash']}"):
+        p.process_item(item(near))
+    assert p.process_item(item(prose(7))) is not None
+    stats = crawler.stats
+    assert stats.get_value("wacky/drop/exact_duplicate") == 1
+    assert stats.get_value("wacky/drop/near_duplicate") == 1
+    assert stats.get_value("wacky/dedup/new") == 2
+
+
+def test_hashes_the_clean_paragraphs_not_the_html():
+    # C16 nav pages: the same menu on both, in html only; the stories differ
+    menu = "<ul>" + "<li>Home</li><li>News</li><li>Sport</li>" * 60 + "</ul>"
+    _, p = pipeline()
+    a = {"url": "u1", "meta": {}, "html": menu, "paragraphs": [prose(2)]}
+    b = {"url": "u2", "meta": {}, "html": menu, "paragraphs": [prose(3)]}
+    assert p.process_item(a) and p.process_item(b)
+
+
+def test_tiny_and_missing_texts_are_kept_not_indexed():
+    crawler, p = pipeline()
+    for text in ("😀😀😀 🎉🎉 👍", "★★★ ☆☆☆ ♥♥♥"):
+        assert p.process_item(item(text))
+    assert p.process_item({"url": "x", "meta": {}})["meta"]["Simhash"] == "0" * 16
+    assert crawler.stats.get_value("wacky/dedup/too_few_features") == 2
+    assert crawler.stats.get_value("wacky/dedup/empty") == 1
+
+
+def test_state_survives_close_and_reopen(tmp_path):
+    _, first = pipeline(tmp_path)
+    first.open_spider()
+    first.process_item(item(prose(1)))
+    first.process_item(item(prose(4)))
+    first.close_spider()
+    state = tmp_path / "job" / STATE_DIR
+    assert sorted(os.listdir(state)) == ["checksums.npy", "simhashes.npy"]
+
+    crawler, second = pipeline(tmp_path)
+    second.open_spider()
+    assert crawler.stats.get_value("wacky/dedup/loaded") == 2
+    with pytest.raises(DropItem, match="exact_duplicate"):
+        second.process_item(item(prose(4)))
+    with pytest.raises(DropItem, match="near_duplicate"):
+        second.process_item(item(prose(1).replace("bank1", "lake1", 1)))
+
+
+def test_periodic_save(tmp_path):
+    crawler, p = pipeline(tmp_path, WACKY_DEDUP_SAVE_EVERY=2)
+    p.open_spider()
+    p.process_item(item(prose(1)))
+    assert not (tmp_path / "job" / STATE_DIR).exists()
+    p.process_item(item(prose(2)))
+    assert crawler.stats.get_value("wacky/dedup/saves") == 1
+    _, reopened = pipeline(tmp_path)  # as after a crash: no close_spider
+    reopened.open_spider()
+    assert len(reopened.detector) == 2
+
+
+def test_corrupt_state_is_logged_and_counted(tmp_path, caplog):
+    state = tmp_path / "job" / STATE_DIR
+    state.mkdir(parents=True)
+    (state / "simhashes.npy").write_bytes(b"\x93NUMPY garbage")
+    crawler, p = pipeline(tmp_path)
+    p.open_spider()
+    assert crawler.stats.get_value("wacky/dedup/state_unreadable") == 1
+    assert "unreadable" in caplog.text
+    assert p.process_item(item(prose(1)))
+
+
+def test_settings_k_and_off_switch():
+    _, p = pipeline(WACKY_SIMHASH_K=1, WACKY_SIMHASH_MIN_FEATURES=10)
+    assert p.detector.k == 1 and p.detector.simhashes.k == 1 and p.detector.min_features == 10
+    with pytest.raises(NotConfigured):
+        pipeline(WACKY_DEDUP_ENABLED=False)
