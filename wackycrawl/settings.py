@@ -71,6 +71,13 @@ COOKIES_ENABLED = False
 # Bounds on the DECODED body in bytes (after Content-Encoding is removed).
 WACKY_MIN_DOC_BYTES = 5 * 1024
 WACKY_MAX_DOC_BYTES = 200 * 1024
+# Media types kept as documents (WaCky crawls HTML only); any other Content-Type is cut off
+# at the headers. No Content-Type: the first bytes are sniffed and text is taken for HTML.
+WACKY_HTML_TYPES = ["text/html", "application/xhtml+xml"]
+
+# Size-window middleware: 585 puts it after HttpCompressionMiddleware (590) in
+# process_response, so it measures the decoded body (C08).
+DOWNLOADER_MIDDLEWARES["wackycrawl.middlewares.sizewindow.SizeWindowMiddleware"] = 585
 
 # --- Text: encoding, boilerplate, filters ------------------------------------------------
 # (text stage settings)
