@@ -8,8 +8,11 @@ from scrapy.utils.test import get_crawler
 
 from wackycrawl.pipelines.dedup import STATE_DIR, DedupPipeline
 
-WORDS = ("river bank water stone bridge village farmer market road field house garden "
-         "school church mill forest hill valley storm rain").split()
+WORDS = [
+    "river", "bank", "water", "stone", "bridge", "village", "farmer", "market", "road",
+    "field", "house", "garden", "school", "church", "mill", "forest", "hill", "valley",
+    "storm", "rain",
+]
 
 
 def prose(seed, n=120):

@@ -34,7 +34,7 @@ def definition(weighted, bits=64, hashfunc=feature_hash64):
 
 def test_byte_sum_collides_where_crc_and_blake2b_do_not():
     a, b = b"Tropical fish", b"Tropical fihs"
-    assert sum(a) == sum(b) == 1288 == 0x508
+    assert sum(a) == sum(b) == 0x508  # 1288
     assert zlib.crc32(a) == 0x18F14F94
     assert zlib.crc32(b) == 0x3BA24DE2
     assert checksum(a.decode()) != checksum(b.decode())

@@ -17,7 +17,7 @@ import os
 
 from scrapy.exceptions import NotConfigured
 
-from wackycrawl.dedup.detector import K, MIN_FEATURES, DuplicateDetector
+from wackycrawl.dedup.detector import MIN_FEATURES, DuplicateDetector, K
 from wackycrawl.dedup.simhash import to_hex
 from wackycrawl.pipelines import drop
 
