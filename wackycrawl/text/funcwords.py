@@ -181,6 +181,8 @@ class Identifier:
 
         if len(norm) < self.min_chars:
             return result(UND, 0.0, "short")
+        if not n:  # digits, symbols, U+FFFD: nothing to identify
+            return result(UND, 0.0, "no-evidence")
         if tok[best] and (tok[best] - tok[second]) / tok[best] >= self.min_margin:
             return result(langs[best], tok[best] / n, "funcwords")
         close = [langs[i] for i in order if tok[i] and tok[i] >= tok[best] * (1 - self.min_margin)]

@@ -1,0 +1,128 @@
+"""Function-word LID vs langid.py: accuracy per language, speed on ~5 KB documents, and the
+connected-prose figures of real prose.
+
+Data: ``<shared>/devset/langid/{sentences,word-pairs}.tsv`` (lang<TAB>text), restricted to the
+languages that have a function-word list. 5 KB documents are sentences of one language
+concatenated up to ``--doc-bytes`` UTF-8 bytes.
+
+    python benchmarks/language_eval.py [--shared ../shared] [--docs-per-lang 20]
+"""
+
+import argparse
+import csv
+import statistics
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import langid
+
+from wackycrawl.text import funcwords as fw
+
+ROOT = Path(__file__).resolve().parent.parent
+ALIAS = {"no": "nb"}  # langid.py's Norwegian label
+
+
+def lid(text: str) -> str:
+    lang = langid.classify(text)[0]
+    return ALIAS.get(lang, lang)
+
+
+def load(path: Path, langs: set[str]) -> dict[str, list[str]]:
+    rows: dict[str, list[str]] = defaultdict(list)
+    with path.open(encoding="utf-8", newline="") as f:
+        for row in csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE):
+            if len(row) == 2 and row[0] in langs:
+                rows[row[0]].append(row[1])
+    return rows
+
+
+def make_docs(sentences: list[str], doc_bytes: int, limit: int) -> list[str]:
+    docs, cur, size = [], [], 0
+    for s in sentences:
+        cur.append(s)
+        size += len(s.encode()) + 1
+        if size >= doc_bytes:
+            docs.append(" ".join(cur)[: doc_bytes])
+            cur, size = [], 0
+            if len(docs) == limit:
+                break
+    return docs
+
+
+def accuracy(data: dict[str, list[str]], ident: fw.Identifier) -> None:
+    print(f"{'lang':5} {'n':>5} {'ours':>6} {'und':>5} {'langid':>7}")
+    tot = [0, 0, 0, 0]
+    for lang in sorted(data):
+        texts = data[lang]
+        ours = [ident.identify(t).lang for t in texts]
+        theirs = [lid(t) for t in texts]
+        ok, und = sum(o == lang for o in ours), sum(o == fw.UND for o in ours)
+        ok2 = sum(t == lang for t in theirs)
+        n = len(texts)
+        print(f"{lang:5} {n:5} {ok / n:6.1%} {und / n:5.1%} {ok2 / n:7.1%}")
+        tot = [tot[0] + n, tot[1] + ok, tot[2] + und, tot[3] + ok2]
+    print(f"{'all':5} {tot[0]:5} {tot[1] / tot[0]:6.1%} {tot[2] / tot[0]:5.1%} {tot[3] / tot[0]:7.1%}")
+
+
+def rate(fn, docs: list[str]) -> float:
+    t0 = time.perf_counter()
+    for d in docs:
+        fn(d)
+    return len(docs) / (time.perf_counter() - t0)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--shared", type=Path, default=ROOT.parent / "shared")
+    ap.add_argument("--doc-bytes", type=int, default=5 * 1024)
+    ap.add_argument("--docs-per-lang", type=int, default=20)
+    ap.add_argument("--max-rows", type=int, default=300, help="rows per language for accuracy")
+    args = ap.parse_args(argv)
+    base = args.shared / "devset" / "langid"
+    langs = set(fw.languages())
+    sentences = load(base / "sentences.tsv", langs)
+    pairs = load(base / "word-pairs.tsv", langs)
+    short = fw.Identifier(min_chars=0)  # judge every row, whatever its length
+    langid.classify("warm up")  # load both models outside the timings
+    fw.langid_rank("warm up")
+
+    print("== accuracy on single sentences (min_chars=0) ==")
+    accuracy({k: v[: args.max_rows] for k, v in sentences.items()}, short)
+    print("\n== accuracy on word pairs (min_chars=0) ==")
+    accuracy({k: v[: args.max_rows] for k, v in pairs.items()}, short)
+
+    docs = {k: make_docs(v, args.doc_bytes, args.docs_per_lang) for k, v in sentences.items()}
+    print(f"\n== {args.doc_bytes}-byte documents: accuracy, methods, connected prose (defaults) ==")
+    print(f"{'lang':5} {'docs':>4} {'ours':>6} {'langid':>7} {'fw-only':>7} "
+          f"{'ratio min':>9} {'median':>6} {'prose':>6}")
+    alldocs = []
+    for lang in sorted(docs):
+        ds = docs[lang]
+        alldocs += ds
+        res = [fw.identify(d) for d in ds]
+        ok = sum(r.lang == lang for r in res)
+        ok2 = sum(lid(d) == lang for d in ds)
+        only = sum(r.method == "funcwords" for r in res)
+        ratios = [r.fw_ratio for r in res]
+        prose = sum(fw.is_connected_prose(r) for r in res)
+        n = len(ds)
+        print(f"{lang:5} {n:4} {ok / n:6.1%} {ok2 / n:7.1%} {only / n:7.1%} "
+              f"{min(ratios):9.2f} {statistics.median(ratios):6.2f} {prose / n:6.1%}")
+
+    print(f"\n== speed on {len(alldocs)} documents of {args.doc_bytes} bytes (docs/s) ==")
+    decided = [d for d in alldocs if fw.identify(d).method == "funcwords"]
+    ours_fw = rate(fw.identify, decided)
+    ours = rate(fw.identify, alldocs)
+    lid_rate = rate(langid.classify, alldocs)
+    print(f"{'ours, docs the lists decide':32} {ours_fw:9.0f}  ({len(decided)} docs)")
+    print(f"{'ours, all docs (langid fallback)':32} {ours:9.0f}")
+    print(f"{'langid.classify (97 langs)':32} {lid_rate:9.0f}")
+    print(f"ratio ours/langid: {ours / lid_rate:.1f}x "
+          f"(docs the lists decide: {ours_fw / lid_rate:.1f}x)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
