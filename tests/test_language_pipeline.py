@@ -70,7 +70,7 @@ def test_disabled_stage_is_not_configured():
 
 
 def test_missing_or_broken_paragraphs_do_not_crash():
-    pipe, stats = build()
+    pipe, _ = build()
     with pytest.raises(DropItem, match="^not_prose"):
         pipe.process_item({"url": "http://example.org/x"})
     broken = item(EN, None, 42)
