@@ -39,6 +39,8 @@ class Route:
     chunk_interval: float = 0.0  # seconds between chunks
     content_length: int | None = None  # a lying Content-Length: send it, send the body, close
     delay: float = 0.0  # seconds before answering
+    # set by the server: body bytes of a chunked send written when the client closed early
+    cut_off_at: int | None = None
 
 
 @dataclass(frozen=True)
@@ -194,6 +196,7 @@ def _make_handler(web: LocalWeb):
                 self.wfile.write(body)
 
         def _send_chunked(self, body: bytes, route: Route) -> None:
+            i = 0
             try:
                 for i in range(0, len(body), route.chunk_size):
                     chunk = body[i:i + route.chunk_size]
@@ -203,6 +206,7 @@ def _make_handler(web: LocalWeb):
                         time.sleep(route.chunk_interval)
                 self.wfile.write(b"0\r\n\r\n")
             except (BrokenPipeError, ConnectionResetError):
+                route.cut_off_at = i
                 self.close_connection = True
 
     return Handler
