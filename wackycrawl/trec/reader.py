@@ -167,10 +167,13 @@ def get_doc(path: str, entry: IndexEntry) -> bytes:
 
 
 def find_doc(directory: str, docno: str) -> tuple[str, IndexEntry] | None:
-    """Find ``docno`` through the index files in ``directory``: ``(file path, entry)`` or None."""
-    for name in sorted(os.listdir(directory)):
-        if not name.endswith(INDEX_SUFFIX):
-            continue
+    """Find ``docno`` through the index files in ``directory``: ``(file path, entry)`` or None.
+
+    The index of the file the writer's DOCNO scheme names (``<file stem>-<doc#>``) is read
+    first, then all others."""
+    names = sorted(n for n in os.listdir(directory) if n.endswith(INDEX_SUFFIX))
+    names.sort(key=lambda n: n != docno.rsplit("-", 1)[0] + ".trec.gz" + INDEX_SUFFIX)
+    for name in names:
         data_path = os.path.join(directory, name.removesuffix(INDEX_SUFFIX))
         if not os.path.exists(data_path):
             data_path += ".open"
