@@ -10,8 +10,9 @@ Baroni et al. 2008; jusText issue #24). This extractor:
    and list tags (:data:`NEUTRAL_ELEMENTS`) cost nothing and link words score 0, so lists
    inside an article do not cut it while link lists (menus: two ``<a>`` tags per item) do;
 3. :func:`classify` blocks: link-dense blocks are boilerplate; blocks inside the span are
-   content; blocks outside it are content only if long (a second content area); headings
-   right before content are content (the context rule of jusText, Pomikálek 2011).
+   content; blocks outside it are content only if long (a second content area); a heading
+   is content exactly when the block after it is (the context rule of jusText, Pomikálek
+   2011), so "Popular posts" over a link list goes with the list.
 """
 
 from dataclasses import dataclass
@@ -102,9 +103,9 @@ def classify(
             good.append(True)
         else:
             good.append(b.words >= min_outside_words)
-    for i in range(len(blocks) - 2, -1, -1):
-        if blocks[i].heading and good[i + 1] and blocks[i].link_words == 0:
-            good[i] = True
+    for i in range(len(blocks) - 1, -1, -1):
+        if blocks[i].heading:
+            good[i] = i + 1 < len(blocks) and good[i + 1] and blocks[i].link_words == 0
     return good
 
 
