@@ -1,0 +1,146 @@
+"""Real ``scrapy crawl seeds`` runs over the loopback web: robots.txt (C01, C29), Crawl-delay (C04).
+
+Assertions are on the server's request log (host, path, arrival time) and the crawl's stats.
+"""
+
+from __future__ import annotations
+
+import socket
+from itertools import pairwise
+
+import pytest
+
+from tests.crawlrun import finish, run_crawl, start_crawl, wait_for
+from tests.localweb import LocalWeb
+
+pytestmark = pytest.mark.crawl
+
+TXT = "text/plain"
+PAGE = "<html><body><p>page</p></body></html>"
+NO_PIPELINES = {"ITEM_PIPELINES": "{}", "WACKY_FOLLOW_LINKS": "False"}
+TOLERANCE = 0.05  # seconds; arrival times are taken by the server, send times by the crawler
+
+
+class DirectLoopbackWeb(LocalWeb):
+    """LocalWeb whose crawls reach 127.0.0.1 directly (no proxy), for a refused connection."""
+
+    def env(self) -> dict[str, str]:
+        return {**super().env(), "no_proxy": "127.0.0.1", "NO_PROXY": "127.0.0.1"}
+
+
+def closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def paths(web: LocalWeb, host: str) -> list[str]:
+    return [h.path for h in sorted(web.hits_for(host), key=lambda h: h.time)]
+
+
+def pages(host: str, n: int) -> list[str]:
+    return [f"http://{host}/p{i}.html" for i in range(n)]
+
+
+def add_pages(web: LocalWeb, host: str, n: int) -> None:
+    for url in pages(host, n):
+        web.add(url, PAGE)
+
+
+def test_c29_concurrent_requests_all_wait_for_robots(tmp_path):
+    with LocalWeb() as web:
+        web.add("http://race.test/robots.txt", "User-agent: *\nDisallow: /\n", content_type=TXT)
+        add_pages(web, "race.test", 12)
+        web.add("http://open.test/robots.txt", "User-agent: *\nDisallow: /p1\n", content_type=TXT)
+        add_pages(web, "open.test", 4)
+        settings = {**NO_PIPELINES, "CONCURRENT_REQUESTS": "32",
+                    "CONCURRENT_REQUESTS_PER_DOMAIN": "16"}
+        result = run_crawl(web, pages("race.test", 12) + pages("open.test", 4), tmp_path,
+                           settings, timeout=60)
+        assert result.returncode == 0, result.log[-3000:]
+        assert paths(web, "race.test") == ["/robots.txt"]
+        open_paths = paths(web, "open.test")
+        assert open_paths[0] == "/robots.txt"  # nothing sent before robots.txt is known
+        assert sorted(open_paths[1:]) == ["/p0.html", "/p2.html", "/p3.html"]
+        assert result.stat("wacky/robots/ok") == 2
+        assert result.stat("wacky/robots/forbidden") == 13
+
+
+def test_c01_failures_disallow_and_retry_4xx_allows(tmp_path):
+    dead = f"127.0.0.1:{closed_port()}"
+    with DirectLoopbackWeb() as web:
+        web.add("http://s503.test/robots.txt", "<html><body>Down for maintenance</body></html>",
+                status=503)
+        web.add("http://s500.test/robots.txt", b"", status=500, content_type=TXT)
+        web.add("http://s429.test/robots.txt", b"", status=429, content_type=TXT)
+        web.add("http://slow.test/robots.txt", "User-agent: *\nAllow: /\n", content_type=TXT,
+                delay=3)
+        flaky = web.add("http://flaky.test/robots.txt", "User-agent: *\nDisallow: /p1\n",
+                        status=503, content_type=TXT)
+        web.add("http://gone.test/robots.txt", b"", status=410)
+        hosts = ["s503.test", "s500.test", "s429.test", "slow.test", "flaky.test", "gone.test",
+                 "nofile.test"]
+        for host in hosts:
+            add_pages(web, host, 3)
+        seeds = [u for host in hosts for u in pages(host, 3)] + [f"http://{dead}/p0.html"]
+        settings = {**NO_PIPELINES, "DOWNLOAD_TIMEOUT": "1", "WACKY_ROBOTS_RETRY_SECONDS": "2",
+                    "WACKY_ROBOTS_MAX_DEFERRALS": "1"}
+        proc, stats_file = start_crawl(web, seeds, tmp_path, settings)
+        log = tmp_path / "crawl.log"
+        assert wait_for(lambda: "flaky.test/robots.txt: 503" in log.read_text(), timeout=30)
+        flaky.status = 200  # the host comes back before the retry
+        result = finish(proc, tmp_path, stats_file, timeout=60)
+
+    assert result.returncode == 0, result.log[-3000:]
+    for host in ("s503.test", "s500.test", "s429.test", "slow.test"):
+        # no page ever; robots.txt fetched again after the back-off, then the pages dropped
+        assert paths(web, host) == ["/robots.txt", "/robots.txt"], host
+    assert paths(web, "flaky.test")[:2] == ["/robots.txt", "/robots.txt"]
+    assert sorted(paths(web, "flaky.test")[2:]) == ["/p0.html", "/p2.html"]
+    for host in ("gone.test", "nofile.test"):  # 410, 404: unavailable, everything allowed
+        assert paths(web, host)[0] == "/robots.txt"
+        assert sorted(paths(web, host)[1:]) == ["/p0.html", "/p1.html", "/p2.html"]
+    assert result.stat("wacky/robots/unreachable_5xx") == 2 * 3 + 1  # s503, s500, s429; flaky
+    assert result.stat("wacky/robots/unreachable_network") == 2 * 2  # slow.test, refused
+    assert result.stat("wacky/robots/unavailable_4xx") == 2
+    assert result.stat("wacky/robots/ok") == 1
+    assert result.stat("wacky/robots/forbidden") == 1  # flaky's /p1.html
+    assert result.stat("wacky/robots/deferred") == 5 * 3 + 1
+    assert result.stat("wacky/robots/dropped_unreachable") == 4 * 3 + 1
+
+
+def gaps(web: LocalWeb, host: str) -> list[float]:
+    times = sorted(h.time for h in web.hits_for(host))
+    return [b - a for a, b in pairwise(times)]
+
+
+def test_c04_crawl_delay_of_our_group_capped_and_not_lowered_by_autothrottle(tmp_path):
+    with LocalWeb() as web:
+        web.add("http://a.example.test/robots.txt",
+                "User-agent: *\nCrawl-delay: 10\n\nUser-agent: wackycrawl\nCrawl-delay: 2\n",
+                content_type=TXT)
+        web.add("http://b.example.test/robots.txt", "User-agent: *\nCrawl-delay: 1.5\n",
+                content_type=TXT)
+        web.add("http://e.example.test/robots.txt", "User-agent: *\nCrawl-delay: 86400\n",
+                content_type=TXT)
+        web.add("http://d.example.test/robots.txt",
+                "User-agent: *\nCrawl-delay: ten seconds please\n", content_type=TXT)
+        for host in ("a", "b", "e", "d"):
+            add_pages(web, f"{host}.example.test", 3)
+        seeds = [u for h in ("a", "b", "e", "d") for u in pages(f"{h}.example.test", 3)]
+        settings = {**NO_PIPELINES, "DOWNLOAD_DELAY": "0.5", "AUTOTHROTTLE_ENABLED": "True",
+                    "AUTOTHROTTLE_START_DELAY": "0.5", "WACKY_CRAWL_DELAY_MAX": "2.5",
+                    "CONCURRENT_REQUESTS_PER_DOMAIN": "4"}
+        result = run_crawl(web, seeds, tmp_path, settings, timeout=90)
+
+    assert result.returncode == 0, result.log[-3000:]
+    expected = {"a.example.test": 2.0, "b.example.test": 1.5, "e.example.test": 2.5,
+                "d.example.test": 0.5}
+    for host, interval in expected.items():
+        g = gaps(web, host)
+        assert len(g) == 3, host  # robots.txt + 3 pages
+        assert min(g) >= interval - TOLERANCE, (host, g)  # robots.txt -> first page included
+    assert max(gaps(web, "a.example.test")) < 10  # our group's value, not the "*" one
+    assert result.stat("wacky/politeness/crawl_delay_hosts") == 3
+    assert result.stat("wacky/politeness/capped") == 1
+    assert "Crawl-delay 86400 s capped at WACKY_CRAWL_DELAY_MAX = 2.5 s" in result.log
