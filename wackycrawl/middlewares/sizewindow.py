@@ -115,8 +115,8 @@ class SizeWindowMiddleware:
         if first and t.sniff and not t.encoded and (kind := sw.sniff_binary(data)):
             self._stop(t, "not_html", f"no Content-Type, body starts as {kind}")
         if t.meter is not None and t.meter.feed(data) > self.max_bytes:
-            self._stop(t, "too_large_decoded", f"{t.meter.size} B decoded from {t.wire} B "
-                       f"> {self.max_bytes} B, download cancelled")
+            self._stop(t, "too_large_decoded", f"{t.meter.size} B > {self.max_bytes} B decoded "
+                       f"from the first {t.wire} B, download cancelled")
         if self.max_bytes and t.wire > self.max_bytes:
             self._stop(t, "too_large_wire", f"{t.wire} B received > {self.max_bytes} B, "
                        "download cancelled")
