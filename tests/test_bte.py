@@ -1,0 +1,177 @@
+"""BTE (Finn et al. 2001) and the block-level extractor built on it."""
+
+import random
+from pathlib import Path
+
+import pytest
+
+from wackycrawl.text import blocks, bte
+from wackycrawl.text.extractors import get_extractor
+
+FIXTURES = Path(__file__).parent / "fixtures" / "boilerplate"
+ARTICLE = (FIXTURES / "article_lists.html").read_text(encoding="utf-8")
+ARTICLE_LINES = [
+    "Repotting a Boston fern",
+    "A Boston fern grows quickly",  # start of the first paragraph
+    "Steps",
+    "One: water the fern well",
+    "Two: ease it out gently",
+    "Three: loosen the root ball",
+    "Four: set it level",
+    "Five: fill with compost",
+    "Six: water it again",
+    "Keep it out of direct sun for a week afterwards.",
+]
+BOILERPLATE = ["Home", "Plants", "Popular posts", "Winter care for orchids", "Privacy",
+               "Imprint", "Green Notes", "Not text at all", "Commented out paragraph", "tag1"]
+AUTHOR = (
+    '<div class="author"><div><div><p>About the author: Mara has grown ferns, palms and '
+    "climbing plants in a small city flat for more than twenty years, and she writes about "
+    "what worked for her and what did not, including the many plants she lost to too much "
+    "water and too little light.</p></div></div></div>"
+)
+# A tag cloud: 40 links = 80 tags, more than the author paragraph's 52 words, so BTE cannot
+# join the author paragraph to the article and it lies outside the span.
+TAG_CLOUD = '<div class="tags">' + "".join(
+    f'<a href="/tag/{i}">tag{i}</a> ' for i in range(40)) + "</div>"
+
+
+def in_order(paragraphs: list[str], lines: list[str]) -> bool:
+    """Each line starts a paragraph, in this order (other paragraphs may come between)."""
+    it = iter(paragraphs)
+    return all(any(p.startswith(line) for p in it) for line in lines)
+
+
+# --- BTE -------------------------------------------------------------------------------------
+
+HAND_PAGE = (
+    "<html><head><title>Site name</title></head><body>"
+    '<div><a href="/">Home</a> | <a href="/news">News</a></div>'
+    "<p>Alpha beta gamma <b>delta epsilon zeta</b> eta.</p><p>Theta iota kappa.</p>"
+    '<div><a href="/c">Contact us</a></div></body></html>'
+)
+
+
+def test_hand_computed_span():
+    # Scores after <body>: Home +1 </a> -1 "|" +1 <a> -1 News +1 </a> -1 </div> -1 <p> -1
+    # | Alpha.. +3 <b> -1 +3 </b> -1 eta. +1 </p> -1 <p> -1 Theta.. +3 | </p> -1 <div> -1
+    # <a> -1 Contact us +2 ... The best run is Alpha..kappa: 3-1+3-1+1-1-1+3 = 6; adding the
+    # menu before it (net -1 with the </div><p>) or "Contact us" after it (net -1) lowers it.
+    parts = bte.pieces(bte.strip_invisible(HAND_PAGE))
+    scores = bte.weights(parts)
+    start, end = bte.best_span(scores)
+    assert parts[start] == "Alpha beta gamma " and parts[end - 1] == "Theta iota kappa."
+    assert sum(scores[start:end]) == 6
+    assert bte.extract(HAND_PAGE) == ["Alpha beta gamma delta epsilon zeta eta.",
+                                      "Theta iota kappa."]
+
+
+def naive_bte(bits: list[int]) -> int:
+    """max over i <= j of tags before i + words in [i, j] + tags after j (b = 1 is a tag)."""
+    n = len(bits)
+    return max(
+        sum(bits[:i]) + sum(1 - b for b in bits[i:j + 1]) + sum(bits[j + 1:])
+        for i in range(n) for j in range(i, n)
+    )
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_linear_span_matches_naive_objective(seed):
+    rng = random.Random(seed)
+    bits = [int(rng.random() < rng.choice((0.3, 0.5, 0.7))) for _ in range(rng.randint(1, 60))]
+    if all(bits):
+        bits[rng.randrange(len(bits))] = 0  # at least one word, so the span is not empty
+    start, end = bte.best_span([bte.TAG_WEIGHT if b else bte.WORD_WEIGHT for b in bits])
+    assert start < end
+    objective = sum(bits[:start]) + sum(1 - b for b in bits[start:end]) + sum(bits[end:])
+    assert objective == naive_bte(bits)
+
+
+def test_no_words_gives_empty_span_and_no_text():
+    assert bte.best_span([-1, -1, 0]) == (0, 0)
+    assert bte.extract("<div><br><img src=x></div>") == []
+    assert blocks.extract("<div><br><img src=x></div>") == []
+
+
+def test_entities_script_style_comments():
+    page = (
+        "<html><head><style>p { color: red }</style></head><body>"
+        "<p>caf&eacute; &amp; cr&#232;me&nbsp;br&ucirc;l&eacute;e, a &lt; b and 3 < 4</p>"
+        '<script type="text/javascript">document.write("<p>not text</p>");</script>'
+        "<!-- <p>hidden words here</p> --><noscript>enable scripts</noscript>"
+        "<p>second   paragraph\n spans\tlines</p></body></html>"
+    )
+    for extract in (bte.extract, blocks.extract):
+        assert extract(page) == ["café & crème brûlée, a < b and 3 < 4",
+                                 "second paragraph spans lines"]
+
+
+def test_unclosed_script_and_comment_run_to_the_end():
+    assert bte.extract("<p>kept words</p><script>var a = '<p>lost</p>';") == ["kept words"]
+    assert bte.extract("<p>kept words</p><!-- <p>lost</p>") == ["kept words"]
+
+
+@pytest.mark.parametrize(
+    "markup",
+    [
+        "",
+        "<",
+        "<<<>>>",
+        "<p>unclosed <b>bold <i>italic",
+        "<div <p>attr soup=\"<a href='x'>\">text</div>",
+        "</p></div>text only</body></html>",
+        "<a" * 20000,  # would take quadratic time with a naive tag regex
+        "<script" * 20000,
+        "\x00\x01\x89PNG\r\n\x1a\n\ufffd" * 1000,  # binary served as text/html
+        "<p>" + "&amp;&#xZZ;&bogus;&#99999999;" * 200,
+    ],
+)
+def test_broken_markup_never_raises(markup):
+    for extract in (bte.extract, blocks.extract):
+        out = extract(markup)
+        assert isinstance(out, list) and all(isinstance(p, str) and p for p in out)
+
+
+# --- Block-level extractor (case C24: lists inside the article) --------------------------------
+
+
+def test_bte_cuts_the_article_at_its_list():
+    out = bte.extract(ARTICLE)
+    assert in_order(out, ARTICLE_LINES[:2])
+    assert not any("water the fern" in p for p in out)
+
+
+def test_blocks_keeps_list_items_and_drops_link_lists():
+    out = blocks.extract(ARTICLE)
+    assert in_order(out, ARTICLE_LINES)
+    assert [line for line in BOILERPLATE if any(line in p for p in out)] == []
+
+
+def test_blocks_keeps_a_second_content_area():
+    page = ARTICLE.replace("<!-- author -->", TAG_CLOUD + AUTHOR)
+    parts = bte.pieces(bte.strip_invisible(page))
+    _, scores = blocks.segment(parts)
+    assert "About the author" not in "".join(parts[slice(*bte.best_span(scores))])
+    out = blocks.extract(page)
+    assert in_order(out, [*ARTICLE_LINES, "About the author: Mara"])
+    assert [line for line in BOILERPLATE if any(line in p for p in out)] == []
+
+
+def test_short_block_outside_the_span_is_boilerplate():
+    page = ARTICLE.replace("<!-- author -->", "<div><div><p>Subscribe to our newsletter</p>")
+    assert not any("newsletter" in p for p in blocks.extract(page))
+
+
+def test_thresholds_are_parameters():
+    page = ARTICLE.replace("<!-- author -->", TAG_CLOUD + AUTHOR)
+    assert not any("About the author" in p
+                   for p in blocks.extract(page, min_outside_words=1000))
+    everything = blocks.extract(page, max_link_density=1.0, min_outside_words=0)
+    assert any("Winter care for orchids" in p for p in everything)
+
+
+def test_get_extractor_by_name():
+    assert get_extractor("bte") is bte.extract
+    assert get_extractor("blocks")(ARTICLE) == blocks.extract(ARTICLE)
+    with pytest.raises(ValueError, match="unknown extractor 'justext'"):
+        get_extractor("justext")
