@@ -1,0 +1,72 @@
+"""``wackycrawl clean -o OUTDIR FILE.html...``: output files, messages and exit codes."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+from wackycrawl.cli import main
+
+ARTICLE = Path(__file__).parent / "fixtures" / "boilerplate" / "article_lists.html"
+
+
+def test_writes_one_paragraph_per_line(tmp_path):
+    assert main(["clean", "-o", str(tmp_path / "out"), str(ARTICLE)]) == 0
+    lines = (tmp_path / "out" / "article_lists.txt").read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "Repotting a Boston fern"
+    assert "Six: water it again" in lines and "Winter care for orchids" not in lines
+    assert all(line.strip() == line and line for line in lines)
+
+
+def test_legacy_encoding_is_decoded_and_written_as_utf8(tmp_path):
+    page = tmp_path / "latin.html"
+    page.write_bytes('<meta charset="iso-8859-1"><p>Stra\xdfe und Caf\xe9 in K\xf6ln, '
+                     "ein langer Satz mit vielen W\xf6rtern.</p>".encode("latin-1"))
+    assert main(["clean", "-o", str(tmp_path), str(page)]) == 0
+    assert (tmp_path / "latin.txt").read_text(encoding="utf-8") == (
+        "Straße und Café in Köln, ein langer Satz mit vielen Wörtern.\n")
+
+
+def test_extractor_option(tmp_path):
+    assert main(["clean", "--extractor", "bte", "-o", str(tmp_path), str(ARTICLE)]) == 0
+    text = (tmp_path / "article_lists.txt").read_text(encoding="utf-8")
+    assert "Repotting a Boston fern" in text and "Six: water it again" not in text
+
+
+def test_bad_files_are_reported_and_the_rest_is_cleaned(tmp_path, capsys):
+    png = tmp_path / "image.html"
+    png.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)) * 8)
+    empty = tmp_path / "empty.html"
+    empty.write_bytes(b"<html><body><img src=a.png></body></html>")
+    missing = tmp_path / "missing.html"
+    out = tmp_path / "out"
+    status = main(["clean", "-o", str(out), str(png), str(missing), str(empty), str(ARTICLE)])
+    err = capsys.readouterr().err
+    assert status == 1
+    assert f"wackycrawl clean: {png}: not cleaned:" in err
+    assert f"wackycrawl clean: {missing}: not cleaned:" in err
+    assert "Traceback" not in err
+    assert f"{empty}: no text left" in err
+    assert (out / "empty.txt").read_text() == ""
+    assert "Six: water it again" in (out / "article_lists.txt").read_text(encoding="utf-8")
+    assert sorted(p.name for p in out.iterdir()) == ["article_lists.txt", "empty.txt"]
+
+
+def test_same_name_twice_is_not_overwritten(tmp_path, capsys):
+    other = tmp_path / "a" / "article_lists.html"
+    other.parent.mkdir()
+    other.write_text("<p>A different page with other words.</p>", encoding="utf-8")
+    assert main(["clean", "-o", str(tmp_path / "out"), str(ARTICLE), str(other)]) == 1
+    assert "already written" in capsys.readouterr().err
+    text = (tmp_path / "out" / "article_lists.txt").read_text(encoding="utf-8")
+    assert "Boston fern" in text
+
+
+def test_console_entry_point(tmp_path):
+    run = subprocess.run(
+        [sys.executable, "-c", "import sys; from wackycrawl.cli import main; sys.exit(main())",
+         "clean", "-o", str(tmp_path), str(ARTICLE), str(tmp_path / "nope.html")],
+        check=False, capture_output=True, text=True, timeout=60,
+    )
+    assert run.returncode == 1
+    assert "nope.html: not cleaned" in run.stderr and "Traceback" not in run.stderr
+    assert (tmp_path / "article_lists.txt").exists()
