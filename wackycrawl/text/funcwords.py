@@ -186,14 +186,18 @@ class Identifier:
         if tok[best] and (tok[best] - tok[second]) / tok[best] >= self.min_margin:
             return result(langs[best], tok[best] / n, "funcwords")
         close = [langs[i] for i in order if tok[i] and tok[i] >= tok[best] * (1 - self.min_margin)]
-        if len(norm) >= self.langid_min_chars:
-            lang, prob = langid_rank(norm[: self.langid_max_chars])
+        long_enough = len(norm) >= self.langid_min_chars
+        if not (close or long_enough):
+            return result(UND, 0.0, "no-evidence")
+        logp = _langid_logp(norm[: self.langid_max_chars])  # one feature vector for both
+        if long_enough:
+            lang, prob = _pick(logp)
             # langid's whole model is trusted unless it picks another listed language
             # than the close lists: then the lists' evidence restricts it to those.
             if lang != UND and (not close or lang in close or not has_list(lang)):
                 return result(lang, prob, "langid")
         if close:
-            lang, prob = langid_rank(norm[: self.langid_max_chars], close)
+            lang, prob = _pick(logp, close)
             if lang != UND:
                 return result(lang, prob, "langid")
         return result(UND, 0.0, "no-evidence")
@@ -216,19 +220,26 @@ def langid_rank(text: str, restrict: list[str] | None = None) -> tuple[str, floa
     (softmax over those classes only, the same as ``set_languages`` without changing the
     shared model). Returns ``("und", 0.0)`` when no feature of the model matched (langid
     would answer its prior, e.g. en 0.1694: case C12) or ``restrict`` has no known code."""
-    import numpy as np
+    return _pick(_langid_logp(text), restrict)
 
+
+def _langid_logp(text: str):
+    """langid.py's log-probabilities for all its classes, or None if no feature matched."""
     ident = _langid_model()
     fv = ident.instance2fv(text)
-    if not fv.any():
+    return ident.nb_classprobs(fv) if fv.any() else None
+
+
+def _pick(logp, restrict: list[str] | None = None) -> tuple[str, float]:
+    import numpy as np
+
+    if logp is None:
         return UND, 0.0
-    logp = ident.nb_classprobs(fv)
-    classes = ident.nb_classes
+    classes = _langid_model().nb_classes
     wanted = [_TO_LANGID.get(c, c) for c in restrict] if restrict else classes
     idx = [i for i, c in enumerate(classes) if c in wanted]
     if not idx:
         return UND, 0.0
-    idx = list(idx)
     probs = np.exp(logp[idx] - logp[idx].max())
     top = int(probs.argmax())
     return _FROM_LANGID.get(classes[idx[top]], classes[idx[top]]), float(probs[top] / probs.sum())
