@@ -76,8 +76,14 @@ def tag_name(tag: str) -> str:
 
 
 def weights(parts: list[str]) -> list[int]:
-    """BTE score of each piece: words x :data:`WORD_WEIGHT` for text, :data:`TAG_WEIGHT` for a tag."""
-    return [len(p.split()) * WORD_WEIGHT if k % 2 == 0 else TAG_WEIGHT for k, p in enumerate(parts)]
+    """BTE score of each piece: its words x :data:`WORD_WEIGHT`, or :data:`TAG_WEIGHT`.
+
+    A text chunk's words are consecutive +1 tokens, so the best token span never splits a
+    chunk and the span over pieces equals the span over tokens (with N = pieces, not words).
+    """
+    return [
+        len(p.split()) * WORD_WEIGHT if k % 2 == 0 else TAG_WEIGHT for k, p in enumerate(parts)
+    ]
 
 
 def best_span(scores: list[int]) -> tuple[int, int]:
