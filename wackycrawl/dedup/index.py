@@ -134,21 +134,20 @@ class _Table:
         query's leading ``prefix_bits`` after rotation, or None if the bucket is empty."""
         rotated = _rotl(fp, self.shift)
         prefix = rotated >> (64 - self.prefix_bits)
-        best = None
         bucket = self.sorted[self.offsets[prefix] : self.offsets[prefix + 1]]
+        best = None
         if len(bucket) > _SCALAR_BUCKET:
             distances = np.bitwise_count(bucket ^ _U64(rotated))
             i = int(np.argmin(distances))
-            best = (int(distances[i]), _rotl(int(bucket[i]), (64 - self.shift) % 64))
-        else:
-            for stored in bucket.tolist():
-                d = (stored ^ rotated).bit_count()
-                if best is None or d < best[0]:
-                    best = (d, _rotl(stored, (64 - self.shift) % 64))
-        for stored in self.pending.get(prefix, ()):
-            d = (stored ^ fp).bit_count()
-            if best is None or d < best[0]:
-                best = (d, stored)
+            best = (int(distances[i]), int(bucket[i]))
+        elif len(bucket):
+            best = min(((v ^ rotated).bit_count(), v) for v in bucket.tolist())
+        if best is not None:
+            best = (best[0], _rotl(best[1], (64 - self.shift) % 64))
+        pending = self.pending.get(prefix)
+        if pending:
+            near = min(((v ^ fp).bit_count(), v) for v in pending)
+            best = near if best is None or near < best else best
         return best
 
 
