@@ -54,6 +54,8 @@ class _Transfer:
 
 
 class SizeWindowMiddleware:
+    """Downloader middleware enforcing the size window and the HTML-only rule (see module)."""
+
     def __init__(self, crawler, min_bytes: int, max_bytes: int, html_types: tuple[str, ...]):
         self.stats = crawler.stats
         self.min_bytes, self.max_bytes, self.html_types = min_bytes, max_bytes, html_types
