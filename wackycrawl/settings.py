@@ -22,14 +22,17 @@ ROBOTSTXT_OBEY = True
 CONCURRENT_REQUESTS = 16
 CONCURRENT_REQUESTS_PER_DOMAIN = 1
 DOWNLOAD_DELAY = 1.0
-RANDOMIZE_DOWNLOAD_DELAY = True
+# Each slot delay varies by +-50 % (Scrapy's default; replaces the deprecated
+# RANDOMIZE_DOWNLOAD_DELAY). wackycrawl.middlewares.politeness adds no jitter of its own.
+DOWNLOAD_DELAY_JITTER = 0.5
 AUTOTHROTTLE_ENABLED = True
 AUTOTHROTTLE_START_DELAY = 1.0
 AUTOTHROTTLE_MAX_DELAY = 60.0
 AUTOTHROTTLE_TARGET_CONCURRENCY = 1.0
 # Upper bound for a robots.txt Crawl-delay, in seconds (C04: absurd values are capped).
 WACKY_CRAWL_DELAY_MAX = 60.0
-# Seconds before a robots.txt that failed (5xx, network) is fetched again (RFC 9309 2.3.1.4).
+# Seconds a host whose robots.txt failed (5xx, 429, no answer) stays completely disallowed
+# before robots.txt is fetched again; a longer Retry-After wins (RFC 9309 2.3.1.4; C01).
 WACKY_ROBOTS_RETRY_SECONDS = 600
 # Seconds a robots.txt (parsed, or 4xx "unavailable") is cached at most (RFC 9309 2.4: 24 h).
 WACKY_ROBOTS_MAX_AGE = 86400
