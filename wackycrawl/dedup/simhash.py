@@ -59,7 +59,13 @@ def tokens(text: str) -> list[str]:
     Combining marks and symbols stay inside tokens (``"काम" != "कम"``). Scripts written
     without spaces (Thai, Chinese) give one token per space-delimited run; no word
     segmentation is attempted."""
-    return unicodedata.normalize("NFC", text).casefold().translate(_PUNCTUATION_TO_SPACE).split()
+    words = []
+    for word in unicodedata.normalize("NFC", text).casefold().split():
+        if word.isalnum():  # the common case, without the slow per-character translate
+            words.append(word)
+        else:
+            words.extend(word.translate(_PUNCTUATION_TO_SPACE).split())
+    return words
 
 
 def features(text: str) -> Counter:
@@ -82,19 +88,19 @@ def weight_vector(
 ) -> np.ndarray:
     """The simhash vector ``V`` (int64, shape ``(bits,)``, ``V[i]`` for bit ``i``).
 
-    ``weighted`` maps feature -> weight (int, any size up to 2**62 in total);
-    ``hashfunc`` maps a feature to an int of at least ``bits`` bits (higher bits are
-    ignored). Raises ValueError unless ``1 <= bits <= 64``. Computed with numpy:
-    ``V = 2 * (w @ B) - sum(w)`` where ``B[j, i]`` is bit ``i`` of feature ``j``'s hash."""
+    ``weighted`` maps feature -> weight (ints > 0, exact while their total is below
+    2**53); ``hashfunc`` maps a feature to an int in ``[0, 2**64)``; bits from ``bits``
+    up are ignored. Raises ValueError unless ``1 <= bits <= 64``. Computed with numpy:
+    ``V = 2 * (w @ B) - sum(w)`` where ``B[j, i]`` is bit ``i`` of feature ``j``'s hash
+    (a float64 product, which BLAS does faster than an int64 one)."""
     if not 1 <= bits <= 64:
         raise ValueError(f"bits must be in 1..64, not {bits}")
     if not weighted:
         return np.zeros(bits, dtype=np.int64)
-    mask = (1 << bits) - 1
-    hashes = np.fromiter((hashfunc(f) & mask for f in weighted), dtype="<u8", count=len(weighted))
-    weights = np.fromiter(weighted.values(), dtype=np.int64, count=len(weighted))
+    hashes = np.fromiter(map(hashfunc, weighted), dtype="<u8", count=len(weighted))
+    weights = np.fromiter(weighted.values(), dtype=np.float64, count=len(weighted))
     hash_bits = np.unpackbits(hashes.view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")
-    return 2 * (weights @ hash_bits[:, :bits].astype(np.int64)) - weights.sum()
+    return (2 * (weights @ hash_bits[:, :bits]) - weights.sum()).astype(np.int64)
 
 
 def fingerprint(
