@@ -143,7 +143,7 @@ class RobotsMiddleware:
         n = request.meta.get(DEFERRALS_META, 0)
         if n >= self.max_deferrals:
             self.stats.inc_value("wacky/robots/dropped_unreachable")
-            logger.info("Dropped after %d deferrals, robots.txt unreachable: %s", n, request)
+            logger.debug("Dropped after %d deferrals, robots.txt unreachable: %s", n, request)
             raise IgnoreRequest("robots.txt unreachable")
         self._parked.setdefault(key, []).append(
             request.replace(dont_filter=True, meta={**request.meta, DEFERRALS_META: n + 1}))
