@@ -3,8 +3,8 @@
 Stages, each a plain function or small class over ``bytes``/``str`` (no Scrapy import):
 
 1. :func:`decode_robots` - bytes to text: at most ``max_bytes`` (RFC 9309 2.5: parse at least
-   500 KiB), a UTF-8 BOM dropped, UTF-8 (RFC 9309 2.3) or, for an invalid UTF-8 file, the
-   windows-1252 fallback (latin-1 for its five undefined bytes) so that "/b\\xfccher/" still blocks.
+   500 KiB), a UTF-8 BOM dropped, UTF-8 (RFC 9309 2.3) or, for an invalid UTF-8 file,
+   windows-1252 (latin-1 if it holds a byte cp1252 leaves undefined), so "/b\\xfccher/" still blocks.
 2. :func:`parse_robots` - text to :class:`RobotsRules` (Protego does the matching: longest
    match, Allow wins ties, ``*`` and ``$``). CR, LF and CRLF all end a line (RFC 9309 2.2).
    For a legacy-decoded file each non-ASCII Allow/Disallow path is also added percent-encoded
