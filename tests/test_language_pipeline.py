@@ -75,3 +75,13 @@ def test_missing_or_broken_paragraphs_do_not_crash():
         pipe.process_item({"url": "http://example.org/x"})
     broken = item(EN, None, 42)
     assert pipe.process_item(broken)["language"] == "en"
+
+
+def test_word_list_outside_the_targets_is_not_prose():
+    # A list of words langid.py assigns to some unlisted language is no prose either.
+    pipe, stats = build(WACKY_LANGUAGES="en")
+    words = " ".join(f"{a}{b}{c}" for a in ("ka", "lo", "mi", "ten", "bra")
+                     for b in ("sul", "vo", "rin", "dex") for c in ("pa", "gor", "fen", "tu"))
+    with pytest.raises(DropItem, match="^not_prose"):
+        pipe.process_item({"url": "http://example.org/", "paragraphs": [words, words]})
+    assert stats.get_value("wacky/drop/not_prose") == 1

@@ -4,11 +4,14 @@ A thin adapter over :mod:`wackycrawl.text.funcwords`. Reads ``item["paragraphs"]
 boilerplate-free main text, never title or menus: case C13), sets ``item["language"]`` and
 ``item["meta"]`` ``Language``, ``Language-Score``, ``Language-Method``. Drops with
 ``wrong_language`` (not one of ``WACKY_LANGUAGES``, or undetermined when that is set) and
-``not_prose`` (too few function words: WaCky's connected-prose filter). Counts
+``not_prose`` (too few function words: WaCky's connected-prose filter; also when a page
+outside ``WACKY_LANGUAGES`` has too few function words of every list, since it is then no
+prose in any listed language). Counts
 ``wacky/language/<lang>`` and ``wacky/language/method/<method>``.
 """
 
 import logging
+from dataclasses import replace
 
 from scrapy.exceptions import NotConfigured
 
@@ -74,9 +77,18 @@ class LanguagePipeline:
         meta["Language-Score"] = f"{result.score:.3f}"
         meta["Language-Method"] = result.method
         if self.targets and result.lang not in self.targets:
+            # A text with too few function words of every list is no prose in any listed
+            # language (a word list langid.py happens to call "rw"): say so.
+            unlisted = replace(result, lang=funcwords.UND)
+            if result.method == "langid" and not funcwords.is_connected_prose(
+                    unlisted, **self.prose):
+                raise drop(self.stats, "not_prose", item, self._detail(result))
             raise drop(self.stats, "wrong_language", item, f"{result.lang} by {result.method}")
         if not funcwords.is_connected_prose(result, **self.prose):
-            detail = (f"{result.fw_types} types, {result.fw_tokens} tokens, "
-                      f"ratio {result.fw_ratio:.2f}")
-            raise drop(self.stats, "not_prose", item, detail)
+            raise drop(self.stats, "not_prose", item, self._detail(result))
         return item
+
+    @staticmethod
+    def _detail(result) -> str:
+        return (f"{result.fw_types} function-word types, {result.fw_tokens} tokens, "
+                f"ratio {result.fw_ratio:.2f}")
