@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from wackycrawl.dedup.index import ChecksumSet, SimhashIndex
 from wackycrawl.dedup.simhash import checksum, features, fingerprint, hamming
+from wackycrawl.text.funcwords import function_words
 
 K = 3  # Manku, Jain, Das Sarma 2007: 64-bit simhash, Hamming distance <= 3
 MIN_FEATURES = 50  # words; case C15 ("empty or tiny, e.g. < 50 tokens")
@@ -47,15 +48,19 @@ class DuplicateDetector:
     """Exact and near-duplicate detection over the texts added so far."""
 
     def __init__(self, k: int = K, min_features: int = MIN_FEATURES,
-                 checksums: ChecksumSet | None = None, simhashes: SimhashIndex | None = None):
+                 checksums: ChecksumSet | None = None, simhashes: SimhashIndex | None = None,
+                 stopwords: frozenset[str] | None = None):
+        """``stopwords`` are left out of the simhash features; None means the function
+        words of every shipped list (:func:`wackycrawl.text.funcwords.function_words`)."""
         self.k = k
+        self.stopwords = function_words() if stopwords is None else stopwords
         self.min_features = min_features
         self.checksums = checksums if checksums is not None else ChecksumSet()
         self.simhashes = simhashes if simhashes is not None else SimhashIndex(k=k)
 
     def check(self, text: str) -> Decision:
         """Classify ``text`` (clean text, str) without storing it."""
-        weighted = features(text)
+        weighted = features(text, self.stopwords)
         n = sum(weighted.values())
         digest, fp = checksum(text), fingerprint(weighted)
         if n == 0:

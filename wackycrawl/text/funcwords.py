@@ -90,6 +90,11 @@ def _lexicon() -> tuple[tuple[str, ...], dict[str, tuple[int, ...]]]:
     return langs, {w: tuple(ix) for w, ix in owners.items()}
 
 
+def function_words() -> frozenset[str]:
+    """Every word of every shipped list (normalised as :func:`normalise`)."""
+    return frozenset(_lexicon()[1])
+
+
 def languages() -> tuple[str, ...]:
     """ISO 639-1 codes of the shipped function-word lists, sorted."""
     return _lexicon()[0]
