@@ -110,8 +110,8 @@ def test_kept_documents(case_crawl):
     assert len(set(urls) & expected["one_of"]) == 1, "exact/near copies must be kept once"
     assert not set(urls) & expected["refused"]
     assert result.stat("wacky/kept") == len(urls)
-    assert result.stat("wacky/drop/exact_duplicate") == 1
-    assert result.stat("wacky/drop/near_duplicate") == 1
+    # which of the three is kept depends on arrival order; the other two are duplicates
+    assert result.stat("wacky/drop/exact_duplicate") + result.stat("wacky/drop/near_duplicate") == 2
 
 
 def test_robots_disallow_and_crawl_delay(case_crawl):
@@ -162,7 +162,7 @@ def build_chain_web(web: LocalWeb, hosts: int = 4, per_host: int = 8) -> set[str
 
 
 def test_graceful_stop_and_resume_gives_the_same_documents(tmp_path):
-    settings = {**SETTINGS, "DOWNLOAD_DELAY": "0.25"}
+    settings = {**SETTINGS, "DOWNLOAD_DELAY": "0.25", "DEPTH_LIMIT": "0"}
     with LocalWeb() as web:
         expected = build_chain_web(web)
         seeds = ["http://h0.chain.test/p0.html"]
@@ -188,7 +188,7 @@ def test_graceful_stop_and_resume_gives_the_same_documents(tmp_path):
 
 
 def test_kill_9_leaves_every_file_valid(tmp_path):
-    settings = {**SETTINGS, "DOWNLOAD_DELAY": "0.25"}
+    settings = {**SETTINGS, "DOWNLOAD_DELAY": "0.25", "DEPTH_LIMIT": "0"}
     with LocalWeb() as web:
         build_chain_web(web)
         out = tmp_path / "killed"
