@@ -40,7 +40,7 @@ def test_items_become_documents_with_stats(tmp_path):
     assert stats.get_value("wacky/trec/bytes_written") == sum(map(os.path.getsize, files))
     path, entry = reader.find_doc(str(tmp_path), items[4]["docno"])
     doc = parse_doc(reader.get_doc(path, entry))
-    assert (doc.url, doc.raw_length, doc.status_line) == (_item(4)["url"], 9000, "HTTP/1.1 200")
+    assert (doc.url, doc.raw_length, doc.status_line) == (_item(4)["url"], 9000, "HTTP/1.1 200 OK")
     assert doc.meta["Language"] == "en" and ("X-Note", "a b") in doc.headers
     assert doc.paragraphs == _item(4)["paragraphs"]
 

@@ -83,14 +83,14 @@ WACKY_HTML_TYPES = ["text/html", "application/xhtml+xml"]
 DOWNLOADER_MIDDLEWARES["wackycrawl.middlewares.sizewindow.SizeWindowMiddleware"] = 585
 
 # --- Text: encoding, boilerplate, filters ------------------------------------------------
-# (text stage settings)
-# encoding and filters
+# encoding
 # Bytes a page may need mapped (stray cp1252 byte) or dropped before it is rejected as
 # undecodable (C10). No published default: 10 is under 0.2 % of a 5 KB minimum-size page.
 WACKY_MAX_ENCODING_REPAIRS = 10
 # Share of WHATWG "binary data bytes" (MIME Sniffing 3: 0x00-08, 0B, 0E-1A, 1C-1F) above
 # which a body served as text is treated as binary; WHATWG tolerates none, we allow 1 %.
 WACKY_MAX_BINARY_SHARE = 0.01
+# filters
 # Minimum words of clean text after boilerplate removal. WaCky's connected-prose test needs
 # 30 function-word tokens (Baroni et al. 2009, 2.3), so fewer words can never pass it.
 WACKY_MIN_CLEAN_WORDS = 30
@@ -113,7 +113,6 @@ WACKY_MAX_LINK_DENSITY = 0.2
 WACKY_MIN_OUTSIDE_WORDS = 30
 
 # --- Language ---------------------------------------------------------------------------
-# (language stage settings)
 # Function-word language ID (Baroni, "Linguistic Crawls" slides: "small list of function
 # words"), langid.py as a second opinion; see wackycrawl.text.funcwords.
 WACKY_LANGUAGE_ENABLED = True
@@ -136,21 +135,20 @@ WACKY_MIN_FUNCWORD_TOKENS = 30
 WACKY_MIN_FUNCWORD_RATIO = 0.25
 
 # --- Near-duplicates ----------------------------------------------------------------------
-# (dedup stage settings)
 # Drop exact duplicates (64-bit BLAKE2b of the NFC, white-space-collapsed clean text) and
-# near duplicates (64-bit word-frequency simhash, Charikar 2002) of kept documents.
+# near duplicates (64-bit word-frequency simhash, Charikar 2002; function words are left
+# out of the features, as in the seed notes' example, section 9) of kept documents.
 WACKY_DEDUP_ENABLED = True
 # Near duplicate = Hamming distance <= k between 64-bit simhashes (Manku, Jain, Das Sarma,
 # WWW 2007: k = 3). The index uses k + 1 permuted tables; keep k <= 7.
 WACKY_SIMHASH_K = 3
-# Texts with fewer words than this are never matched or indexed by simhash (case C15).
+# Texts with fewer feature words than this are never matched or indexed by simhash (C15).
 WACKY_SIMHASH_MIN_FEATURES = 50
 # With JOBDIR, the dedup state (<JOBDIR>/wacky-dedup/) is saved every N kept documents
 # and on close, so a crash loses at most N documents' entries.
 WACKY_DEDUP_SAVE_EVERY = 1000
 
 # --- Output: gzip TREC compound files ----------------------------------------------------
-# (TREC writer settings)
 # Directory of the <prefix>-<worker>-<file#>.trec.gz files and their .idx.tsv indexes; "" = off.
 WACKY_OUTPUT_DIR = "corpus"
 # Rotate before a file passes this many COMPRESSED bytes (~100 MB, a GOV2-sized bundle file).

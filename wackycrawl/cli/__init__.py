@@ -6,6 +6,7 @@ Subcommands live in one module each (``clean``, ``langid``, ``trec``); each modu
 
 import argparse
 import importlib
+import signal
 import sys
 
 SUBCOMMANDS = ["clean", "langid", "trec"]
@@ -22,6 +23,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    if hasattr(signal, "SIGPIPE"):  # `wackycrawl trec cat ... | head` ends quietly
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     args = build_parser().parse_args(argv)
     return int(args.func(args) or 0)
 

@@ -9,6 +9,7 @@ Stats: ``wacky/trec/docs``, ``wacky/trec/bytes_written`` (compressed), ``wacky/t
 """
 
 import logging
+from http import HTTPStatus
 
 from scrapy.exceptions import NotConfigured
 
@@ -17,6 +18,14 @@ from wackycrawl.trec import writer
 from wackycrawl.trec.format import TrecDoc
 
 logger = logging.getLogger(__name__)
+
+
+def status_line(protocol: str, status: int) -> str:
+    """``HTTP/1.1 200 OK``: Scrapy keeps no reason phrase, so the standard one is used."""
+    try:
+        return f"{protocol} {status} {HTTPStatus(int(status)).phrase}"
+    except ValueError:
+        return f"{protocol} {status}"
 
 
 def item_to_doc(item: dict) -> TrecDoc:
@@ -32,7 +41,7 @@ def item_to_doc(item: dict) -> TrecDoc:
         url=item["url"], ip=item.get("ip") or "-", fetched=item.get("fetched") or "-",
         content_type=item.get("content_type") or "-",
         raw_length=int(raw) if raw is not None else None,
-        status_line=f"{item.get('protocol', 'HTTP/1.1')} {status}" if status else "",
+        status_line=status_line(item.get("protocol") or "HTTP/1.1", status) if status else "",
         headers=[(str(k), str(v)) for k, v in item.get("headers", [])],
         meta=meta, paragraphs=[str(p) for p in item["paragraphs"]],
     )
