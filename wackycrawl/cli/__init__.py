@@ -6,7 +6,7 @@ Subcommands live in one module each (``clean``, ``langid``, ``trec``); each modu
 
 import argparse
 import importlib
-import signal
+import os
 import sys
 
 SUBCOMMANDS = ["clean", "langid", "trec"]
@@ -23,10 +23,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    if hasattr(signal, "SIGPIPE"):  # `wackycrawl trec cat ... | head` ends quietly
-        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     args = build_parser().parse_args(argv)
-    return int(args.func(args) or 0)
+    try:
+        return int(args.func(args) or 0)
+    except BrokenPipeError:  # `wackycrawl trec cat ... | head`: the reader is gone, not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

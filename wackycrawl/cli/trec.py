@@ -24,6 +24,8 @@ def cat(args) -> int:
         try:
             for member, _ in reader.iter_docs(path):
                 sys.stdout.buffer.write(member.data)
+        except BrokenPipeError:
+            raise
         except DAMAGE as exc:
             _err(str(exc))
             status = 1
