@@ -8,6 +8,10 @@ WWW 2007: k = 3 for 64-bit fingerprints of web pages). Texts with fewer than
 their fingerprints are too coarse to mean anything (case C15; an empty text is all
 zeros). Empty texts are not checked at all. Only :meth:`DuplicateDetector.add` stores a
 document, so a caller can decide to keep it first.
+
+The work splits in two: :func:`fingerprint_text` (stateless, the costly part: tokens,
+features, hashes) can run anywhere, e.g. in a worker process; :meth:`DuplicateDetector.check`
+of that :class:`Fingerprint` is the lookup in the stored state.
 """
 
 import os
@@ -21,6 +25,24 @@ K = 3  # Manku, Jain, Das Sarma 2007: 64-bit simhash, Hamming distance <= 3
 MIN_FEATURES = 50  # words; case C15 ("empty or tiny, e.g. < 50 tokens")
 CHECKSUMS_FILE = "checksums.npy"
 SIMHASHES_FILE = "simhashes.npy"
+
+
+@dataclass(frozen=True)
+class Fingerprint:
+    """The stateless part of the decision for one clean text: ``checksum`` (64-bit
+    BLAKE2b of the normalised text), ``simhash`` (64-bit word simhash) and ``n_features``
+    (feature words counted, function words left out), all ints."""
+
+    checksum: int
+    simhash: int
+    n_features: int
+
+
+def fingerprint_text(text: str, stopwords: frozenset[str]) -> Fingerprint:
+    """:class:`Fingerprint` of ``text`` (clean text, str) with ``stopwords`` left out of the
+    simhash features (:func:`wackycrawl.dedup.simhash.features`)."""
+    weighted = features(text, stopwords)
+    return Fingerprint(checksum(text), fingerprint(weighted), sum(weighted.values()))
 
 
 @dataclass(frozen=True)
@@ -58,11 +80,15 @@ class DuplicateDetector:
         self.checksums = checksums if checksums is not None else ChecksumSet()
         self.simhashes = simhashes if simhashes is not None else SimhashIndex(k=k)
 
-    def check(self, text: str) -> Decision:
-        """Classify ``text`` (clean text, str) without storing it."""
-        weighted = features(text, self.stopwords)
-        n = sum(weighted.values())
-        digest, fp = checksum(text), fingerprint(weighted)
+    def fingerprint(self, text: str) -> Fingerprint:
+        """:func:`fingerprint_text` with this detector's stopwords."""
+        return fingerprint_text(text, self.stopwords)
+
+    def check(self, text: str | Fingerprint) -> Decision:
+        """Classify ``text`` (clean text, str, or its precomputed :class:`Fingerprint`,
+        which must come from the same stopwords) without storing it."""
+        fpr = text if isinstance(text, Fingerprint) else self.fingerprint(text)
+        digest, fp, n = fpr.checksum, fpr.simhash, fpr.n_features
         if n == 0:
             return Decision("empty", digest, fp, n)
         if digest in self.checksums:

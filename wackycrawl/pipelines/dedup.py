@@ -1,12 +1,17 @@
-"""Dedup stage: drop exact and near-duplicate documents (simhash, Hamming distance <= k).
+"""Dedup stages: fingerprint each clean text, then drop exact and near duplicates.
 
-A thin adapter over :class:`wackycrawl.dedup.detector.DuplicateDetector`. It reads
-``item["paragraphs"]`` (joined by newlines), sets ``item["meta"]["Simhash"]`` and
-``item["meta"]["Checksum"]`` (16 hex digits each) and drops with the reasons
-``exact_duplicate`` and ``near_duplicate``. The log line names the stored checksum or
-fingerprint matched: it is the ``X-Wacky-Checksum`` / ``X-Wacky-Simhash`` of a document
-already written, so ``zgrep`` over the TREC files finds it (no URL map is kept: it would
-cost more than the index itself).
+Two adapters over :mod:`wackycrawl.dedup.detector`, split so that the costly, stateless part
+can run in a worker process (:mod:`wackycrawl.pipelines.stages`):
+
+* :class:`FingerprintPipeline` (a stage of ``WACKY_STAGES``) reads ``item["paragraphs"]``
+  (joined by newlines) and sets ``item["meta"]["Checksum"]``, ``item["meta"]["Simhash"]``
+  (16 hex digits each) and ``item["simhash_features"]`` (int, feature words counted).
+* :class:`DedupPipeline` (in ``ITEM_PIPELINES``, in the crawl's own process) looks those up
+  in the index of kept documents (computing them itself for an item that lacks them) and
+  drops with the reasons ``exact_duplicate`` and ``near_duplicate``. The log line names the
+  stored checksum or fingerprint matched: it is the ``X-Wacky-Checksum`` /
+  ``X-Wacky-Simhash`` of a document already written, so ``zgrep`` over the TREC files finds
+  it (no URL map is kept: it would cost more than the index itself).
 
 With ``JOBDIR`` set, the state lives in ``<JOBDIR>/wacky-dedup/``: loaded on open, saved
 every ``WACKY_DEDUP_SAVE_EVERY`` kept documents and on close.
@@ -17,14 +22,65 @@ import os
 
 from scrapy.exceptions import NotConfigured
 
-from wackycrawl.dedup.detector import MIN_FEATURES, DuplicateDetector, K
+from wackycrawl.dedup.detector import (
+    MIN_FEATURES,
+    DuplicateDetector,
+    Fingerprint,
+    K,
+    fingerprint_text,
+)
 from wackycrawl.dedup.simhash import to_hex
 from wackycrawl.pipelines import drop
+from wackycrawl.text.funcwords import function_words
 
 logger = logging.getLogger(__name__)
 
 STATE_DIR = "wacky-dedup"
 SAVE_EVERY = 1000  # kept documents between two saves of the state
+FEATURES_KEY = "simhash_features"
+
+
+def _text(item: dict) -> str:
+    return "\n".join(item.get("paragraphs") or ())
+
+
+def set_fingerprint(item: dict, fp: Fingerprint) -> None:
+    """Store ``fp`` on ``item`` (the keys described in the module docstring)."""
+    meta = item.setdefault("meta", {})
+    meta["Simhash"] = to_hex(fp.simhash)
+    meta["Checksum"] = to_hex(fp.checksum)
+    item[FEATURES_KEY] = fp.n_features
+
+
+def get_fingerprint(item: dict) -> Fingerprint | None:
+    """The :class:`Fingerprint` stored by :func:`set_fingerprint`, or None if ``item`` has
+    none or a malformed one (not hex, or outside 64 bits)."""
+    try:
+        meta = item["meta"]
+        fp = Fingerprint(int(meta["Checksum"], 16), int(meta["Simhash"], 16),
+                         int(item[FEATURES_KEY]))
+    except (KeyError, TypeError, ValueError):
+        return None
+    return fp if 0 <= fp.checksum < 1 << 64 and 0 <= fp.simhash < 1 << 64 else None
+
+
+class FingerprintPipeline:
+    """Stateless: checksum, simhash and feature count of the clean text, function words of
+    every shipped list left out (as :class:`DuplicateDetector` does). Off with
+    ``WACKY_DEDUP_ENABLED=False``."""
+
+    def __init__(self, stopwords: frozenset[str]):
+        self.stopwords = stopwords
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        if not crawler.settings.getbool("WACKY_DEDUP_ENABLED", True):
+            raise NotConfigured("WACKY_DEDUP_ENABLED is off")
+        return cls(function_words())
+
+    def process_item(self, item):
+        set_fingerprint(item, fingerprint_text(_text(item), self.stopwords))
+        return item
 
 
 class DedupPipeline:
@@ -68,10 +124,11 @@ class DedupPipeline:
         self._save()
 
     def process_item(self, item):
-        decision = self.detector.check("\n".join(item.get("paragraphs") or ()))
-        meta = item.setdefault("meta", {})
-        meta["Simhash"] = to_hex(decision.simhash)
-        meta["Checksum"] = to_hex(decision.checksum)
+        fp = get_fingerprint(item)
+        if fp is None:
+            fp = self.detector.fingerprint(_text(item))
+            set_fingerprint(item, fp)
+        decision = self.detector.check(fp)
         if decision.is_duplicate:
             detail = f"matches {to_hex(decision.match)} at distance {decision.distance}"
             logger.debug("%s %s: %s", decision.verdict, item.get("url"), detail)
