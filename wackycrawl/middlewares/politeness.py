@@ -1,4 +1,4 @@
-"""Downloader middleware spacing the requests to each host by its interval (Crawl-delay, C04).
+"""Downloader middleware spacing the requests to each host (Crawl-delay, C04; 429/503, C06).
 
 Interval of a host = max(DOWNLOAD_DELAY, Crawl-delay of the robots.txt group of
 WACKY_ROBOTS_TOKEN), capped at WACKY_CRAWL_DELAY_MAX with a warning
@@ -7,28 +7,57 @@ WACKY_ROBOTS_TOKEN), capped at WACKY_CRAWL_DELAY_MAX with a warning
 host's next start time and, for a positive interval, until the host's previous request has left
 the downloader; the robots.txt request is a request like any other.
 
+Overload (C06): a 429 or 503 answer holds its host - no request of that host is sent before the
+answer's Retry-After (capped at WACKY_RETRY_AFTER_MAX) or, without one, the back-off wait - and
+raises the host's interval (WACKY_BACKOFF_BASE, _FACTOR, _CAP, _JITTER); each 2xx answer shrinks
+it again (WACKY_BACKOFF_DECAY). The wait is also written, as a wall-clock time, into the
+request's meta (``wacky_not_before``), so the retry that ``wackycrawl.middlewares.backoff``
+schedules keeps it through the scheduler and a JOBDIR pause. A request still waiting when the
+crawl stops gracefully goes back to the scheduler instead of holding the stop up.
+
+Per-IP limit (optional): with WACKY_PER_IP_DELAY > 0 the host's address (Scrapy's DNS resolver,
+so its DNS cache; through a proxy too, the target host is resolved) is a second key with that
+interval, so many hostnames on one server share it. A name that does not resolve has no IP limit.
+
 Placed last before the downloader (order 950), so a request that leaves this middleware is sent
 at once. Scrapy's own slot delay still applies but is measured from the same send times, so the
 gap is max(interval, slot delay), not a sum: DOWNLOAD_DELAY jitter or AutoThrottle can only make
 it longer, and AutoThrottle lowering ``slot.delay`` or slot garbage collection cannot shorten it.
 
-Stats: ``wacky/politeness/crawl_delay_hosts`` (robots.txt files with a Crawl-delay for us),
-``wacky/politeness/capped``. Needs the asyncio reactor.
+Stats: ``wacky/politeness/{crawl_delay_hosts,capped,overload/<status>,retry_after,
+ip_unresolved}``. Needs the asyncio reactor.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import logging
+import random
+import time
 
 from scrapy import Request, signals
 from scrapy.exceptions import NotConfigured
+from scrapy.http import Response
 from scrapy.utils.asyncio import is_asyncio_available
+from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.httpobj import urlparse_cached
+from twisted.internet.error import DNSLookupError
 
-from wackycrawl.crawl.politeness import HostSchedule, effective_interval
+from wackycrawl.crawl.politeness import (
+    OVERLOAD_CODES,
+    Backoff,
+    HostSchedule,
+    effective_interval,
+    retry_after_seconds,
+)
 
 logger = logging.getLogger(__name__)
+
+NOT_BEFORE_META = "wacky_not_before"  # wall clock (time.time()) before which not to send
+_KEYS_META = "_wacky_politeness_keys"
+_SENT_META = "_wacky_politeness_sent"
+_POLL = 1.0  # seconds between checks for a graceful stop while a request waits
 
 
 class PolitenessMiddleware:
@@ -36,26 +65,75 @@ class PolitenessMiddleware:
         if not is_asyncio_available():
             raise NotConfigured("PolitenessMiddleware needs the asyncio reactor")
         s = crawler.settings
+        self.crawler = crawler
         self.stats = crawler.stats
         self.download_delay = s.getfloat("DOWNLOAD_DELAY")
         self.cap = s.getfloat("WACKY_CRAWL_DELAY_MAX")
         self.token = s.get("WACKY_ROBOTS_TOKEN") or s.get("USER_AGENT") or s.get("BOT_NAME")
-        self.schedule = HostSchedule(self.download_delay)
+        self.per_ip_delay = s.getfloat("WACKY_PER_IP_DELAY")
+        backoff = Backoff(base=s.getfloat("WACKY_BACKOFF_BASE"),
+                          factor=s.getfloat("WACKY_BACKOFF_FACTOR"),
+                          cap=s.getfloat("WACKY_BACKOFF_CAP"),
+                          jitter=s.getfloat("WACKY_BACKOFF_JITTER"),
+                          retry_after_max=s.getfloat("WACKY_RETRY_AFTER_MAX"),
+                          decay=s.getfloat("WACKY_BACKOFF_DECAY"))
+        self.schedule = HostSchedule(self.download_delay, backoff=backoff)
         self._released: dict[str, asyncio.Event] = {}
         crawler.signals.connect(self._robots_parsed, signal=signals.robots_parsed)
+        crawler.signals.connect(self._response_downloaded, signal=signals.response_downloaded)
         crawler.signals.connect(self._left_downloader, signal=signals.request_left_downloader)
 
     @classmethod
     def from_crawler(cls, crawler):
         return cls(crawler)
 
-    async def process_request(self, request: Request) -> None:
+    async def process_request(self, request: Request) -> Request | None:
         host = urlparse_cached(request).hostname or ""
-        while (wait := self.schedule.claim(host, request)) != 0.0:
+        keys = (host,)
+        if self.per_ip_delay > 0 and (ip := await self._address(host)):
+            keys = (host, f"ip:{ip}")
+            self.schedule.set_interval(keys[1], self.per_ip_delay)
+        if (not_before := request.meta.get(NOT_BEFORE_META)) is not None:
+            self.schedule.hold(host, self.schedule.clock() + not_before - time.time())
+        while (wait := self.schedule.claim(keys, request)) != 0.0:
+            if self._stopping():  # keep the wait with the request (JOBDIR queue)
+                logger.debug("Crawl stopping: %s back to the scheduler", request)
+                not_before = time.time() + (wait or 0.0)
+                return request.replace(dont_filter=True,
+                                       meta={**request.meta, NOT_BEFORE_META: not_before})
             if wait is None:
-                await self._released.setdefault(host, asyncio.Event()).wait()
+                event = self._released.setdefault(keys[-1], asyncio.Event())
+                try:
+                    await asyncio.wait_for(event.wait(), _POLL)
+                except TimeoutError:
+                    pass
             else:
-                await asyncio.sleep(wait)
+                await asyncio.sleep(min(wait, _POLL))
+        request.meta[_KEYS_META] = keys
+        request.meta[_SENT_META] = self.schedule.clock()
+        return None
+
+    def _response_downloaded(self, response: Response, request: Request) -> None:
+        """Sent before the request leaves the downloader, so no request of a host that has
+        just answered 429/503 can claim it before the hold is set."""
+        host = urlparse_cached(request).hostname or ""
+        if 200 <= response.status < 300:
+            self.schedule.relax(host)
+        elif response.status in OVERLOAD_CODES:
+            self._back_off(host, request, response)
+
+    def _back_off(self, host: str, request: Request, response: Response) -> None:
+        now = time.time()
+        retry_after = retry_after_seconds(response.headers.get(b"Retry-After"), now)
+        sent = request.meta.get(_SENT_META, self.schedule.clock())
+        wait = self.schedule.back_off(host, sent, retry_after, random.random())
+        request.meta[NOT_BEFORE_META] = now + wait
+        self.stats.inc_value(f"wacky/politeness/overload/{response.status}")
+        if retry_after is not None:
+            self.stats.inc_value("wacky/politeness/retry_after")
+        logger.info("%s: %d (Retry-After %s): nothing sent for %.1f s, interval now %.1f s",
+                    host, response.status, "none" if retry_after is None else f"{retry_after:g} s",
+                    wait, self.schedule.interval(host))
 
     def process_exception(self, request: Request, exception: Exception) -> None:
         self._release(request)  # dropped between here and the downloader
@@ -64,11 +142,30 @@ class PolitenessMiddleware:
         self._release(request)
 
     def _release(self, request: Request) -> None:
-        host = urlparse_cached(request).hostname or ""
-        if self.schedule.release(host, request):
-            event = self._released.pop(host, None)
-            if event is not None:
-                event.set()
+        keys = request.meta.get(_KEYS_META)
+        if keys and self.schedule.release(keys, request):
+            for key in keys:
+                if (event := self._released.pop(key, None)) is not None:
+                    event.set()
+
+    def _stopping(self) -> bool:
+        """True once a graceful stop began (the engine no longer starts requests)."""
+        engine = self.crawler.engine
+        return not engine.running or getattr(engine._slot, "closing", None) is not None
+
+    async def _address(self, host: str) -> str | None:
+        """The host's IP address (a literal IP is its own), via Scrapy's resolver; None if unknown."""
+        try:
+            return str(ipaddress.ip_address(host.strip("[]")))
+        except ValueError:
+            pass
+        from twisted.internet import reactor
+        try:
+            return await maybe_deferred_to_future(reactor.resolve(host))
+        except (DNSLookupError, OSError) as exc:
+            self.stats.inc_value("wacky/politeness/ip_unresolved")
+            logger.debug("%s: no address for the per-IP limit (%s)", host, exc)
+            return None
 
     def _robots_parsed(self, robotparser, request: Request) -> None:
         host = urlparse_cached(request).hostname or ""
