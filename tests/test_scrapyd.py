@@ -102,6 +102,19 @@ def test_data_files_are_read_from_the_zipped_egg(egg, tmp_path):
     assert n_badwords == len(filters.load_badwords()) > 0
 
 
+def test_spider_modules_import_nothing_heavy(tmp_path):
+    """C21: addversion.json and listspiders.json import every spider module; loading
+    langid.py's model or numpy there would slow every deploy and every job start."""
+    code = ("import sys\n"
+            "from scrapy.utils.misc import walk_modules_iter\n"
+            "mods = [m.__name__ for m in walk_modules_iter('wackycrawl.spiders')]\n"
+            "print(mods, sorted({'langid', 'numpy', 'simhash'} & sys.modules.keys()))\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "'wackycrawl.spiders.seeds'" in done.stdout and done.stdout.endswith("[]\n")
+
+
 # --- a real Scrapyd -------------------------------------------------------------------------
 
 def build_web(web: LocalWeb) -> None:
