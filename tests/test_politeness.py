@@ -1,12 +1,20 @@
-"""Per-host interval and send schedule with a fake clock (C04, incl. the slot-GC timeline)."""
+"""Per-host interval and send schedule with a fake clock: Crawl-delay (C04, incl. the slot-GC
+timeline), Retry-After and exponential back-off on 429/503 (C06), per-IP keys."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+from email.utils import format_datetime
 from itertools import pairwise
 
 import pytest
 
-from wackycrawl.crawl.politeness import HostSchedule, effective_interval
+from wackycrawl.crawl.politeness import (
+    Backoff,
+    HostSchedule,
+    effective_interval,
+    retry_after_seconds,
+)
 
 
 class FakeClock:
@@ -79,3 +87,92 @@ def test_zero_interval_does_not_serialise():
     schedule = HostSchedule(0.0, clock=FakeClock())
     assert schedule.claim("h", "r1") == 0.0 and schedule.claim("h", "r2") == 0.0
     assert not schedule.release("h", "r1")
+
+
+NOW = datetime(2026, 10, 21, 7, 27, 15, tzinfo=UTC).timestamp()
+
+
+@pytest.mark.parametrize("value, expected", [
+    ("30", 30.0),                                # C06 response_429.http
+    (b" 120 ", 120.0),
+    ("Wed, 21 Oct 2026 07:28:00 GMT", 45.0),     # C06 response_503.http, 45 s after NOW
+    ("Wednesday, 21-Oct-26 07:28:00 GMT", 45.0),  # obsolete RFC 850 form (RFC 9110 5.6.7)
+    ("Wed, 21 Oct 2026 07:00:00 GMT", 0.0),      # in the past: no wait
+    ("Wed, 21 Oct 2026 07:28:00 -0000", 45.0),
+    ("-5", None), ("1.5", None), ("soon", None), ("", None), (None, None)])
+def test_c06_retry_after_seconds_and_http_date(value, expected):
+    assert retry_after_seconds(value, NOW) == expected
+
+
+def test_retry_after_of_a_formatted_date():
+    when = datetime.fromtimestamp(NOW + 90, UTC)
+    assert retry_after_seconds(format_datetime(when, usegmt=True), NOW) == pytest.approx(90)
+
+
+def test_backoff_doubles_from_base_up_to_cap_and_jitter_only_lengthens():
+    policy = Backoff(base=1.0, factor=2.0, cap=300.0, jitter=0.5, retry_after_max=3600)
+    intervals = [0.5]
+    for _ in range(10):
+        intervals.append(policy.raised(intervals[-1]))
+    assert intervals[1:5] == [2.0, 4.0, 8.0, 16.0] and intervals[-1] == 300.0
+    assert policy.wait(4.0, None, 0.0) == 4.0 and policy.wait(4.0, None, 0.999) < 6.0
+    assert policy.wait(4.0, 30.0, 0.0) == 30.0  # Retry-After longer than the interval
+    assert policy.wait(4.0, 1.0, 0.0) == 4.0  # never shorter than our own back-off
+    assert policy.wait(4.0, 86400.0, 0.0) == 3600.0  # capped
+
+
+def overloaded(schedule: HostSchedule, clock: FakeClock, host: str, retry_after=None) -> float:
+    """Send one request to ``host``; it is answered 429/503. Returns the wait."""
+    request = object()
+    while (wait := schedule.claim(host, request)) != 0.0:
+        clock.t += wait
+    sent = clock.t
+    clock.t += 0.1
+    schedule.release(host, request)
+    return schedule.back_off(host, sent, retry_after)
+
+
+def test_c06_retry_after_holds_every_request_of_the_host():
+    clock = FakeClock()
+    schedule = HostSchedule(0.5, clock=clock, backoff=Backoff(jitter=0.0))
+    assert overloaded(schedule, clock, "slow.example.test", retry_after=30.0) == 30.0
+    assert schedule.claim("slow.example.test", "other page") == pytest.approx(30.0)
+    assert schedule.claim("fast.example.test", "elsewhere") == 0.0
+    clock.t += 30.0
+    assert schedule.claim("slow.example.test", "retry") == 0.0
+
+
+def test_c06_consecutive_overloads_double_the_interval_and_successes_decay_it():
+    clock = FakeClock()
+    schedule = HostSchedule(0.5, clock=clock, backoff=Backoff(jitter=0.0, decay=0.5))
+    waits = [overloaded(schedule, clock, "h") for _ in range(4)]
+    assert waits == [2.0, 4.0, 8.0, 16.0]
+    assert schedule.interval("h") == 16.0
+    schedule.relax("h")
+    assert schedule.interval("h") == 8.0
+    for _ in range(5):
+        schedule.relax("h")
+    assert schedule.interval("h") == 0.5  # back at DOWNLOAD_DELAY, not below
+
+
+def test_c06_one_burst_raises_the_interval_once():
+    clock = FakeClock()
+    schedule = HostSchedule(0.0, clock=clock, backoff=Backoff(jitter=0.0))
+    for r in ("r1", "r2", "r3"):  # interval 0: three requests in flight together
+        assert schedule.claim("h", r) == 0.0
+    clock.t = 0.2
+    assert schedule.back_off("h", 0.0, None) == 2.0
+    assert schedule.back_off("h", 0.0, None) == 2.0  # answers of the same burst
+    assert schedule.back_off("h", 0.0, 10.0) == 10.0  # ... may still extend the hold
+    assert schedule.interval("h") == 2.0
+
+
+def test_per_ip_key_spaces_hosts_sharing_an_address():
+    clock = FakeClock()
+    schedule = HostSchedule(0.0, clock=clock)
+    schedule.set_interval("ip:192.0.2.7", 2.0)
+    assert schedule.claim(("a.test", "ip:192.0.2.7"), "r1") == 0.0
+    assert schedule.claim(("b.test", "ip:192.0.2.7"), "r2") is None  # one in flight per IP
+    assert schedule.claim(("c.test", "ip:192.0.2.8"), "r3") == 0.0
+    assert schedule.release(("a.test", "ip:192.0.2.7"), "r1")
+    assert schedule.claim(("b.test", "ip:192.0.2.7"), "r2") == pytest.approx(2.0)
