@@ -1,0 +1,199 @@
+"""StagesPipeline: the stateless stages in this process and in a worker process give the same
+items, drops, stats and log lines; a dead worker drops its items visibly and is replaced;
+workers ignore SIGINT/SIGTERM and exit with their parent. Real Crawlers (get_crawler), real
+worker processes, pages from tests.webpages."""
+
+import asyncio
+import logging
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from scrapy.exceptions import DropItem, NotConfigured
+from scrapy.utils.test import get_crawler
+
+from tests.webpages import page, prose, word_list
+from wackycrawl import settings as project
+from wackycrawl.pipelines.stages import StageError, StagesPipeline, default_workers
+
+ROOT = Path(__file__).resolve().parent.parent
+WACKY_STAGES = project.WACKY_STAGES
+SETTINGS = {**{k: v for k, v in vars(project).items() if k.startswith("WACKY_")},
+            "WACKY_LANGUAGES": "en", "LOG_LEVEL": "DEBUG"}
+
+
+def item(url: str, body: bytes | str, content_type: str = "text/html") -> dict:
+    body = body.encode("utf-8") if isinstance(body, str) else body
+    return {"url": url, "ip": "127.0.0.1", "fetched": "20260101000000", "status": 200,
+            "protocol": "HTTP/1.1", "headers": [("Content-Type", content_type)],
+            "content_type": content_type, "body": body,
+            "meta": {"Raw-Bytes": str(len(body)), "Depth": "0"}}
+
+
+def pages() -> list[dict]:
+    latin = page("Latin", prose(8) + ["Price: \u20ac10 \u2013 \u201cspecial\u201d offer."])
+    return [
+        item("http://en.test/1", page("One", prose(1))),
+        item("http://en.test/2", page("Two", prose(2))),
+        item("http://en.test/copy", page("One", prose(1))),  # dedup is not a stage: kept here
+        item("http://latin.test/", latin.encode("cp1252"), "text/html; charset=ISO-8859-1"),
+        item("http://de.test/", page("Fremd", prose(9, lang="de"))),
+        item("http://words.test/", word_list(10)),
+        item("http://tiny.test/", "<html><body><p>Too short.</p></body></html>"),
+        item("http://binary.test/", bytes(range(256)) * 40),
+        item("http://menu.test/", "<html><body><ul>" + "<li><a href=/x>x</a></li>" * 300
+             + "</ul></body></html>"),
+    ]
+
+
+def run(pipe: StagesPipeline, items: list[dict]) -> list:
+    """Open, process all items concurrently, close; returns item dicts or DropItem/StageError."""
+    async def main():
+        await pipe.open_spider()
+        try:
+            return await asyncio.gather(*(pipe.process_item(i) for i in items),
+                                        return_exceptions=True)
+        finally:
+            pipe.close_spider()
+    return asyncio.run(main())
+
+
+def pipeline(**settings) -> tuple:
+    crawler = get_crawler(settings_dict={**SETTINGS, **settings})
+    return crawler, StagesPipeline.from_crawler(crawler)
+
+
+def outcome(results: list) -> list:
+    return [r if isinstance(r, dict) else (type(r).__name__, str(r)) for r in results]
+
+
+def wacky_stats(crawler) -> dict:
+    return {k: v for k, v in crawler.stats.get_stats().items() if k.startswith("wacky/")}
+
+
+def stage_lines(caplog) -> list:
+    return [(r.name, r.levelno, r.getMessage()) for r in caplog.records
+            if r.name.startswith("wackycrawl.") and r.name != "wackycrawl.pipelines.stages"]
+
+
+def test_worker_gives_the_same_items_drops_stats_and_log_lines(caplog):
+    caplog.set_level(logging.DEBUG)
+    results = {}
+    for workers in (0, 1):
+        caplog.clear()
+        crawler, pipe = pipeline(WACKY_STAGE_WORKERS=workers)
+        results[workers] = (outcome(run(pipe, pages())), wacky_stats(crawler), stage_lines(caplog))
+    (items0, stats0, lines0), (items1, stats1, lines1) = results[0], results[1]
+    assert items1 == items0
+    assert stats1 == stats0
+    assert sorted(lines1) == sorted(lines0)  # same lines; order across items may differ
+    assert any(m.startswith("binary body served as") for _, _, m in lines1)
+    kept = [r for r in items1 if isinstance(r, dict)]
+    assert [r["url"] for r in kept] == ["http://en.test/1", "http://en.test/2",
+                                        "http://en.test/copy", "http://latin.test/"]
+    assert all(len(r["meta"]["Simhash"]) == 16 and r["simhash_features"] > 50 for r in kept)
+    assert "body" not in kept[0] and "html" not in kept[0]
+    drops = {msg.split(":")[0] for kind, msg in (r for r in items1 if isinstance(r, tuple))}
+    assert drops == {"wrong_language", "not_prose", "too_short", "binary", "no_text"}
+    for reason in drops:
+        assert stats1[f"wacky/drop/{reason}"] == 1, reason
+    assert stats1["wacky/language/en"] >= 4
+
+
+class Probe:
+    """A test stage: records its process and SIGTERM disposition; "kill" in the URL kills
+    its process, "boom" raises."""
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        return cls()
+
+    def process_item(self, item):
+        if "kill" in item["url"]:
+            os.kill(os.getpid(), signal.SIGKILL)
+        if "boom" in item["url"]:
+            raise ValueError("boom stage failure")
+        item["pid"] = os.getpid()
+        item["sigterm_ignored"] = signal.getsignal(signal.SIGTERM) == signal.SIG_IGN
+        item["sigint_ignored"] = signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+        return item
+
+
+PROBE = ["tests.test_stages.Probe", *WACKY_STAGES]
+
+
+def test_dead_worker_drops_its_items_and_is_replaced(caplog):
+    crawler, pipe = pipeline(WACKY_STAGE_WORKERS=1, WACKY_STAGES=PROBE)
+
+    async def main():
+        await pipe.open_spider()
+        try:
+            before = await pipe.process_item(item("http://en.test/1", page("One", prose(1))))
+            with pytest.raises(DropItem, match="^stage_worker_died: http://kill.test/"):
+                await pipe.process_item(item("http://kill.test/", page("K", prose(3))))
+            after = await pipe.process_item(item("http://en.test/2", page("Two", prose(2))))
+            with pytest.raises(StageError, match="(?s)boom.test.*ValueError: boom stage"):
+                await pipe.process_item(item("http://boom.test/", page("B", prose(4))))
+            return before, after
+        finally:
+            pipe.close_spider()
+
+    before, after = asyncio.run(main())
+    assert before["pid"] != os.getpid() and after["pid"] not in (before["pid"], os.getpid())
+    assert before["sigterm_ignored"] and before["sigint_ignored"]
+    assert crawler.stats.get_value("wacky/drop/stage_worker_died") == 1
+    assert crawler.stats.get_value("wacky/stages/pool_restarts") == 1
+    assert any(r.levelno == logging.ERROR and "worker process died" in r.getMessage()
+               for r in caplog.records)
+
+
+def test_workers_exit_when_the_crawl_process_is_killed():
+    script = textwrap.dedent("""
+        import asyncio, os, signal
+        from scrapy.utils.test import get_crawler
+        from wackycrawl.pipelines.stages import StagesPipeline
+        crawler = get_crawler(settings_dict={"WACKY_STAGES": ["tests.test_stages.Probe"],
+                                             "WACKY_STAGE_WORKERS": 1})
+        pipe = StagesPipeline.from_crawler(crawler)
+        async def main():
+            await pipe.open_spider()
+            out = await pipe.process_item({"url": "http://x.test/"})
+            print(out["pid"], flush=True)
+            os.kill(os.getpid(), signal.SIGKILL)
+        asyncio.run(main())
+    """)
+    proc = subprocess.run([sys.executable, "-c", script], check=False, cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    worker = int(proc.stdout.split()[0])
+
+    def alive() -> bool:
+        try:
+            os.kill(worker, 0)
+        except ProcessLookupError:
+            return False
+        return True
+
+    deadline = time.monotonic() + 20
+    while alive() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not alive(), f"worker {worker} outlived its parent"
+
+
+def test_in_process_mode_and_settings():
+    _, pipe = pipeline(WACKY_STAGE_WORKERS=0, WACKY_STAGES=PROBE[:2])
+    [out] = run(pipe, [item("http://en.test/1", page("One", prose(1)))])
+    assert out["pid"] == os.getpid() and pipe.pool is None
+    _, auto = pipeline(WACKY_STAGE_WORKERS=None)
+    assert auto.workers == default_workers() == (1 if os.cpu_count() >= 2 else 0)
+    _, off = pipeline(WACKY_DEDUP_ENABLED=False, WACKY_STAGE_WORKERS=0)
+    assert "FingerprintPipeline" not in [type(s).__name__ for s in off.stages]
+    with pytest.raises(NotConfigured):
+        pipeline(WACKY_STAGES=[])
+    with pytest.raises(ValueError, match="WACKY_LANGUAGES"):  # at start-up, in both modes
+        pipeline(WACKY_LANGUAGES="xx", WACKY_STAGE_WORKERS=1)
