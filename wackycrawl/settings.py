@@ -51,6 +51,30 @@ DOWNLOADER_MIDDLEWARES = {
     "wackycrawl.middlewares.politeness.PolitenessMiddleware": 950,
 }
 
+# --- Seeding (BootCaT-style random queries, wackycrawl.seeding) --------------------------
+# `wackycrawl tuples`: k words per tuple (BootCaT's default 3, Baroni & Bernardini 2004);
+# the top ranks skipped (function words dominate them; no published cut-off) and the band of
+# ranks kept after them ("middle-frequency words", Baroni's WaCky slides); words shorter than
+# WACKY_TUPLES_MIN_CHARS characters are dropped (project choice).
+WACKY_TUPLES_K = 3
+WACKY_TUPLES_SKIP_TOP = 100
+WACKY_TUPLES_BAND = 5000
+WACKY_TUPLES_MIN_CHARS = 3
+# Engines a seed URL is matched against besides Bing and Brave: a SearXNG instance's base
+# URL, and a plain URL template with {query} answering with HTML; "" = none. API keys come
+# only from the environment (WACKY_BING_KEY, WACKY_BRAVE_KEY), never from settings.
+WACKY_SERP_SEARXNG_URL = ""
+WACKY_SERP_TEMPLATE = ""
+# Seeds kept per query (ukWaC: at most 10, Ferraresi et al. 2008) and per registered domain
+# (eTLD+1) across the whole seed set (WaCky: seed URLs "all from different domains").
+WACKY_SERP_MAX_RESULTS = 10
+WACKY_SERP_MAX_PER_DOMAIN = 1
+# Seconds between two requests to an engine's host, a floor on its politeness interval
+# (Brave's free plan: 1 query/s; Bing: 3/s; SearXNG and other engines: project choice).
+WACKY_SERP_DELAYS = {"searxng": 2.0, "bing": 1.0, "brave": 1.0, "template": 10.0}
+# Bytes of one result page read at most (a 50-result API answer is ~100 KB; project choice).
+WACKY_SERP_MAX_BYTES = 2 * 1024 * 1024
+
 # --- Scope and depth ---------------------------------------------------------------------
 # Domains (and their subdomains) links are followed into, e.g. "de,at"; empty = no restriction.
 WACKY_ALLOWED_DOMAINS = ""
