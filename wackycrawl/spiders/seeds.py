@@ -8,12 +8,24 @@ domains of WACKY_ALLOWED_DOMAINS (Scrapy's OffsiteMiddleware); non-HTML extensio
 requested (Scrapy's LinkExtractor ``IGNORED_EXTENSIONS``). Pages below the size window are not
 stored but their links are followed (``response.meta["wacky_store"]`` is set by
 ``wackycrawl.middlewares.sizewindow``).
+
+Search-query seeds (BootCaT/WaCky, ``wackycrawl.seeding``): a seed line that is a query URL of
+a configured engine (``wackycrawl.seeding.engines.configured``), and every line of
+``-a queries=FILE``, is fetched as a result page (SERP) with the engine's headers (API key from
+the environment), no redirect, outside the size window, at most WACKY_SERP_MAX_BYTES, and with
+the engine's WACKY_SERP_DELAYS as ``meta["wacky_min_interval"]``. Its result URLs become seeds:
+at most WACKY_SERP_MAX_RESULTS per query and WACKY_SERP_MAX_PER_DOMAIN per registered domain
+across the seed set (plain seeds' domains count too). SERPs are never items; every page
+crawled from a query's seeds carries the query as ``meta["Seed-Query"]`` (DOCHDR
+``X-Wacky-Seed-Query``). Stats: ``wacky/serp/{pages,results,seeds,failed,bad_response,
+no_key,skipped/<reason>,domains,max_per_domain}``, ``wacky/seeds/not_a_query``.
 """
 
 from __future__ import annotations
 
 import logging
-from datetime import datetime, timezone
+import os
+from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -22,6 +34,7 @@ from scrapy.http import HtmlResponse
 from scrapy.linkextractors import LinkExtractor
 
 from wackycrawl import __version__
+from wackycrawl.seeding import engines, serp
 
 logger = logging.getLogger(__name__)
 
@@ -50,11 +63,12 @@ def read_seeds(path: str | Path) -> tuple[list[str], list[tuple[int, str]]]:
 class SeedsSpider(scrapy.Spider):
     name = "seeds"
 
-    def __init__(self, seeds: str | None = None, *args, **kwargs):
+    def __init__(self, seeds: str | None = None, queries: str | None = None, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        if not seeds:
-            raise ValueError("the seeds spider needs a seed list: scrapy crawl seeds -a seeds=FILE")
-        self.seeds_path = seeds
+        if not seeds and not queries:
+            raise ValueError("the seeds spider needs a seed list: scrapy crawl seeds -a seeds=FILE"
+                             " (or a query-URL list: -a queries=FILE)")
+        self.seeds_path, self.queries_path = seeds, queries
         self.link_extractor = LinkExtractor(unique=True)
 
     @classmethod
@@ -69,28 +83,107 @@ class SeedsSpider(scrapy.Spider):
         spider = super().from_crawler(crawler, *args, **kwargs)
         spider.allowed_domains = crawler.settings.getlist("WACKY_ALLOWED_DOMAINS")
         spider.follow_links = crawler.settings.getbool("WACKY_FOLLOW_LINKS", True)
+        s = crawler.settings
+        spider.engines = engines.configured(s.get("WACKY_SERP_SEARXNG_URL", ""),
+                                            s.get("WACKY_SERP_TEMPLATE", ""))
+        spider.engine_named = {e.name: e for e in spider.engines}
+        spider.serp_max = s.getint("WACKY_SERP_MAX_RESULTS", 10)
+        spider.serp_delays = s.getdict("WACKY_SERP_DELAYS")
+        spider.serp_max_bytes = s.getint("WACKY_SERP_MAX_BYTES", 2 * 1024 * 1024)
+        spider.quota = serp.DomainQuota(s.getint("WACKY_SERP_MAX_PER_DOMAIN", 1))
         return spider
 
     async def start(self):
-        urls, bad = read_seeds(self.seeds_path)
         stats = self.crawler.stats
-        for n, line in bad:
-            logger.warning("seed file %s line %d is not an http(s) URL, skipped: %r",
-                           self.seeds_path, n, line[:200])
-            stats.inc_value("wacky/seeds/bad_line")
+        urls, queries = [], []
+        for path, is_query_file in ((self.seeds_path, False), (self.queries_path, True)):
+            if not path:
+                continue
+            lines, bad = read_seeds(path)
+            for n, line in bad:
+                logger.warning("seed file %s line %d is not an http(s) URL, skipped: %r",
+                               path, n, line[:200])
+                stats.inc_value("wacky/seeds/bad_line")
+            for url in lines:
+                if hit := engines.find(self.engines, url):
+                    queries.append((url, *hit))
+                elif is_query_file:
+                    logger.warning("query file %s: %s is no query URL of a configured engine "
+                                   "(WACKY_SERP_SEARXNG_URL, WACKY_SERP_TEMPLATE), skipped",
+                                   path, url[:200])
+                    stats.inc_value("wacky/seeds/not_a_query")
+                else:
+                    urls.append(url)
         stats.set_value("wacky/seeds/urls", len(urls))
-        if not urls:
-            logger.error("seed file %s holds no usable URL", self.seeds_path)
+        stats.set_value("wacky/seeds/queries", len(queries))
+        if not urls and not queries:
+            logger.error("seed file %s holds no usable URL", self.seeds_path or self.queries_path)
+        for url in urls:  # the user's seeds claim their domains before any search result
+            self.quota.take(url, force=True)
         for url in urls:
             yield scrapy.Request(url, callback=self.parse)
+        for url, engine, query in queries:
+            if (request := self.serp_request(url, engine, query)) is not None:
+                yield request
+
+    def serp_request(self, url: str, engine: engines.Engine, query: str):
+        """The request of one result page, or None (logged, counted) without its API key."""
+        try:
+            headers = engine.headers(os.environ)
+        except engines.MissingKeyError as exc:
+            logger.error("%s query skipped: environment variable %s (API key) is not set",
+                         engine.name, exc.args[0])
+            self.crawler.stats.inc_value("wacky/serp/no_key")
+            return None
+        # depth -1: the result URLs are seeds of depth 0 (DepthMiddleware adds 1)
+        meta = {"wacky_serp": engine.name, "wacky_seed_query": query, "depth": -1,
+                "wacky_size_window": False,
+                "dont_redirect": True, "download_maxsize": self.serp_max_bytes,
+                "wacky_min_interval": float(self.serp_delays.get(engine.name, 0.0))}
+        return scrapy.Request(url, callback=self.parse_serp, errback=self.serp_failed,
+                              headers=headers, meta=meta, dont_filter=True)
+
+    def parse_serp(self, response):
+        """Result URLs of one SERP -> seed requests (never an item)."""
+        engine = self.engine_named[response.meta["wacky_serp"]]
+        query = response.meta["wacky_seed_query"]
+        stats = self.crawler.stats
+        stats.inc_value("wacky/serp/pages")
+        try:
+            found = serp.result_urls(engine.parser, response.body, response.url)
+        except serp.SerpError as exc:
+            logger.warning("%s result page for %r unreadable, no seeds: %s", engine.name, query,
+                           exc)
+            stats.inc_value("wacky/serp/bad_response")
+            return
+        kept, skipped = serp.select(found, self.quota, self.serp_max)
+        stats.inc_value("wacky/serp/results", len(found))
+        stats.inc_value("wacky/serp/seeds", len(kept))
+        for reason, n in skipped.items():
+            stats.inc_value(f"wacky/serp/skipped/{reason}", n)
+        stats.set_value("wacky/serp/domains", len(self.quota.taken))
+        stats.set_value("wacky/serp/max_per_domain", max(self.quota.taken.values(), default=0))
+        logger.info("%s %r: %d results, %d seeds", engine.name, query, len(found), len(kept))
+        for url in kept:
+            yield scrapy.Request(url, callback=self.parse, meta={"wacky_seed_query": query})
+
+    def serp_failed(self, failure):
+        """A result page that did not arrive (HTTP error, redirect, network, robots.txt)."""
+        request = failure.request
+        logger.warning("%s result page for %r failed, no seeds: %s",
+                       request.meta["wacky_serp"], request.meta["wacky_seed_query"],
+                       failure.getErrorMessage()[:300])
+        self.crawler.stats.inc_value("wacky/serp/failed")
 
     def parse(self, response):
         if not isinstance(response, HtmlResponse):
             self.crawler.stats.inc_value("wacky/spider/not_html")
             return
         if self.follow_links:
+            query = response.meta.get("wacky_seed_query")
+            meta = {"wacky_seed_query": query} if query else None
             for link in self.link_extractor.extract_links(response):
-                yield response.follow(link, callback=self.parse)
+                yield response.follow(link, callback=self.parse, meta=meta)
         if response.meta.get("wacky_store", True):
             yield page_item(response)
 
@@ -103,12 +196,13 @@ def page_item(response) -> dict:
     return {
         "url": response.url,
         "ip": str(response.ip_address) if response.ip_address else "-",
-        "fetched": datetime.now(timezone.utc).strftime("%Y%m%d%H%M%S"),
+        "fetched": datetime.now(UTC).strftime("%Y%m%d%H%M%S"),
         "status": response.status,
         "protocol": response.protocol or "HTTP/1.1",
         "headers": headers,
         "content_type": ctype,
         "body": response.body,
         "meta": {"Raw-Bytes": str(len(response.body)),
-                 "Depth": str(response.meta.get("depth", 0))},
+                 "Depth": str(response.meta.get("depth", 0)),
+                 **({"Seed-Query": q} if (q := response.meta.get("wacky_seed_query")) else {})},
     }
