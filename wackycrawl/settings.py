@@ -41,6 +41,29 @@ WACKY_ROBOTS_MAX_BYTES = 500 * 1024
 # Times a request of a host whose robots.txt is unreachable is parked and scheduled again
 # (each after WACKY_ROBOTS_RETRY_SECONDS) before it is dropped (project policy, C01).
 WACKY_ROBOTS_MAX_DEFERRALS = 3
+# 429/503 (C06; RFC 6585 4, RFC 9110 15.6.4): the host is held for Retry-After (delta-seconds
+# or HTTP-date), at most this many seconds (project policy: a host asking for more is tried
+# again after an hour), and the request is retried later, not dropped.
+WACKY_RETRY_AFTER_MAX = 3600
+# Without Retry-After each 429/503 raises the host's interval to max(BASE, interval) * FACTOR,
+# at most CAP seconds, and waits that long plus a random share in [0, JITTER) of it; each 2xx
+# multiplies the raised interval by DECAY until it is back at the normal one. Truncated
+# exponential back-off with jitter (AWS Architecture Blog 2015, Google Cloud: factor 2);
+# cap 300 s from C06; decay 0.9 is ours (about 7 successes halve the interval).
+WACKY_BACKOFF_BASE = 1.0
+WACKY_BACKOFF_FACTOR = 2.0
+WACKY_BACKOFF_CAP = 300.0
+WACKY_BACKOFF_JITTER = 0.5
+WACKY_BACKOFF_DECAY = 0.9
+# Retries of one request answered 429/503 before it is dropped (wacky/drop/overloaded); with
+# the defaults 5 retries wait at least 2+4+8+16+32 s. Negative: BackoffMiddleware off.
+WACKY_BACKOFF_MAX_RETRIES = 5
+# Scrapy's RetryMiddleware would resend 429/503 at once: they are BackoffMiddleware's only.
+RETRY_HTTP_CODES = [500, 502, 504, 522, 524, 408]
+# Seconds between two request starts to one IP address, whatever the hostname (many sites on
+# one server). 0 = off, as Scrapy's CONCURRENT_REQUESTS_PER_IP: it costs a DNS lookup per host
+# (Scrapy's resolver and DNS cache, also behind a proxy) and the host interval already applies.
+WACKY_PER_IP_DELAY = 0.0
 
 # --- Politeness middlewares (robots.txt RFC 9309, Crawl-delay) ---------------------------
 # RobotsMiddleware replaces Scrapy's (C01, C02, C29); PolitenessMiddleware spaces requests per
@@ -49,6 +72,7 @@ DOWNLOADER_MIDDLEWARES = {
     "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
     "wackycrawl.middlewares.robots.RobotsMiddleware": 100,
     "wackycrawl.middlewares.politeness.PolitenessMiddleware": 950,
+    "wackycrawl.middlewares.backoff.BackoffMiddleware": 940,  # 429/503 retried later (C06)
 }
 
 # --- Seeding (BootCaT-style random queries, wackycrawl.seeding) --------------------------
