@@ -177,6 +177,10 @@ class HostSchedule:
         """End ``owner``'s request; False if it held no claim under any of ``keys``."""
         keys = (keys,) if isinstance(keys, str) else keys
         held = [k for k in keys if self._owner.get(k) is owner]
+        now = self.clock()
         for k in held:
             del self._owner[k]
+            # the interval runs from the end of the request, not from its claim: the send
+            # can lag the claim (connection set-up), and the server must see the full gap
+            self._last[k] = max(self._last.get(k, now), now)
         return bool(held)
