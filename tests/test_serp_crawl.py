@@ -28,6 +28,7 @@ pytestmark = pytest.mark.crawl
 KEY = "k3y-SECRET-4711-brave"
 SEARX = "http://searx.test"
 TEMPLATE = "http://find.test/html/?q={query}"
+DELAY = 1.0  # seconds between two SearXNG requests (DOWNLOAD_DELAY is 0 in test crawls)
 
 # query -> result URLs (in page order). Collisions: within one query (site-a, site-f), with
 # the plain seed (plain.test), across two queries whose answers race (site-g: either wins).
@@ -96,7 +97,7 @@ def serp_crawl(tmp_path_factory, monkeypatch_module):
     monkeypatch_module.setenv(engines.BRAVE.key_env, KEY)
     settings = {"WACKY_LANGUAGES": "en", "WACKY_SERP_MAX_RESULTS": "2",
                 "WACKY_SERP_SEARXNG_URL": SEARX, "WACKY_SERP_TEMPLATE": TEMPLATE,
-                "WACKY_SERP_DELAYS": json.dumps({"searxng": 0, "brave": 0, "template": 0}),
+                "WACKY_SERP_DELAYS": json.dumps({"searxng": DELAY, "brave": 0, "template": 0}),
                 "LOG_LEVEL": "DEBUG"}
     with LocalWeb() as web:
         seeds = build_web(web)
@@ -140,6 +141,13 @@ def test_engine_robots_txt_read_before_results(serp_crawl):
     searx = [h.path for h in hits if h.host == "searx.test"]
     assert searx[0] == "/robots.txt" and len(searx) == 4
     assert "/preferences" not in searx
+
+
+def test_per_engine_delay(serp_crawl):
+    _, hits, _ = serp_crawl
+    times = [h.time for h in hits if h.host == "searx.test" and h.path.startswith("/search")]
+    gaps = [b - a for a, b in zip(times, times[1:])]
+    assert len(gaps) == 2 and min(gaps) >= DELAY - 0.05, gaps
 
 
 def test_documents_carry_their_seed_query(serp_crawl):

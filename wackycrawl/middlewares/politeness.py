@@ -15,6 +15,9 @@ request's meta (``wacky_not_before``), so the retry that ``wackycrawl.middleware
 schedules keeps it through the scheduler and a JOBDIR pause. A request still waiting when the
 crawl stops gracefully goes back to the scheduler instead of holding the stop up.
 
+Per-request floor: ``meta["wacky_min_interval"]`` (seconds) raises the host's interval to at
+least that value before the request claims it (a search engine's rate limit, WACKY_SERP_DELAYS).
+
 Per-IP limit (optional): with WACKY_PER_IP_DELAY > 0 the host's address (Scrapy's DNS resolver,
 so its DNS cache; through a proxy too, the target host is resolved) is a second key with that
 interval, so many hostnames on one server share it. A name that does not resolve has no IP limit.
@@ -55,6 +58,7 @@ from wackycrawl.crawl.politeness import (
 logger = logging.getLogger(__name__)
 
 NOT_BEFORE_META = "wacky_not_before"  # wall clock (time.time()) before which not to send
+MIN_INTERVAL_META = "wacky_min_interval"  # seconds: a floor on the host's interval
 _KEYS_META = "_wacky_politeness_keys"
 _SENT_META = "_wacky_politeness_sent"
 _POLL = 1.0  # seconds between checks for a graceful stop while a request waits
@@ -90,6 +94,8 @@ class PolitenessMiddleware:
     async def process_request(self, request: Request) -> Request | None:
         host = urlparse_cached(request).hostname or ""
         keys = (host,)
+        if (floor := request.meta.get(MIN_INTERVAL_META)) and self.schedule.interval(host) < floor:
+            self.schedule.set_interval(host, floor)
         if self.per_ip_delay > 0 and (ip := await self._address(host)):
             keys = (host, f"ip:{ip}")
             self.schedule.set_interval(keys[1], self.per_ip_delay)
