@@ -10,12 +10,22 @@ Stages, each a plain function over ``str``:
 
 1. :func:`normalise` - Unicode NFKC (full-width letters) and case folding (ALL-CAPS text).
 2. :func:`word_counts` - runs of letters; apostrophes, hyphens split (``l'homme`` -> l, homme).
-3. :func:`count` - per listed language, function-word tokens and types (one dict lookup per
-   word type).
-4. :meth:`Identifier.identify` - the list with most tokens wins when it leads the runner-up by
-   ``min_margin``; otherwise langid.py decides among the close lists (or among all its 97
-   languages when the text is long and has no function words of any list); else ``"und"``.
+3. :func:`count` - per listed language, function-word tokens and types.
+4. :meth:`Identifier.identify` - the text is read in pieces of about ``chunk_chars``
+   characters (cut at white space); after each piece, reading stops when the lists decide
+   and the text read already passes the connected-prose test with a margin (below). Then
+   the list with most tokens wins when it leads the runner-up by ``min_margin``; otherwise
+   langid.py decides among the close lists (or among all its 97 languages when the text is
+   long and has no function words of any list); else ``"und"``.
 5. :func:`is_connected_prose` - minimum function-word types, tokens and ratio.
+
+Early stop: after a piece, when the best list leads by ``min_margin`` and in the text read so
+far has at least ``min_types`` types, ``min_tokens`` tokens and a share of at least
+``min_ratio + stop_margin`` of all words, the rest is not read. Every figure of the result
+(tokens, ratio) is then that of the text read, not of the whole text: a page of 2,000
+characters of prose followed by a long word list is prose by this test. A text that is near a
+threshold, whose lists are close, or that fails the test, is read to its end, so its figures
+are those of the whole text, as without early stop.
 
 All lengths are in characters (``str``), never bytes.
 """
@@ -42,9 +52,21 @@ LANGID_MAX_CHARS = 2000
 MIN_FUNCWORD_TYPES = 10
 MIN_FUNCWORD_TOKENS = 30
 MIN_FUNCWORD_RATIO = 0.25
+# Early stop: pieces of about this many characters (0 reads every text whole), and the margin
+# over MIN_FUNCWORD_RATIO the text read must show (about two standard deviations of the
+# function-word share in 2,000 characters, ~330 words; benchmarks/language_eval.py).
+CHUNK_CHARS = 2000
+STOP_RATIO_MARGIN = 0.05
 
 UND = "und"
 _WORD = re.compile(r"[^\W\d_]+")
+_SPACE = re.compile(r"\s")
+# Every ASCII byte that is not a letter separates words (bytes.translate runs in C).
+_ASCII_NON_LETTERS = bytes(c for c in range(128) if not chr(c).isalpha())
+_TO_SPACE = bytes.maketrans(_ASCII_NON_LETTERS, b" " * len(_ASCII_NON_LETTERS))
+# Per-language counters packed into one int, _FIELD bits a language (no text has 2**40 words).
+_FIELD = 40
+_FIELD_MASK = (1 << _FIELD) - 1
 # Romanian is written with comma-below letters; older text uses the cedilla forms.
 _CEDILLA = str.maketrans("șțȘȚ", "şţŞŢ")
 # langid.py labels Norwegian Bokmål "no" (ISO 639-1 macrolanguage); the lists say "nb".
@@ -60,7 +82,9 @@ class LangResult:
     ``"short"`` (below ``min_chars``) or ``"no-evidence"``. ``score`` is the function-word share
     for ``funcwords``, langid's normalised probability for ``langid``, 0.0 for ``und``.
     ``fw_tokens``/``fw_types`` count words of the chosen language's list (of the best list when
-    the language has none); ``fw_ratio`` = ``fw_tokens / tokens``; ``tokens`` counts all words.
+    the language has none); ``fw_ratio`` = ``fw_tokens / tokens``; ``tokens`` counts all words;
+    ``chars`` is the number of (normalised) characters read. All figures are those of the text
+    read, which is less than the whole text when the decision settled early.
     """
 
     lang: str
@@ -70,6 +94,7 @@ class LangResult:
     fw_types: int = 0
     fw_ratio: float = 0.0
     tokens: int = 0
+    chars: int = 0
 
 
 def _read_list(lang: str) -> list[str]:
@@ -79,20 +104,22 @@ def _read_list(lang: str) -> list[str]:
 
 
 @cache
-def _lexicon() -> tuple[tuple[str, ...], dict[str, tuple[int, ...]]]:
-    """(languages, word -> indexes of the languages whose list has it), built once."""
+def _lexicon() -> tuple[tuple[str, ...], dict[bytes, int]]:
+    """(languages, UTF-8 word -> bit mask of the languages whose list has it), built once.
+    Language ``i`` is bit ``i * _FIELD``, so ``n * mask`` adds ``n`` to each owner's field."""
     folder = files("wackycrawl.text").joinpath("data", "funcwords")
     langs = tuple(sorted(p.name[:-4] for p in folder.iterdir() if p.name.endswith(".txt")))
-    owners: dict[str, list[int]] = {}
+    masks: dict[bytes, int] = {}
     for i, lang in enumerate(langs):
         for word in set(_read_list(lang)):
-            owners.setdefault(word, []).append(i)
-    return langs, {w: tuple(ix) for w, ix in owners.items()}
+            key = word.encode()
+            masks[key] = masks.get(key, 0) | 1 << (_FIELD * i)
+    return langs, masks
 
 
 def function_words() -> frozenset[str]:
     """Every word of every shipped list (normalised as :func:`normalise`)."""
-    return frozenset(_lexicon()[1])
+    return frozenset(w.decode() for w in _lexicon()[1])
 
 
 def languages() -> tuple[str, ...]:
@@ -101,30 +128,70 @@ def languages() -> tuple[str, ...]:
 
 
 def normalise(text: str) -> str:
-    """NFKC then case folding: ``"ＴＨＥ LIBRARY"`` -> ``"the library"`` (cases C12, C13)."""
-    return unicodedata.normalize("NFKC", text).casefold()
+    """NFKC then case folding: ``"ＴＨＥ LIBRARY"`` -> ``"the library"`` (cases C12, C13).
+    Speed: ASCII text, and text already in NFKC (a quick check in C), skip the NFKC pass."""
+    if not (text.isascii() or unicodedata.is_normalized("NFKC", text)):
+        text = unicodedata.normalize("NFKC", text)
+    return text.casefold()
+
+
+def _words(norm: str) -> Counter[bytes]:
+    """Word frequencies of a normalised text, words as UTF-8 ``bytes``: the same words as
+    :func:`word_counts`. Speed: ASCII non-letters become spaces by ``bytes.translate``; only
+    the pieces left with a non-ASCII non-letter (``“the``, ``it’s``) go through the regex."""
+    freq = Counter(norm.encode("utf-8", "surrogatepass").translate(_TO_SPACE).split())
+    if not norm.isascii():
+        for key in [k for k in filterfalse(bytes.isascii, freq) if not _str(k).isalpha()]:
+            n = freq.pop(key)
+            for word in _WORD.findall(_str(key)):
+                freq[word.encode("utf-8", "surrogatepass")] += n
+    return freq
+
+
+def _str(word: bytes) -> str:
+    return word.decode("utf-8", "surrogatepass")
 
 
 def word_counts(text: str) -> Counter[str]:
     """Word frequencies of a normalised text. Words are maximal runs of Unicode letters (no
-    digits, no ``_``). Speed: whitespace chunks that are all letters are taken as they are;
-    only the others (``"l'homme"``, ``"end."``, ``"2024"``) go through the regex."""
-    chunks = text.split()
-    freq = Counter(filter(str.isalpha, chunks))
-    freq.update(_WORD.findall(" ".join(filterfalse(str.isalpha, chunks))))
-    return freq
+    digits, no ``_``)."""
+    return Counter({_str(w): n for w, n in _words(text).items()})
 
 
 def count(freq: Counter[str]) -> tuple[list[int], list[int]]:
     """Function-word (tokens, types) per language, aligned with :func:`languages`."""
-    langs, lexicon = _lexicon()
-    tok, typ = [0] * len(langs), [0] * len(langs)
-    for word in freq.keys() & lexicon.keys():
-        n = freq[word]
-        for i in lexicon[word]:
-            tok[i] += n
-            typ[i] += 1
-    return tok, typ
+    return _unpack(_function_words({w.encode("utf-8", "surrogatepass"): n
+                                    for w, n in freq.items()}))
+
+
+def _function_words(freq: dict[bytes, int]) -> Counter[bytes]:
+    masks = _lexicon()[1]
+    return Counter({w: freq[w] for w in filter(masks.__contains__, freq)})
+
+
+def _unpack(fw: Counter[bytes]) -> tuple[list[int], list[int]]:
+    """(tokens, types) per language of function-word frequencies ``fw``."""
+    langs, masks = _lexicon()
+    tok = typ = 0
+    for word, n in fw.items():
+        mask = masks[word]
+        tok += n * mask
+        typ += mask
+    shifts = range(0, _FIELD * len(langs), _FIELD)
+    return [tok >> s & _FIELD_MASK for s in shifts], [typ >> s & _FIELD_MASK for s in shifts]
+
+
+def _pieces(text: str, size: int):
+    """Normalised pieces of ``text`` of about ``size`` characters, cut at white space (or
+    at ``size`` when no white space follows within 100 characters); ``size <= 0``: whole."""
+    pos = 0
+    while pos < len(text):
+        end = len(text)
+        if 0 < size < end - pos:
+            space = _SPACE.search(text, pos + size, pos + size + 100)
+            end = space.start() if space else pos + size
+        yield normalise(text[pos:end])
+        pos = end
 
 
 def is_connected_prose(
@@ -154,8 +221,10 @@ def has_list(lang: str) -> bool:
 class Identifier:
     """Function-word language identification with langid.py as a second opinion.
 
-    Thresholds default to the module constants. langid.py's model (about 3-5 s, 170 MB) is
-    loaded on the first text that needs it, once per process.
+    Thresholds default to the module constants; ``min_types``, ``min_tokens``, ``min_ratio``
+    (the connected-prose test) and ``stop_margin`` only decide when reading may stop early
+    (module docstring); ``chunk_chars=0`` reads every text whole. langid.py's model (about
+    3-5 s, 170 MB) is loaded on the first text that needs it, once per process.
     """
 
     def __init__(
@@ -164,31 +233,50 @@ class Identifier:
         min_margin: float = MIN_MARGIN,
         langid_min_chars: int = LANGID_MIN_CHARS,
         langid_max_chars: int = LANGID_MAX_CHARS,
+        chunk_chars: int = CHUNK_CHARS,
+        stop_margin: float = STOP_RATIO_MARGIN,
+        min_types: int = MIN_FUNCWORD_TYPES,
+        min_tokens: int = MIN_FUNCWORD_TOKENS,
+        min_ratio: float = MIN_FUNCWORD_RATIO,
     ):
         self.min_chars = min_chars
         self.min_margin = min_margin
         self.langid_min_chars = langid_min_chars
         self.langid_max_chars = langid_max_chars
+        self.chunk_chars = chunk_chars
+        self.stop_margin = stop_margin
+        self.prose = (min_types, min_tokens, min_ratio)
 
     def identify(self, text: str) -> LangResult:
         """Decide the language of ``text`` (any length; never raises on odd input)."""
         langs = languages()
-        norm = normalise(text).strip()
-        freq = word_counts(norm)
-        tok, typ = count(freq)
-        order = sorted(range(len(langs)), key=lambda i: (tok[i], typ[i]), reverse=True)
-        best, second = order[0], order[1]
-        n = sum(freq.values())
+        read, fw, n = [], Counter(), 0
+        for piece in _pieces(text.strip(), self.chunk_chars):
+            read.append(piece)
+            words = _words(piece)
+            n += words.total()
+            fw.update(_function_words(words))
+            tok, typ = _unpack(fw)
+            order = sorted(range(len(langs)), key=lambda i: (tok[i], typ[i]), reverse=True)
+            best, second = order[0], order[1]
+            decided = tok[best] and (tok[best] - tok[second]) / tok[best] >= self.min_margin
+            if decided and self._settled(sum(map(len, read)), n, tok[best], typ[best]):
+                break
+        if not read:
+            tok, typ, order = [0] * len(langs), [0] * len(langs), range(len(langs))
+            best = decided = 0
+        norm = "".join(read).strip()
 
         def result(lang: str, score: float, method: str) -> LangResult:
             i = langs.index(lang) if lang in langs else best
-            return LangResult(lang, score, method, tok[i], typ[i], tok[i] / n if n else 0.0, n)
+            return LangResult(lang, score, method, tok[i], typ[i], tok[i] / n if n else 0.0, n,
+                              len(norm))
 
         if len(norm) < self.min_chars:
             return result(UND, 0.0, "short")
         if not n:  # digits, symbols, U+FFFD: nothing to identify
             return result(UND, 0.0, "no-evidence")
-        if tok[best] and (tok[best] - tok[second]) / tok[best] >= self.min_margin:
+        if decided:
             return result(langs[best], tok[best] / n, "funcwords")
         close = [langs[i] for i in order if tok[i] and tok[i] >= tok[best] * (1 - self.min_margin)]
         long_enough = len(norm) >= self.langid_min_chars
@@ -206,6 +294,17 @@ class Identifier:
             if lang != UND:
                 return result(lang, prob, "langid")
         return result(UND, 0.0, "no-evidence")
+
+    def _settled(self, chars: int, words: int, tokens: int, types: int) -> bool:
+        """True when the text read passes the prose test with ``stop_margin`` to spare and
+        is long enough for every length rule: the rest need not be read."""
+        min_types, min_tokens, min_ratio = self.prose
+        return (
+            chars >= max(self.min_chars, self.langid_min_chars)
+            and types >= min_types
+            and tokens >= min_tokens
+            and tokens >= (min_ratio + self.stop_margin) * words
+        )
 
 
 @cache
@@ -229,10 +328,13 @@ def langid_rank(text: str, restrict: list[str] | None = None) -> tuple[str, floa
 
 
 def _langid_logp(text: str):
-    """langid.py's log-probabilities for all its classes, or None if no feature matched."""
+    """langid.py's log-probabilities for all its classes, or None if no feature matched.
+    Speed: the naive Bayes product ``fv @ nb_ptc + nb_pc`` (langid's ``nb_classprobs``) over
+    the non-zero features only: a 2,000-character text has a few hundred of its 7,480."""
     ident = _langid_model()
     fv = ident.instance2fv(text)
-    return ident.nb_classprobs(fv) if fv.any() else None
+    hits = fv.nonzero()[0]
+    return fv[hits] @ ident.nb_ptc[hits] + ident.nb_pc if hits.size else None
 
 
 def _pick(logp, restrict: list[str] | None = None) -> tuple[str, float]:
