@@ -109,6 +109,51 @@ DEPTH_PRIORITY = 1  # breadth-first: FIFO queues
 SCHEDULER_DISK_QUEUE = "scrapy.squeues.PickleFifoDiskQueue"
 SCHEDULER_MEMORY_QUEUE = "scrapy.squeues.FifoMemoryQueue"
 
+# --- Scope, traps, safety (wackycrawl.crawl.urls, scope, traps, safety) ---------------------
+# The dupefilter's key: w3lib's canonicalize_url without session ids, utm_*/click-id tracking
+# parameters and default ports, reserved %XX kept in paths (C22; wackycrawl.crawl.urls).
+REQUEST_FINGERPRINTER_CLASS = "wackycrawl.crawl.urls.CanonicalRequestFingerprinter"
+# Scope as SURT prefixes (Heritrix): allow "http://(de," style prefixes and/or domains or TLDs
+# ("de,at", "uni-bonn.de" = the domain and its subdomains); both empty = no restriction. https
+# is compared as http (Heritrix SurtPrefixSet). The deny list wins. Seeds are always fetched.
+WACKY_SCOPE_SURTS = []
+WACKY_SCOPE_ALLOW = []
+WACKY_SCOPE_DENY = []
+# Add each seed's registered domain ("domain": www.uni-bonn.de -> uni-bonn.de) or public suffix
+# ("suffix": -> de, a whole-TLD crawl as ukWaC/deWaC) to the allow list; "" = off.
+WACKY_SCOPE_FROM_SEEDS = ""
+# Spider traps. URL-shape limits, 0 = off: path segments (Heritrix TooManyPathSegmentsDecideRule
+# 20), times one segment may occur (PathologicalPathDecideRule 2), URL length in characters
+# (Heritrix UURI.MAX_URL_LENGTH 2083), query parameters (10: no published default).
+WACKY_TRAPS_ENABLED = True
+WACKY_TRAP_MAX_PATH_DEPTH = 20
+WACKY_TRAP_MAX_SEGMENT_REPEATS = 2
+WACKY_TRAP_MAX_URL_LENGTH = 2083
+WACKY_TRAP_MAX_QUERY_PARAMS = 10
+# Requests per host[:port] at most, robots.txt not counted; 0 = no limit. No published value:
+# 5000 pages is far above what a WaCky crawl keeps from one site (ukWaC: 2.7 M sites' pages).
+WACKY_HOST_BUDGET = 5000
+# Endless links (calendars, faceted search): a pattern (host + first path segment) stops when,
+# over WACKY_TRAP_WINDOW of its fetched pages, at least WACKY_TRAP_NEW_RATIO new URLs per page
+# were found and no document was kept (project values); window 0 = detector off.
+WACKY_TRAP_WINDOW = 50
+WACKY_TRAP_NEW_RATIO = 0.9
+# Fetch private, loopback, link-local, multicast, reserved addresses (literal IPs and resolved
+# names; RFC 6890)? Off by default. Through an HTTP proxy names are the proxy's to resolve:
+# only literal IPs and localhost are judged (see wackycrawl.middlewares.safety).
+WACKY_ALLOW_PRIVATE_ADDRESSES = False
+# Progress: a log line every N seconds (Scrapy's LOGSTATS_INTERVAL default; 0 = off); at close
+# the N best and worst hosts by kept words per fetched MB go into the stats (wacky/yield/<host>)
+# and every host into WACKY_YIELD_FILE (TSV; relative = under WACKY_OUTPUT_DIR; "" = off).
+WACKY_PROGRESS_INTERVAL = 60
+WACKY_YIELD_TOP = 10
+WACKY_YIELD_FILE = "host-yield.tsv"
+# Safety first, then scope, then traps: all before RobotsMiddleware (100), so nothing is
+# sent, robots.txt included, for a request these refuse.
+DOWNLOADER_MIDDLEWARES["wackycrawl.middlewares.safety.SafetyMiddleware"] = 40
+DOWNLOADER_MIDDLEWARES["wackycrawl.middlewares.scope.ScopeMiddleware"] = 45
+DOWNLOADER_MIDDLEWARES["wackycrawl.middlewares.traps.TrapsMiddleware"] = 60
+
 # --- Downloads -----------------------------------------------------------------------------
 DOWNLOAD_TIMEOUT = 30
 RETRY_ENABLED = True
@@ -231,6 +276,7 @@ WACKY_STAGES = [
 WACKY_STAGE_WORKERS = None
 
 EXTENSIONS = {
+    "wackycrawl.extensions.progress.Progress": 800,  # before Summary: yield stats
     "wackycrawl.extensions.summary.Summary": 900,
 }
 # Write all crawl stats as JSON to this file at close ("" = off).

@@ -1,0 +1,122 @@
+"""Spider traps: URL-shape limits, a per-host page budget and a never-ending-links detector.
+
+Three stages, each a pure function or small class over URL strings:
+
+1. :func:`url_trap` - shape limits in the manner of Heritrix's decide rules:
+   ``TooManyPathSegmentsDecideRule`` (path depth, default 20 segments),
+   ``PathologicalPathDecideRule`` (a segment repeated, default more than 2 times: ``/a/b/a/b/a/``),
+   the URL length of ``UURI.MAX_URL_LENGTH`` (2083 characters, Internet Explorer's limit) and a
+   query-parameter count (10; no published default: faceted search adds one per facet).
+2. :class:`HostBudget` - at most N requests per host (Heritrix ``QuotaEnforcer``-style budget).
+3. :class:`EndlessLinksDetector` - calendars and faceted search: pages whose every fetch yields
+   about one URL never seen before and no kept document. Counted per *pattern* (host plus first
+   path segment, :func:`trap_pattern`), so a calendar under ``/events/`` stops without the
+   rest of its site; over each window of W fetched pages of a pattern, if the pattern's new
+   URLs reach ``new_ratio * W`` while no document of it was kept, the pattern trips for good.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+MAX_PATH_DEPTH = 20
+MAX_SEGMENT_REPEATS = 2
+MAX_URL_LENGTH = 2083
+MAX_QUERY_PARAMS = 10
+HOST_BUDGET = 5000
+DETECTOR_WINDOW = 50
+DETECTOR_NEW_RATIO = 0.9
+
+
+@dataclass(frozen=True)
+class UrlLimits:
+    """Shape limits; 0 turns one off. Lengths are in characters of the URL string."""
+
+    max_path_depth: int = MAX_PATH_DEPTH
+    max_segment_repeats: int = MAX_SEGMENT_REPEATS
+    max_url_length: int = MAX_URL_LENGTH
+    max_query_params: int = MAX_QUERY_PARAMS
+
+
+def url_trap(url: str, limits: UrlLimits = UrlLimits()) -> str | None:
+    """The first shape rule ``url`` breaks ("url_length", "path_depth", "repeated_segment",
+    "query_params"), or None."""
+    if limits.max_url_length and len(url) > limits.max_url_length:
+        return "url_length"
+    parts = urlsplit(url)
+    segments = [s for s in parts.path.split("/") if s]
+    if limits.max_path_depth and len(segments) > limits.max_path_depth:
+        return "path_depth"
+    if limits.max_segment_repeats and segments and \
+            max(Counter(segments).values()) > limits.max_segment_repeats:
+        return "repeated_segment"
+    if limits.max_query_params and parts.query and \
+            parts.query.count("&") + 1 > limits.max_query_params:
+        return "query_params"
+    return None
+
+
+def trap_pattern(url: str) -> str:
+    """``http://cal.test/events/2024/01?x`` -> ``cal.test/events`` (host with port, first
+    path segment; ``cal.test/`` for the root)."""
+    parts = urlsplit(url)
+    first = parts.path.lstrip("/").split("/", 1)[0]
+    return f"{parts.netloc.lower()}/{first}"
+
+
+class HostBudget:
+    """Counts requests per host; :meth:`take` is False once a host has had ``limit`` (0: no
+    limit). ``exhausted`` holds the hosts that hit the limit."""
+
+    def __init__(self, limit: int = HOST_BUDGET):
+        self.limit = limit
+        self.used: Counter[str] = Counter()
+        self.exhausted: set[str] = set()
+
+    def take(self, host: str) -> bool:
+        if not self.limit:
+            return True
+        if self.used[host] >= self.limit:
+            self.exhausted.add(host)
+            return False
+        self.used[host] += 1
+        return True
+
+
+class EndlessLinksDetector:
+    """Per pattern: pages fetched, new URLs discovered, documents kept, over tumbling windows
+    of ``window`` fetched pages. :meth:`fetched` returns True when the pattern trips."""
+
+    def __init__(self, window: int = DETECTOR_WINDOW, new_ratio: float = DETECTOR_NEW_RATIO):
+        self.window = window
+        self.new_ratio = new_ratio
+        self.tripped: set[str] = set()
+        self._counts: dict[str, list[int]] = {}  # pattern -> [fetched, new, kept]
+
+    def _row(self, pattern: str) -> list[int]:
+        return self._counts.setdefault(pattern, [0, 0, 0])
+
+    def discovered(self, pattern: str, n: int = 1) -> None:
+        if pattern not in self.tripped:
+            self._row(pattern)[1] += n
+
+    def kept(self, pattern: str) -> None:
+        if pattern not in self.tripped:
+            self._row(pattern)[2] += 1
+
+    def fetched(self, pattern: str) -> bool:
+        if not self.window or pattern in self.tripped:
+            return False
+        row = self._row(pattern)
+        row[0] += 1
+        if row[0] < self.window:
+            return False
+        fetched, new, kept = row
+        row[:] = [0, 0, 0]
+        if kept == 0 and new >= self.new_ratio * fetched:
+            self.tripped.add(pattern)
+            del self._counts[pattern]
+            return True
+        return False

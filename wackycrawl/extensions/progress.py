@@ -1,0 +1,98 @@
+"""Progress of a crawl: a log line every WACKY_PROGRESS_INTERVAL seconds and a final report
+with the per-host yield (``wackycrawl.crawl.progress``).
+
+The periodic line gives pages/min, pages, docs kept, words kept, MB written, queue size, hosts
+active (hosts that answered since the last line) and the top drop reasons. At close: stats
+``wacky/yield/<host>`` (kept words per fetched MB, integer) for the WACKY_YIELD_TOP best and
+worst hosts only, so the stats stay small on a big crawl, ``wacky/yield/hosts``, one log line
+with those hosts, and every host's row in WACKY_YIELD_FILE (TSV; a relative path is under
+WACKY_OUTPUT_DIR; "" = no file).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from urllib.parse import urlsplit
+
+from scrapy import signals
+from scrapy.utils.asyncio import create_looping_call
+from scrapy.utils.httpobj import urlparse_cached
+
+from wackycrawl.crawl.progress import YieldTable, progress_line
+from wackycrawl.extensions.summary import drops_by_reason
+
+logger = logging.getLogger(__name__)
+
+
+class Progress:
+    def __init__(self, crawler):
+        s = crawler.settings
+        self.crawler = crawler
+        self.stats = crawler.stats
+        self.interval = s.getfloat("WACKY_PROGRESS_INTERVAL")
+        self.top = s.getint("WACKY_YIELD_TOP")
+        path = s.get("WACKY_YIELD_FILE") or ""
+        outdir = s.get("WACKY_OUTPUT_DIR") or ""
+        self.yield_file = os.path.join(outdir, path) if path and outdir else path
+        self.table = YieldTable()
+        self.active: set[str] = set()
+        self.pages_before = 0
+        self.task = None
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        ext = cls(crawler)
+        for handler, signal in ((ext.spider_opened, signals.spider_opened),
+                                (ext.spider_closed, signals.spider_closed),
+                                (ext.response_received, signals.response_received),
+                                (ext.item_scraped, signals.item_scraped)):
+            crawler.signals.connect(handler, signal=signal)
+        return ext
+
+    def spider_opened(self, spider=None):
+        if self.interval > 0:
+            self.task = create_looping_call(self.log_progress)
+            self.task.start(self.interval, now=False)
+
+    def response_received(self, response, request, spider=None):
+        if request.meta.get("dont_obey_robotstxt"):
+            return  # robots.txt
+        host = urlparse_cached(request).netloc.lower()
+        self.active.add(host)
+        self.table.fetched(host, len(response.body))
+
+    def item_scraped(self, item, response=None, spider=None):
+        if isinstance(item, dict) and item.get("url"):
+            host = urlsplit(item["url"]).netloc.lower()
+            self.table.kept(host, sum(len(p.split()) for p in item.get("paragraphs", ())))
+
+    def log_progress(self):
+        stats = self.stats.get_stats()
+        pages = stats.get("response_received_count", 0)
+        rate = (pages - self.pages_before) * 60.0 / self.interval
+        self.pages_before = pages
+        logger.info(progress_line(stats, rate, len(self.active), drops_by_reason(stats)))
+        self.active.clear()
+
+    def spider_closed(self, spider=None, reason=""):
+        if self.task is not None and self.task.running:
+            self.task.stop()
+        top, bottom = self.table.top_bottom(self.top)
+        for host, row in top + bottom:
+            self.stats.set_value(f"wacky/yield/{host}", round(row.words_per_mb))
+        self.stats.set_value("wacky/yield/hosts", len(self.table.rows))
+        fmt = ", ".join
+        logger.info("wacky yield (kept words per fetched MB) over %d hosts; top: %s; bottom: %s",
+                    len(self.table.rows),
+                    fmt(f"{h} {r.words_per_mb:.0f}" for h, r in top) or "none",
+                    fmt(f"{h} {r.words_per_mb:.0f}" for h, r in bottom) or "none")
+        if self.yield_file:
+            try:
+                os.makedirs(os.path.dirname(os.path.abspath(self.yield_file)), exist_ok=True)
+                n = self.table.write_tsv(self.yield_file)
+                logger.info("Per-host yield of %d hosts written to %s", n, self.yield_file)
+            except OSError as exc:
+                self.stats.inc_value("wacky/yield/write_failed")
+                logger.error("Per-host yield not written to %s: %s", self.yield_file, exc)
+

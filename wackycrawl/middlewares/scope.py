@@ -1,0 +1,85 @@
+"""Downloader middleware keeping the crawl in scope (``wackycrawl.crawl.scope``).
+
+Allow list: WACKY_SCOPE_SURTS (SURT prefixes, ``http://(de,``) and WACKY_SCOPE_ALLOW (domains or
+TLDs, ``de,at``); deny list WACKY_SCOPE_DENY (wins). WACKY_SCOPE_FROM_SEEDS = "domain" or
+"suffix" adds each seed's registered domain or public suffix to the allow list when the seed is
+scheduled (Scrapy's ``request_scheduled`` signal). A seed is a start request (no ``depth`` in its
+meta) or a request with ``meta["wacky_seed"] = True`` (e.g. a search result); seeds and
+robots.txt requests are always in scope. Every request, redirects included, is checked before
+anything is sent: out of scope -> IgnoreRequest, counted in ``wacky/scope/out`` (and
+``wacky/scope/deny`` for the deny list), one INFO line per host. Off (NotConfigured) when all
+three lists are empty and nothing is derived.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from scrapy import Request, signals
+from scrapy.exceptions import IgnoreRequest, NotConfigured
+from scrapy.utils.httpobj import urlparse_cached
+
+from wackycrawl.crawl.scope import DERIVE_MODES, Scope
+
+logger = logging.getLogger(__name__)
+
+SEED_META = "wacky_seed"
+
+
+def is_seed(request: Request) -> bool:
+    return bool(request.meta.get(SEED_META)) or (
+        "depth" not in request.meta and "redirect_urls" not in request.meta)
+
+
+def is_robots_txt(request: Request) -> bool:
+    return bool(request.meta.get("dont_obey_robotstxt")) and \
+        urlparse_cached(request).path == "/robots.txt"
+
+
+class ScopeMiddleware:
+    def __init__(self, crawler):
+        s = crawler.settings
+        self.derive = (s.get("WACKY_SCOPE_FROM_SEEDS") or "").strip().lower()
+        if self.derive not in DERIVE_MODES:
+            raise ValueError(f"WACKY_SCOPE_FROM_SEEDS must be one of {DERIVE_MODES}, "
+                             f"not {self.derive!r}")
+        allow = s.getlist("WACKY_SCOPE_SURTS") + s.getlist("WACKY_SCOPE_ALLOW")
+        deny = s.getlist("WACKY_SCOPE_DENY")
+        if not (allow or deny or self.derive):
+            raise NotConfigured("no WACKY_SCOPE_* list and WACKY_SCOPE_FROM_SEEDS off")
+        self.scope = Scope(allow, deny)
+        self.stats = crawler.stats
+        self.hosts_logged: set[str] = set()
+        self.derived: set[str] = set()
+        if self.derive:
+            crawler.signals.connect(self._scheduled, signal=signals.request_scheduled)
+        logger.info("Scope: allow %s, deny %s%s", self.scope.prefixes or "all", deny or "none",
+                    f", plus each seed's {self.derive}" if self.derive else "")
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        return cls(crawler)
+
+    def _scheduled(self, request: Request, spider=None) -> None:
+        if is_seed(request) and not is_robots_txt(request):
+            prefix = self.scope.add_seed(request.url, self.derive)
+            if prefix not in self.derived:
+                self.derived.add(prefix)
+                self.stats.inc_value("wacky/scope/derived")
+                logger.debug("Scope: %s added from seed %s", prefix, request.url)
+
+    def process_request(self, request: Request) -> None:
+        if is_seed(request) or is_robots_txt(request):
+            return
+        verdict = self.scope.decide(request.url)
+        if verdict is None:
+            return
+        self.stats.inc_value("wacky/scope/out")
+        if verdict == "deny":
+            self.stats.inc_value("wacky/scope/deny")
+        host = urlparse_cached(request).hostname or ""
+        if host not in self.hosts_logged:
+            self.hosts_logged.add(host)
+            logger.info("Out of scope (%s), not followed: host %s (first: %s)",
+                        verdict, host, request.url)
+        raise IgnoreRequest(f"out of scope ({verdict})")

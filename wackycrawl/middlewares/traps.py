@@ -1,0 +1,98 @@
+"""Downloader middleware cutting spider traps (``wackycrawl.crawl.traps``).
+
+Before a request is sent (robots.txt requests excepted): URL-shape limits
+(WACKY_TRAP_MAX_PATH_DEPTH, _MAX_SEGMENT_REPEATS, _MAX_URL_LENGTH, _MAX_QUERY_PARAMS), the
+pattern's endless-links verdict and the per-host budget (WACKY_HOST_BUDGET requests). Each cut
+raises IgnoreRequest and counts ``wacky/trap/<rule>`` (``url_length``, ``path_depth``,
+``repeated_segment``, ``query_params``, ``endless_links``, ``budget``); a host's budget running
+out and a pattern tripping the detector each log one WARNING line (``wacky/trap/hosts_over_budget``,
+``wacky/trap/patterns_tripped``).
+
+The detector (WACKY_TRAP_WINDOW pages, WACKY_TRAP_NEW_RATIO) is fed by signals: a page fetched
+(``response_received``), a new URL (``request_scheduled`` less ``request_dropped``, i.e. what
+passed the dupefilter) and a kept document (``item_scraped``), each by its URL's pattern.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from scrapy import Request, signals
+from scrapy.exceptions import IgnoreRequest, NotConfigured
+from scrapy.utils.httpobj import urlparse_cached
+
+from wackycrawl.crawl.traps import (
+    EndlessLinksDetector,
+    HostBudget,
+    UrlLimits,
+    trap_pattern,
+    url_trap,
+)
+from wackycrawl.middlewares.scope import is_robots_txt
+
+logger = logging.getLogger(__name__)
+
+
+class TrapsMiddleware:
+    def __init__(self, crawler):
+        s = crawler.settings
+        if not s.getbool("WACKY_TRAPS_ENABLED"):
+            raise NotConfigured("WACKY_TRAPS_ENABLED is off")
+        self.limits = UrlLimits(s.getint("WACKY_TRAP_MAX_PATH_DEPTH"),
+                                s.getint("WACKY_TRAP_MAX_SEGMENT_REPEATS"),
+                                s.getint("WACKY_TRAP_MAX_URL_LENGTH"),
+                                s.getint("WACKY_TRAP_MAX_QUERY_PARAMS"))
+        self.budget = HostBudget(s.getint("WACKY_HOST_BUDGET"))
+        self.detector = EndlessLinksDetector(s.getint("WACKY_TRAP_WINDOW"),
+                                             s.getfloat("WACKY_TRAP_NEW_RATIO"))
+        self.stats = crawler.stats
+        for handler, signal in ((self._scheduled, signals.request_scheduled),
+                                (self._dropped, signals.request_dropped),
+                                (self._fetched, signals.response_received),
+                                (self._kept, signals.item_scraped)):
+            crawler.signals.connect(handler, signal=signal)
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        return cls(crawler)
+
+    def process_request(self, request: Request) -> None:
+        if is_robots_txt(request):
+            return
+        rule = url_trap(request.url, self.limits)
+        if rule is None and trap_pattern(request.url) in self.detector.tripped:
+            rule = "endless_links"
+        if rule is None:
+            host = urlparse_cached(request).netloc.lower()
+            first = host not in self.budget.exhausted
+            if self.budget.take(host):
+                return
+            rule = "budget"
+            if first:
+                self.stats.inc_value("wacky/trap/hosts_over_budget")
+                logger.warning("Trap: host %s used its budget of %d requests; no more requests "
+                               "to it (WACKY_HOST_BUDGET)", host, self.budget.limit)
+        self.stats.inc_value(f"wacky/trap/{rule}")
+        logger.debug("Trap (%s): %s", rule, request.url)
+        raise IgnoreRequest(f"spider trap ({rule})")
+
+    def _scheduled(self, request: Request, spider=None) -> None:
+        self.detector.discovered(trap_pattern(request.url))
+
+    def _dropped(self, request: Request, spider=None) -> None:
+        self.detector.discovered(trap_pattern(request.url), -1)
+
+    def _fetched(self, response, request: Request, spider=None) -> None:
+        if is_robots_txt(request):
+            return
+        pattern = trap_pattern(response.url)
+        if self.detector.fetched(pattern):
+            self.stats.inc_value("wacky/trap/patterns_tripped")
+            logger.warning("Trap: %s looks endless (last %d pages: >= %.0f%% new links, no "
+                           "document kept); its URLs are no longer fetched", pattern,
+                           self.detector.window, 100 * self.detector.new_ratio)
+
+    def _kept(self, item, response=None, spider=None) -> None:
+        url = item.get("url") if isinstance(item, dict) else None
+        if url:
+            self.detector.kept(trap_pattern(url))
