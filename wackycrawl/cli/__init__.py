@@ -1,7 +1,8 @@
 """The ``wackycrawl`` command: corpus work without crawling.
 
-Subcommands live in one module each (``clean``, ``langid``, ``trec``); each module has
-``register(subparsers)`` which adds its parser and sets ``func`` (args -> exit code).
+Subcommands live in one module each (``clean``, ``langid``, ``trec``, ``tuples``,
+``queries``); each module has ``register(subparsers)`` which adds its parser and sets ``func``
+(args -> exit code).
 """
 
 import argparse
@@ -9,7 +10,7 @@ import importlib
 import os
 import sys
 
-SUBCOMMANDS = ["clean", "langid", "trec"]
+SUBCOMMANDS = ["clean", "langid", "trec", "tuples", "queries"]
 
 
 def build_parser() -> argparse.ArgumentParser:
