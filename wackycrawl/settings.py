@@ -294,3 +294,34 @@ LOG_FORMATTER = "wackycrawl.logformatter.WackyLogFormatter"
 TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
 FEED_EXPORT_ENCODING = "utf-8"
 LOG_LEVEL = "INFO"
+
+# --- Distributed (Redis) and crash-safe frontier (wackycrawl.distributed) ------------------
+# REDIS_URL (setting or environment, e.g. redis://host:6379/0) is the one switch: queue,
+# seen set and seeds of the crawl live in Redis under wacky:<WACKY_CRAWL_NAME>:*. Without
+# it, JOBDIR selects the SQLite frontier in JOBDIR (survives kill -9); with neither, Scrapy's
+# in-memory scheduler runs. WACKY_FRONTIER forces "redis", "local" or "scrapy".
+SCHEDULER = "wackycrawl.distributed.scheduler.FrontierScheduler"
+WACKY_FRONTIER = "auto"
+REDIS_URL = None
+# Crawl name shared by the workers of one crawl (the Redis key prefix); "" = spider name.
+WACKY_CRAWL_NAME = ""
+# A popped request is leased for this many seconds, renewed every WACKY_LEASE_RENEW_SECONDS
+# while its worker lives; the lease of a dead worker expires and its requests go back into
+# the queue (reliable-queue pattern, Redis docs; C20). No published value: 60 s bounds the
+# delay after a crash, the renewal interval stays well below it.
+WACKY_LEASE_SECONDS = 60.0
+WACKY_LEASE_RENEW_SECONDS = 10.0
+# A Redis worker closes after the whole crawl was idle (nothing queued, no seed waiting, no
+# lease held by any worker) this long (scrapy-redis's MAX_IDLE_TIME_BEFORE_CLOSE).
+WACKY_IDLE_CLOSE_SECONDS = 30.0
+# Seconds between two publications of a worker's counters for `wackycrawl status`.
+WACKY_STATS_PUBLISH_SECONDS = 10.0
+# Seen set: "set" (exact, ~80 bytes per URL in Redis) or "bloom" (bitmap, sized for
+# WACKY_BLOOM_CAPACITY URLs at WACKY_BLOOM_ERROR_RATE false positives: 100M at 0.001 take
+# 180 MB; Bloom 1970; a false positive skips an unseen URL, rmax/scrapy-redis#56).
+WACKY_DUPEFILTER = "set"
+WACKY_BLOOM_CAPACITY = 100_000_000
+WACKY_BLOOM_ERROR_RATE = 0.001
+# First stage: drops an item whose canonical URL was already written (after a crash or an
+# expired lease); on with the Redis or local frontier only.
+ITEM_PIPELINES["wackycrawl.distributed.pipeline.WrittenOncePipeline"] = 50

@@ -10,7 +10,7 @@ import importlib
 import os
 import sys
 
-SUBCOMMANDS = ["clean", "langid", "trec", "tuples", "queries"]
+SUBCOMMANDS = ["clean", "langid", "trec", "tuples", "queries", "seeds", "status"]
 
 
 def build_parser() -> argparse.ArgumentParser:

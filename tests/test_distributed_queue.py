@@ -1,0 +1,191 @@
+"""The Redis side of the frontier with a real redis-server: lease queue, seen sets, keys,
+status, and the project fingerprint (C18 golden values)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from tests.redisserver import RedisServer
+from wackycrawl.distributed import status
+from wackycrawl.distributed.fingerprint import fingerprint
+from wackycrawl.distributed.keys import CrawlKeys, redis_url
+from wackycrawl.distributed.leasequeue import LeaseQueue, leases_per_worker
+from wackycrawl.distributed.seen import RedisBloom, RedisSeenSet, bloom_positions, bloom_size
+
+
+@pytest.fixture(scope="module")
+def server():
+    with RedisServer() as srv:
+        yield srv
+
+
+@pytest.fixture
+def r(server):
+    client = server.client()
+    client.flushall()
+    return client
+
+
+KEYS = CrawlKeys("t")
+
+
+def test_key_layout_has_one_prefix_per_crawl():
+    k = CrawlKeys("de-2026")
+    names = [k.start_urls, k.queue, k.requests, k.inflight, k.leases, k.seq, k.seen,
+             k.written, k.workers, k.bloom_count, k.worker("w1"), k.bloom_shard(0)]
+    assert all(n.startswith("wacky:de-2026:") for n in names)
+    assert k.start_urls == "wacky:de-2026:start_urls" and len(set(names)) == len(names)
+    with pytest.raises(ValueError):
+        CrawlKeys("a:b")
+
+
+def test_redis_url_switch(monkeypatch):
+    monkeypatch.delenv("REDIS_URL", raising=False)
+    assert redis_url({}) is None
+    monkeypatch.setenv("REDIS_URL", "redis://env")
+    assert redis_url({}) == "redis://env"
+    assert redis_url({"REDIS_URL": "redis://setting"}) == "redis://setting"
+
+
+def test_fifo_within_priority_and_priority_first(r):
+    q = LeaseQueue(r, KEYS, "w1")
+    for i, prio in enumerate([0, 0, 1, -1, 0]):
+        assert q.push(f"id{i}", prio, f"p{i}".encode())
+    order = [q.pop().id for _ in range(5)]
+    assert order == ["id2", "id0", "id1", "id4", "id3"]
+    assert q.pop() is None
+
+
+def test_push_of_a_queued_id_is_a_no_op(r):
+    q = LeaseQueue(r, KEYS, "w1")
+    assert q.push("a", 0, b"x")
+    assert not q.push("a", 0, b"y")
+    assert q.queued() == 1
+
+
+def test_ack_forgets_only_with_the_lease_token(r):
+    q = LeaseQueue(r, KEYS, "w1")
+    q.push("a", 0, b"payload")
+    leased = q.pop()
+    assert leased.payload == b"payload" and q.in_flight() == 1 and q.queued() == 0
+    assert not q.ack("a", "w2#0")
+    assert q.ack("a", leased.token)
+    assert q.in_flight() == 0 and r.hlen(KEYS.requests) == 0
+    assert not q.ack("a", leased.token)  # twice: nothing left
+
+
+def test_requeue_puts_back_at_the_old_place(r):
+    q = LeaseQueue(r, KEYS, "w1")
+    q.push("a", 0, b"1")
+    q.push("b", 0, b"2")
+    a = q.pop()
+    assert q.ack("a", a.token, requeue=True)
+    assert [q.pop().id, q.pop().id] == ["a", "b"]
+
+
+def test_retry_of_a_leased_request_goes_back_to_the_queue(r):
+    """A retry (dont_filter, same fingerprint) while leased: queued again, and the old
+    lease's ack must not delete it."""
+    q = LeaseQueue(r, KEYS, "w1")
+    q.push("a", 0, b"1")
+    first = q.pop()
+    assert q.push("a", 0, b"retry")
+    assert not q.ack("a", first.token)
+    again = q.pop()
+    assert again.payload == b"retry"
+
+
+def test_expired_lease_of_a_dead_worker_is_reclaimed_by_another(r):
+    dead = LeaseQueue(r, KEYS, "dead", lease_seconds=0.3)
+    alive = LeaseQueue(r, KEYS, "alive", lease_seconds=30)
+    for i in range(3):
+        dead.push(f"id{i}", 0, b"x")
+    held = [dead.pop() for _ in range(2)]
+    assert leases_per_worker(r, KEYS) == {"dead": 2}
+    assert alive.reclaim() == 0
+    time.sleep(0.5)
+    assert alive.reclaim() == 2
+    assert alive.queued() == 3 and alive.in_flight() == 0
+    assert [alive.pop().id for _ in range(3)] == ["id0", "id1", "id2"]  # old order kept
+    assert not dead.ack(held[0].id, held[0].token)  # the dead worker's lease is gone
+
+
+def test_renew_keeps_a_slow_request_leased(r):
+    q = LeaseQueue(r, KEYS, "w1", lease_seconds=0.4)
+    q.push("a", 0, b"x")
+    leased = q.pop()
+    for _ in range(4):
+        time.sleep(0.2)
+        assert q.renew([(leased.id, leased.token)]) == 1
+        assert q.reclaim() == 0
+    assert q.ack(leased.id, leased.token)
+
+
+def test_seen_set_and_bloom(r):
+    exact = RedisSeenSet(r, KEYS.seen)
+    bloom = RedisBloom(r, KEYS, capacity=1000, error_rate=0.01)
+    for store in (exact, bloom):
+        fps = [fingerprint("GET", f"http://h.test/{i}") for i in range(500)]
+        assert all(store.add(fp) for fp in fps)
+        assert not any(store.add(fp) for fp in fps)
+        assert len(store) == 500
+    assert fingerprint("GET", "http://h.test/0") in exact
+    # false positives stay near the configured rate at capacity
+    new = [fingerprint("GET", f"http://other.test/{i}") for i in range(500)]
+    false_pos = sum(not bloom.add(fp) for fp in new)
+    assert false_pos <= 25
+    assert 0.001 < bloom.error_rate(1000) < 0.02
+
+
+def test_bloom_size_for_100m_urls():
+    m, k = bloom_size(100_000_000, 0.001)
+    assert k == 10 and 175e6 < m / 8 < 185e6  # 180 MB
+    assert all(0 <= p < m for p in bloom_positions(b"\xff" * 20, m, k))
+    with pytest.raises(ValueError):
+        bloom_size(0, 0.01)
+
+
+def test_status_collects_worker_counters(r):
+    q = LeaseQueue(r, KEYS, "w1")
+    q.push("a", 0, b"x")
+    q.push("b", 0, b"x")
+    q.pop()
+    r.lpush(KEYS.start_urls, '{"url": "http://s.test/"}')
+    status.publish(r, KEYS, "w1", {"started": time.time() - 60, "pages": 30, "kept": 10,
+                                   "drop/too_small": 4, "state": "running"})
+    status.publish(r, KEYS, "w2", {"started": time.time() - 60, "pages": 30, "kept": 5,
+                                   "drop/too_small": 1, "drop/wrong_language": 2})
+    s = status.collect(r, KEYS)
+    assert s["queued"] == 1 and s["in_flight"] == 1 and s["seeds_waiting"] == 1
+    assert s["leases"] == {"w1": 1}
+    assert s["kept"] == 15 and s["drops"] == {"too_small": 5, "wrong_language": 2}
+    assert 50 < s["pages_per_min"] < 70
+
+
+# --- C18: one fingerprint, pinned -------------------------------------------------------------
+C18 = "298aad5d5ef95a3806471c7490a66e9aa8f82945"
+
+
+def test_c18_fragment_and_parameter_order_share_one_fingerprint():
+    assert fingerprint("GET", "http://www.example.com/a?b=2&a=1#frag").hex() == C18
+    assert fingerprint("GET", "http://www.example.com/a?a=1&b=2").hex() == C18
+
+
+def test_c18_default_port_and_session_id_with_the_project_canonicalisation():
+    pytest.importorskip("wackycrawl.crawl.urls")
+    assert fingerprint("GET", "http://www.example.com:80/a?a=1&b=2").hex() == C18
+    assert fingerprint("GET", "http://www.example.com/shop/;jsessionid=0A1B2C?item=7") == \
+        fingerprint("GET", "http://www.example.com/shop/?item=7")
+
+
+def test_c18_scheduler_and_dupefilter_share_the_fingerprint():
+    from scrapy import Request
+
+    from wackycrawl.distributed.dupefilter import FrontierDupeFilter
+    req = Request("http://www.example.com/a?b=2&a=1#frag")
+    assert FrontierDupeFilter.fingerprint(req).hex() == C18
+    post = Request("http://www.example.com/a", method="POST", body=b"q=1")
+    assert FrontierDupeFilter.fingerprint(post) != FrontierDupeFilter.fingerprint(
+        Request("http://www.example.com/a"))

@@ -1,0 +1,57 @@
+"""``wackycrawl seeds push FILE --redis URL [--crawl NAME]``: add seeds to a Redis crawl.
+
+Each usable line of FILE (the seed-file format of the ``seeds`` spider) is pushed to
+``wacky:NAME:start_urls`` as JSON ``{"url": ...}``, the format scrapy-redis documents, so
+``redis-cli LPUSH wacky:seeds:start_urls '{"url": "https://..."}'`` does the same. Workers
+pull them when their queue runs empty, also while the crawl is running. Exit status: 0,
+1 if FILE is unreadable or holds no URL, 2 if Redis cannot be reached.
+"""
+
+import json
+import sys
+
+import redis
+
+from wackycrawl.distributed.keys import CrawlKeys, redis_url
+from wackycrawl.spiders.seeds import read_seeds
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("seeds", help="push seed URLs to a distributed (Redis) crawl")
+    sub = p.add_subparsers(dest="action", required=True)
+    push = sub.add_parser("push", help="push the URLs of a seed file")
+    push.add_argument("file", metavar="FILE", help="one http(s) URL per line, # comments")
+    push.add_argument("--redis", default=None, help="Redis URL (default: $REDIS_URL)")
+    push.add_argument("--crawl", default="seeds",
+                      help="crawl name, WACKY_CRAWL_NAME (default %(default)s: spider name)")
+    push.set_defaults(func=run)
+
+
+def run(args) -> int:
+    url = redis_url({"REDIS_URL": args.redis})
+    if not url:
+        print("wackycrawl seeds: no Redis URL (--redis or REDIS_URL)", file=sys.stderr)
+        return 2
+    try:
+        urls, bad = read_seeds(args.file)
+    except OSError as exc:
+        print(f"wackycrawl seeds: {args.file}: {exc.strerror}", file=sys.stderr)
+        return 1
+    for n, line in bad:
+        print(f"wackycrawl seeds: {args.file}:{n}: not an http(s) URL: {line[:200]!r}",
+              file=sys.stderr)
+    if not urls:
+        print(f"wackycrawl seeds: {args.file}: no URL to push", file=sys.stderr)
+        return 1
+    key = CrawlKeys(args.crawl).start_urls
+    try:
+        server = redis.Redis.from_url(url)
+        with server.pipeline() as pipe:
+            for u in urls:
+                pipe.lpush(key, json.dumps({"url": u}))
+            pipe.execute()
+    except redis.RedisError as exc:
+        print(f"wackycrawl seeds: Redis {url}: {exc}", file=sys.stderr)
+        return 2
+    print(f"pushed {len(urls)} seeds to {key}")
+    return 0

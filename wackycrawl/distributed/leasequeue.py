@@ -1,0 +1,156 @@
+"""A Redis request queue with leases: nothing popped is lost when a worker dies (case C20).
+
+The reliable-queue pattern (Redis docs, "Pattern: Reliable queue"; scrapy-redis loses the
+requests a killed worker had popped, C20) with deadlines instead of a processing list:
+
+* :meth:`LeaseQueue.push` puts a request id (its fingerprint, hex) into the ``queue`` ZSET,
+  its payload into the ``requests`` HASH;
+* :meth:`LeaseQueue.pop` moves the first id into ``inflight`` (ZSET by deadline = Redis
+  server time + ``lease_seconds``) and records the lease token ``<worker>#<n>`` in ``leases``;
+* :meth:`LeaseQueue.ack` forgets the request, only if the token still holds the lease;
+  with ``requeue=True`` it goes back to the queue at its old place (a graceful stop);
+* :meth:`LeaseQueue.renew` moves the deadlines of leases still held (the heartbeat of a
+  worker whose requests are legitimately slow);
+* :meth:`LeaseQueue.reclaim` (any worker, periodically) puts requests whose lease expired
+  (their worker died) back into the queue.
+
+Every step is one Lua script, so it is atomic across workers, and deadlines use the Redis
+server's clock (``TIME``), not the workers'. Order: higher priority first, FIFO within one
+priority (score ``-priority * 1e12 + n``). Pushing an id already queued is a no-op; pushing
+an id in flight (a retry or redirect to itself) takes it out of flight into the queue.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import NamedTuple
+
+from wackycrawl.distributed.keys import CrawlKeys
+
+LEASE_SECONDS = 60.0
+
+_NOW = "local t = redis.call('TIME') local now = tonumber(t[1]) + tonumber(t[2]) / 1e6 "
+_OWNS = "local v = redis.call('HGET', KEYS[4], ARGV[1]) " \
+        "if not v or string.sub(v, 1, #ARGV[2] + 1) ~= ARGV[2] .. '|' then return 0 end "
+
+PUSH = """
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
+local score = -tonumber(ARGV[2]) * 1e12 + redis.call('INCR', KEYS[5])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
+redis.call('ZREM', KEYS[3], ARGV[1])
+redis.call('HDEL', KEYS[4], ARGV[1])
+redis.call('ZADD', KEYS[1], string.format('%.0f', score), ARGV[1])
+return 1
+"""
+
+POP = _NOW + """
+local r = redis.call('ZPOPMIN', KEYS[1])
+if #r == 0 then return false end
+redis.call('ZADD', KEYS[3], string.format('%.3f', now + tonumber(ARGV[2])), r[1])
+redis.call('HSET', KEYS[4], r[1], ARGV[1] .. '|' .. r[2])
+return {r[1], redis.call('HGET', KEYS[2], r[1])}
+"""
+
+ACK = _OWNS + """
+redis.call('HDEL', KEYS[4], ARGV[1])
+redis.call('ZREM', KEYS[3], ARGV[1])
+if ARGV[3] == '1' then
+  redis.call('ZADD', KEYS[1], 'NX', string.match(v, '|(.*)$'), ARGV[1])
+elseif not redis.call('ZSCORE', KEYS[1], ARGV[1]) then
+  redis.call('HDEL', KEYS[2], ARGV[1])
+end
+return 1
+"""
+
+RENEW = _NOW + """
+local kept = 0
+for i = 2, #ARGV, 2 do
+  local v = redis.call('HGET', KEYS[2], ARGV[i])
+  if v and string.sub(v, 1, #ARGV[i + 1] + 1) == ARGV[i + 1] .. '|' then
+    redis.call('ZADD', KEYS[1], 'XX', string.format('%.3f', now + tonumber(ARGV[1])), ARGV[i])
+    kept = kept + 1
+  end
+end
+return kept
+"""
+
+RECLAIM = _NOW + """
+local ids = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, tonumber(ARGV[1]))
+for _, id in ipairs(ids) do
+  local v = redis.call('HGET', KEYS[3], id)
+  redis.call('ZREM', KEYS[2], id)
+  redis.call('HDEL', KEYS[3], id)
+  redis.call('ZADD', KEYS[1], 'NX', v and string.match(v, '|(.*)$') or '0', id)
+end
+return #ids
+"""
+
+
+class Leased(NamedTuple):
+    """A popped request: ``payload`` is None if it was missing (a damaged queue)."""
+
+    id: str
+    token: str
+    payload: bytes | None
+
+
+class LeaseQueue:
+    """The lease/acknowledge queue of one crawl for one worker (see the module doc).
+
+    ``server`` is a ``redis.Redis`` client (bytes replies); raises redis's ConnectionError
+    and ResponseError as they come.
+    """
+
+    def __init__(self, server, keys: CrawlKeys, worker: str,
+                 lease_seconds: float = LEASE_SECONDS):
+        self.server, self.keys, self.worker = server, keys, worker
+        self.lease_seconds = lease_seconds
+        self._tokens = itertools.count()
+        self._push, self._pop, self._ack, self._renew, self._reclaim = (
+            server.register_script(s) for s in (PUSH, POP, ACK, RENEW, RECLAIM))
+        k = keys
+        self._k4 = [k.queue, k.requests, k.inflight, k.leases]
+
+    def push(self, rid: str, priority: int, payload: bytes) -> bool:
+        """Queue a request; False if ``rid`` is already queued."""
+        return bool(self._push(keys=self._k4 + [self.keys.seq], args=[rid, priority, payload]))
+
+    def pop(self) -> Leased | None:
+        """Lease the first queued request to this worker, or None if the queue is empty."""
+        token = f"{self.worker}#{next(self._tokens)}"
+        r = self._pop(keys=self._k4, args=[token, self.lease_seconds])
+        if not r:
+            return None
+        return Leased(r[0].decode(), token, r[1] if len(r) > 1 else None)
+
+    def ack(self, rid: str, token: str, requeue: bool = False) -> bool:
+        """Forget (or with ``requeue`` put back) a leased request; False if the lease was lost."""
+        return bool(self._ack(keys=self._k4, args=[rid, token, "1" if requeue else "0"]))
+
+    def renew(self, leases: list[tuple[str, str]]) -> int:
+        """Extend the leases ``(id, token)`` still held; returns how many were."""
+        if not leases:
+            return 0
+        args = [self.lease_seconds] + [x for pair in leases for x in pair]
+        return int(self._renew(keys=[self.keys.inflight, self.keys.leases], args=args))
+
+    def reclaim(self, limit: int = 1000) -> int:
+        """Put up to ``limit`` requests with expired leases back into the queue; returns how many."""
+        k = self.keys
+        return int(self._reclaim(keys=[k.queue, k.inflight, k.leases], args=[limit]))
+
+    def queued(self) -> int:
+        return self.server.zcard(self.keys.queue)
+
+    def in_flight(self) -> int:
+        """Leases held by all workers of the crawl."""
+        return self.server.zcard(self.keys.inflight)
+
+
+def leases_per_worker(server, keys: CrawlKeys) -> dict[str, int]:
+    """Leases currently held, by worker id (from the lease tokens)."""
+    counts: dict[str, int] = {}
+    for v in server.hvals(keys.leases):
+        worker = v.decode().split("|", 1)[0].rsplit("#", 1)[0]
+        counts[worker] = counts.get(worker, 0) + 1
+    return counts

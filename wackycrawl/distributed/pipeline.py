@@ -1,0 +1,86 @@
+"""Write each canonical URL at most once, across workers and across crashes (C20, item 2).
+
+With the frontier on (``WACKY_FRONTIER``: Redis or local), a request can be handled twice:
+its worker died after writing the document but before the request was acknowledged, or its
+lease expired while the worker stalled. This stage, first in ITEM_PIPELINES, drops an item
+whose canonical URL (:func:`wackycrawl.distributed.fingerprint.url_fingerprint`) was already
+written (reason ``already_written``); a URL is recorded when its item has passed every
+stage (Scrapy's ``item_scraped`` signal, i.e. after the TREC writer).
+
+Redis: the written set is the crawl's ``written`` SET, shared by all workers. Local: a set
+in memory, and on a resume (the SQLite frontier existed) the TREC files modified since the
+dedup state was last saved (``<JOBDIR>/wacky-dedup``) are read back
+(:mod:`wackycrawl.distributed.replay`): their URLs fill the set and their texts go through
+the dedup stage's detector again, so documents written after the last save are neither
+written twice nor forgotten as near-duplicate targets. Stats: ``wacky/frontier/replayed``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+
+from scrapy import signals
+from scrapy.exceptions import NotConfigured
+
+from wackycrawl.distributed import local, replay
+from wackycrawl.distributed.fingerprint import url_fingerprint
+from wackycrawl.distributed.keys import CrawlKeys
+from wackycrawl.distributed.scheduler import connect, crawl_name, frontier_mode
+from wackycrawl.distributed.seen import RedisSeenSet
+from wackycrawl.pipelines import drop
+
+logger = logging.getLogger(__name__)
+
+REPLAY_MARGIN = 60.0  # seconds before the dedup state's save time that files are re-read
+
+
+class WrittenOncePipeline:
+    def __init__(self, crawler, written, output_dir: str, jobdir: str | None):
+        self.crawler, self.stats = crawler, crawler.stats
+        self.written, self.output_dir, self.jobdir = written, output_dir, jobdir
+        self.resuming = bool(jobdir) and os.path.exists(os.path.join(jobdir, local.FILENAME))
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        s = crawler.settings
+        mode = frontier_mode(s)
+        if mode == "scrapy" or not s.get("WACKY_OUTPUT_DIR"):
+            raise NotConfigured("no frontier or no TREC output")
+        if mode == "redis":
+            keys = CrawlKeys(crawl_name(s, crawler.spidercls.name))
+            written, jobdir = RedisSeenSet(connect(s), keys.written), None
+        else:
+            written, jobdir = set(), s.get("JOBDIR")
+        pipe = cls(crawler, written, s.get("WACKY_OUTPUT_DIR"), jobdir)
+        crawler.signals.connect(pipe.item_scraped, signal=signals.item_scraped)
+        crawler.signals.connect(pipe.spider_opened, signal=signals.spider_opened)
+        return pipe
+
+    def process_item(self, item: dict) -> dict:
+        if url_fingerprint(item["url"]) in self.written:
+            raise drop(self.stats, "already_written", item)
+        return item
+
+    def item_scraped(self, item, response, spider) -> None:
+        if item.get("docno"):
+            self.written.add(url_fingerprint(item["url"]))
+
+    def spider_opened(self, spider) -> None:
+        """On a local resume (after every pipeline opened: the TREC writer has recovered
+        left-over files, the dedup stage loaded its state) read back recent documents."""
+        if not self.resuming:
+            return
+        state = os.path.join(self.jobdir, "wacky-dedup", "checksums.npy")
+        since = os.path.getmtime(state) - REPLAY_MARGIN if os.path.exists(state) else 0.0
+        detector = next((p.detector for p in self.crawler.engine.scraper.itemproc.middlewares
+                         if hasattr(p, "detector")), None)
+        n = 0
+        for doc in replay.recent_docs(self.output_dir, since):
+            self.written.add(url_fingerprint(doc.url))
+            if detector is not None:
+                detector.add(detector.check(doc.text))
+            n += 1
+        self.stats.set_value("wacky/frontier/replayed", n)
+        logger.info("resume: %d documents written since %s read back from %s", n,
+                    "the start" if not since else "the last dedup save", self.output_dir)
