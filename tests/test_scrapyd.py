@@ -120,13 +120,14 @@ def test_spider_modules_import_nothing_heavy(tmp_path):
 def build_web(web: LocalWeb) -> None:
     marked = prose(2)
     marked[1] += " " + " ".join(MARKER_WORDS * 4)
-    web.add("http://sd.test/", page("Home", prose(1), links=["/marked.html", "/plain.html"]))
-    web.add("http://sd.test/marked.html", page("Marked", marked))
-    web.add("http://sd.test/plain.html", page("Plain", prose(3)))
-    # a chain of 30 pages at 0.5 s per request: a job that runs ~15 s unless cancelled
+    web.add("http://sd.test/", page("Home", prose(1), links=["/marked.html", "/plain.html"],
+                                    nav_links=0))
+    web.add("http://sd.test/marked.html", page("Marked", marked, nav_links=0))
+    web.add("http://sd.test/plain.html", page("Plain", prose(3), nav_links=0))
+    # a chain of 30 pages at 0.3 s per request: a job that runs ~20 s unless cancelled
     urls = [f"http://chain.sd.test/p{i}.html" for i in range(30)]
     for i, url in enumerate(urls):
-        web.add(url, page(f"Chain {i}", prose(200 + i), links=urls[i + 1:i + 2]))
+        web.add(url, page(f"Chain {i}", prose(200 + i), links=urls[i + 1:i + 2], nav_links=0))
 
 
 @pytest.fixture(scope="module")
@@ -190,8 +191,8 @@ def test_cancel_stops_a_running_job_gracefully(deployed, tmp_path):
     out = scrapyd.root / rel
     job = schedule(scrapyd, tmp_path, ["http://chain.sd.test/p0.html"], {
         "WACKY_OUTPUT_DIR": rel, "WACKY_STATS_FILE": tmp_path / "stats.json",
-        "DOWNLOAD_DELAY": "0.5"})
-    assert wait_for(lambda: any(len(p.read_text().splitlines()) >= 3
+        "DOWNLOAD_DELAY": "0.3"})
+    assert wait_for(lambda: any(len(p.read_text().splitlines()) >= 2
                                 for p in out.glob("*.idx.tsv")), timeout=90), \
         scrapyd.job_log(PROJECT, "seeds", job)[-3000:]
     assert scrapyd.api("cancel.json", project=PROJECT, job=job)["prevstate"] == "running"
@@ -204,4 +205,4 @@ def test_cancel_stops_a_running_job_gracefully(deployed, tmp_path):
     assert files and not list(out.glob("*.open"))
     docs = [doc for f in files for _, doc in iter_docs(str(f))]
     assert all(check(str(f)).ok for f in files)
-    assert 2 <= len(docs) < 30
+    assert 1 <= len(docs) < 30
