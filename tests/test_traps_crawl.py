@@ -1,0 +1,146 @@
+"""Real crawls over the local web: an endless calendar, a site that puts a fresh session id
+into every link, links out of scope and a pathological path. Each ends within its budget, the
+crawl stays in the scope derived from its seeds, and the per-host yield table is written."""
+
+from __future__ import annotations
+
+import csv
+import random
+import re
+
+import pytest
+
+from tests.crawlrun import run_crawl
+from tests.localweb import LocalWeb, Route
+from tests.webpages import page, prose
+from wackycrawl.crawl.urls import canonical_url
+
+pytestmark = pytest.mark.crawl
+
+BUDGET = 40
+WINDOW = 10
+SHOP_PAGES = 10
+
+
+class GeneratedRoutes(dict):
+    """Routes of LocalWeb plus generated ones: ``host -> fn(path) -> Route | None`` answers
+    every path of that host (an infinite site)."""
+
+    def __init__(self, generators):
+        super().__init__()
+        self.generators = generators
+
+    def get(self, key, default=None):
+        if key in self:
+            return self[key]
+        fn = self.generators.get(key[0])
+        return (fn(key[1]) if fn else None) or default
+
+
+def calendar(path: str) -> Route | None:
+    """An events calendar without end: each month links to the previous and the next one."""
+    m = re.fullmatch(r"/events/(\d+)", path)
+    if not m:
+        return None
+    n = int(m[1])
+    body = (f"<html><body><h1>Events of month {n}</h1><p>No events.</p>"
+            f'<a href="/events/{n - 1}">previous</a> <a href="/events/{n + 1}">next</a>'
+            "</body></html>")
+    return Route(body=body.encode(), headers={"Content-Type": "text/html"})
+
+
+_rng = random.Random(7)
+
+
+def shop(path: str) -> Route | None:
+    """A shop whose links all carry a fresh PHPSESSID (32 hex digits) and utm_ tracking."""
+    m = re.fullmatch(r"/(?:item\.php\?(?:.*&)?page=(\d+).*)?", path)
+    if not m:
+        return None
+    n = int(m[1] or 0)
+    links = [f"/item.php?page={i}&PHPSESSID={_rng.getrandbits(128):032x}&utm_source=x"
+             for i in range(SHOP_PAGES)]
+    body = page(f"Shop page {n}", prose(100 + n), links=links).encode()
+    return Route(body=body, headers={"Content-Type": "text/html; charset=utf-8"})
+
+
+def build_web(web: LocalWeb) -> None:
+    web.routes = GeneratedRoutes({"cal.alpha.test": calendar, "shop.beta.test": shop})
+    web.add("http://www.alpha.test/", page("Alpha", prose(0), links=[
+        "/a1.html", "http://cal.alpha.test/events/0", "http://www.gamma.test/",
+        "http://shop.beta.test/", "/x/y/x/y/x/page.html", "/q?" + "&".join(
+            f"f{i}=1" for i in range(12))]))
+    web.add("http://www.alpha.test/a1.html", page("Alpha one", prose(1)))
+    web.add("http://www.gamma.test/", page("Gamma", prose(2)))
+
+
+@pytest.fixture(scope="module")
+def trap_crawl(tmp_path_factory):
+    out = tmp_path_factory.mktemp("traps")
+    settings = {"WACKY_LANGUAGES": "en", "WACKY_HOST_BUDGET": str(BUDGET),
+                "WACKY_TRAP_WINDOW": str(WINDOW), "WACKY_SCOPE_FROM_SEEDS": "domain",
+                "DEPTH_LIMIT": "0", "WACKY_PROGRESS_INTERVAL": "1"}
+    with LocalWeb() as web:
+        build_web(web)
+        result = run_crawl(web, ["http://www.alpha.test/", "http://shop.beta.test/"], out,
+                           settings, timeout=120)
+        hits = list(web.hits)
+    return result, hits
+
+
+def pages_of(hits, host):
+    return [h for h in hits if h.host == host and h.path != "/robots.txt"]
+
+
+def test_crawl_finishes(trap_crawl):
+    result, _ = trap_crawl
+    assert result.returncode == 0, result.log[-3000:]
+    assert result.stats.get("finish_reason") == "finished"
+
+
+def test_endless_calendar_ends_within_budget(trap_crawl):
+    result, hits = trap_crawl
+    cal = pages_of(hits, "cal.alpha.test")
+    assert len(cal) <= BUDGET
+    # the detector stops it after about one window, before the budget is spent
+    assert result.stat("wacky/trap/patterns_tripped") == 1
+    assert len(cal) <= 2 * WINDOW + 2
+    assert "cal.alpha.test/events looks endless" in result.log
+
+
+def test_session_id_site_fetched_once_per_page(trap_crawl):
+    result, hits = trap_crawl
+    shop_hits = pages_of(hits, "shop.beta.test")
+    keys = [canonical_url("http://shop.beta.test" + h.path) for h in shop_hits]
+    assert len(keys) == len(set(keys)), "a page was fetched twice under another session id"
+    items = [h for h in shop_hits if h.path.startswith("/item.php")]
+    assert len(items) == SHOP_PAGES  # each of the ten pages once, whatever its session id
+    assert result.stat("dupefilter/filtered") >= SHOP_PAGES
+
+
+def test_crawl_stays_in_scope(trap_crawl):
+    result, hits = trap_crawl
+    assert not [h for h in hits if h.host == "www.gamma.test"]
+    assert {h.host for h in hits} <= {"www.alpha.test", "cal.alpha.test", "shop.beta.test"}
+    assert result.stat("wacky/scope/out") >= 1
+    assert result.stat("wacky/scope/derived") == 2
+    assert "Out of scope (out), not followed: host www.gamma.test" in result.log
+
+
+def test_url_shape_rules_counted(trap_crawl):
+    result, hits = trap_crawl
+    assert result.stat("wacky/trap/repeated_segment") == 1
+    assert result.stat("wacky/trap/query_params") == 1
+    assert not [h for h in hits if h.path.startswith(("/x/", "/q?"))]
+
+
+def test_progress_lines_and_yield_table(trap_crawl):
+    result, _ = trap_crawl
+    assert "wacky progress:" in result.log and "pages/min" in result.log
+    assert re.search(r"wacky yield .* over 3 hosts; top: .*shop\.beta\.test \d+", result.log)
+    assert result.stat("wacky/yield/shop.beta.test") > 0
+    assert result.stat("wacky/yield/cal.alpha.test") == 0  # fetched, nothing kept
+    with open(result.outdir / "host-yield.tsv", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f, delimiter="\t"))
+    assert {r["host"] for r in rows} == {"www.alpha.test", "cal.alpha.test", "shop.beta.test"}
+    assert int(rows[-1]["words"]) == 0 and float(rows[0]["words_per_mb"]) > 0
