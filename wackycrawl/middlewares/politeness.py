@@ -4,8 +4,8 @@ Interval of a host = max(DOWNLOAD_DELAY, Crawl-delay of the robots.txt group of
 WACKY_ROBOTS_TOKEN), capped at WACKY_CRAWL_DELAY_MAX with a warning
 (``wackycrawl.crawl.politeness``). Crawl-delay comes from Scrapy's ``robots_parsed`` signal
 (sent by ``wackycrawl.middlewares.robots``). ``process_request`` waits (asyncio sleep) until the
-host's next start time and, for a positive interval, until the host's previous request has left
-the downloader; the robots.txt request is a request like any other.
+host's next start time and, for a positive interval, until the host's previous request is
+answered (``process_response``/``process_exception``); robots.txt is a request like any other.
 
 Overload (C06): a 429 or 503 answer holds its host - no request of that host is sent before the
 answer's Retry-After (capped at WACKY_RETRY_AFTER_MAX) or, without one, the back-off wait - and
@@ -84,8 +84,6 @@ class PolitenessMiddleware:
         self.schedule = HostSchedule(self.download_delay, backoff=backoff)
         self._released: dict[str, asyncio.Event] = {}
         crawler.signals.connect(self._robots_parsed, signal=signals.robots_parsed)
-        crawler.signals.connect(self._response_downloaded, signal=signals.response_downloaded)
-        crawler.signals.connect(self._left_downloader, signal=signals.request_left_downloader)
 
     @classmethod
     def from_crawler(cls, crawler):
@@ -119,14 +117,16 @@ class PolitenessMiddleware:
         request.meta[_SENT_META] = self.schedule.clock()
         return None
 
-    def _response_downloaded(self, response: Response, request: Request) -> None:
-        """Sent before the request leaves the downloader, so no request of a host that has
-        just answered 429/503 can claim it before the hold is set."""
+    def process_response(self, request: Request, response: Response) -> Response:
+        """First in the response chain: back off or relax the host, then let the next one go
+        (so no request of a host that has just answered 429/503 is sent before its hold)."""
         host = urlparse_cached(request).hostname or ""
         if 200 <= response.status < 300:
             self.schedule.relax(host)
         elif response.status in OVERLOAD_CODES:
             self._back_off(host, request, response)
+        self._release(request)
+        return response
 
     def _back_off(self, host: str, request: Request, response: Response) -> None:
         now = time.time()
@@ -142,10 +142,7 @@ class PolitenessMiddleware:
                     wait, self.schedule.interval(host))
 
     def process_exception(self, request: Request, exception: Exception) -> None:
-        self._release(request)  # dropped between here and the downloader
-
-    def _left_downloader(self, request: Request) -> None:
-        self._release(request)
+        self._release(request)  # failed download, or dropped between here and the downloader
 
     def _release(self, request: Request) -> None:
         keys = request.meta.get(_KEYS_META)

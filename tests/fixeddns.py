@@ -1,0 +1,28 @@
+"""A Scrapy DNS resolver with fixed answers for crawl tests (``TWISTED_DNS_RESOLVER``).
+
+``-s TWISTED_DNS_RESOLVER=tests.fixeddns.FixedResolver -s FIXED_DNS='{"a.test": "192.0.2.7"}'``
+answers the listed names from the table and resolves every other name (the proxy's
+127.0.0.1) as Scrapy's default resolver does.
+"""
+
+from __future__ import annotations
+
+import json
+
+from scrapy.resolver import CachingThreadedResolver
+from twisted.internet import defer
+
+
+class FixedResolver(CachingThreadedResolver):
+    table: dict[str, str] = {}
+
+    @classmethod
+    def from_crawler(cls, crawler, reactor):
+        resolver = super().from_crawler(crawler, reactor)
+        resolver.table = json.loads(crawler.settings.get("FIXED_DNS") or "{}")
+        return resolver
+
+    def getHostByName(self, name: str, timeout=()):
+        if name in self.table:
+            return defer.succeed(self.table[name])
+        return super().getHostByName(name, timeout)
