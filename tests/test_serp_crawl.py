@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gzip
 import json
+from itertools import pairwise
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -75,11 +76,11 @@ def build_web(web: LocalWeb) -> list[str]:
     web.add(f"{SEARX}/robots.txt", "User-agent: *\nDisallow: /preferences\n",
             content_type="text/plain")
     seeds = ["# plain seed and queries", "http://plain.test/"]
-    for i, q in enumerate(["apple river stone", "cloud mirror garden", BAD_QUERY]):
+    for q in ["apple river stone", "cloud mirror garden", BAD_QUERY]:
         url = searx.url(q.split())
         web.add(url, searxng_body, content_type="application/json")
         seeds.append(url)
-    brave_url = engines.BRAVE.url("paper window silver".split(), 10)
+    brave_url = engines.BRAVE.url(["paper", "window", "silver"], 10)
     web.add(brave_url, brave_body, content_type="application/json")
     seeds.append(brave_url)
     html_url = engines.template(TEMPLATE).url(HTML_QUERY[0].split())
@@ -115,7 +116,7 @@ def monkeypatch_module():
 
 
 def test_crawl_finishes(serp_crawl):
-    result, _, docs = serp_crawl
+    result, _, _ = serp_crawl
     assert result.returncode == 0, result.log[-3000:]
     assert result.stat("finish_reason") == "finished"
     assert result.stat("wacky/seeds/queries") == 5
@@ -146,7 +147,7 @@ def test_engine_robots_txt_read_before_results(serp_crawl):
 def test_per_engine_delay(serp_crawl):
     _, hits, _ = serp_crawl
     times = [h.time for h in hits if h.host == "searx.test" and h.path.startswith("/search")]
-    gaps = [b - a for a, b in zip(times, times[1:])]
+    gaps = [b - a for a, b in pairwise(times)]
     assert len(gaps) == 2 and min(gaps) >= DELAY - 0.05, gaps
 
 

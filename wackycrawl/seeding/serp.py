@@ -115,8 +115,8 @@ def result_urls(parser: str, body: bytes, base_url: str) -> list[str]:
     for url in PARSERS[parser](body, base_url):
         try:
             parts = urlsplit(url.strip())
-            host = parts.hostname
-        except ValueError:  # bad port, bad IPv6 literal
+            host, _ = parts.hostname, parts.port
+        except ValueError:  # port out of range, bad IPv6 literal
             continue
         if parts.scheme in ("http", "https") and host and host.lower() != engine_host \
                 and not any(c.isspace() for c in url.strip()):
