@@ -8,13 +8,14 @@ answers the listed names from the table and resolves every other name (the proxy
 from __future__ import annotations
 
 import json
+from typing import ClassVar
 
 from scrapy.resolver import CachingThreadedResolver
 from twisted.internet import defer
 
 
 class FixedResolver(CachingThreadedResolver):
-    table: dict[str, str] = {}
+    table: ClassVar[dict[str, str]] = {}
 
     @classmethod
     def from_crawler(cls, crawler, reactor):
