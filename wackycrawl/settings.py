@@ -134,10 +134,11 @@ WACKY_TRAP_MAX_QUERY_PARAMS = 10
 # 5000 pages is far above what a WaCky crawl keeps from one site (ukWaC: 2.7 M sites' pages).
 WACKY_HOST_BUDGET = 5000
 # Endless links (calendars, faceted search): a pattern (host + first path segment) stops when,
-# over WACKY_TRAP_WINDOW of its fetched pages, at least WACKY_TRAP_NEW_RATIO new URLs per page
-# were found and no document was kept (project values); window 0 = detector off.
+# over a window of WACKY_TRAP_WINDOW of its fetched pages, at least WACKY_TRAP_NEW_RATIO new
+# URLs per page were found and no document was kept (project values: a calendar gives ~1 per
+# page; under 1 for the links of pages still in flight); window 0 = detector off.
 WACKY_TRAP_WINDOW = 50
-WACKY_TRAP_NEW_RATIO = 0.9
+WACKY_TRAP_NEW_RATIO = 0.5
 # Fetch private, loopback, link-local, multicast, reserved addresses (literal IPs and resolved
 # names; RFC 6890)? Off by default. Through an HTTP proxy names are the proxy's to resolve:
 # only literal IPs and localhost are judged (see wackycrawl.middlewares.safety).

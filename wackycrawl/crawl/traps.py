@@ -11,8 +11,8 @@ Three stages, each a pure function or small class over URL strings:
 3. :class:`EndlessLinksDetector` - calendars and faceted search: pages whose every fetch yields
    about one URL never seen before and no kept document. Counted per *pattern* (host plus first
    path segment, :func:`trap_pattern`), so a calendar under ``/events/`` stops without the
-   rest of its site; over each window of W fetched pages of a pattern, if the pattern's new
-   URLs reach ``new_ratio * W`` while no document of it was kept, the pattern trips for good.
+   rest of its site; over each window of W fetched pages of a pattern, if the new URLs found
+   reach ``new_ratio`` per page while no document of it was kept, it trips for good.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ MAX_URL_LENGTH = 2083
 MAX_QUERY_PARAMS = 10
 HOST_BUDGET = 5000
 DETECTOR_WINDOW = 50
-DETECTOR_NEW_RATIO = 0.9
+DETECTOR_NEW_RATIO = 0.5
 
 
 @dataclass(frozen=True)
@@ -86,8 +86,15 @@ class HostBudget:
 
 
 class EndlessLinksDetector:
-    """Per pattern: pages fetched, new URLs discovered, documents kept, over tumbling windows
-    of ``window`` fetched pages. :meth:`fetched` returns True when the pattern trips."""
+    """Per pattern, over tumbling windows of ``window`` fetched pages: new URLs discovered
+    while the window was open and documents kept. At the window's end the pattern trips (for
+    good) if no document was kept and ``new >= new_ratio * window``; else a new window starts.
+
+    Counting starts with the pattern's first fetched page, so the links that led to a finite
+    site (its menu, a sitemap) do not count against it. A calendar gives about one new URL per
+    page for ever, faceted search more; a finite site's later windows near none. The links of a
+    page arrive after its fetch (the spider parses it), so a ratio under 1 leaves room for the
+    pages still in flight at a window's end."""
 
     def __init__(self, window: int = DETECTOR_WINDOW, new_ratio: float = DETECTOR_NEW_RATIO):
         self.window = window
@@ -95,21 +102,20 @@ class EndlessLinksDetector:
         self.tripped: set[str] = set()
         self._counts: dict[str, list[int]] = {}  # pattern -> [fetched, new, kept]
 
-    def _row(self, pattern: str) -> list[int]:
-        return self._counts.setdefault(pattern, [0, 0, 0])
-
     def discovered(self, pattern: str, n: int = 1) -> None:
-        if pattern not in self.tripped:
-            self._row(pattern)[1] += n
+        """Count n new URLs of ``pattern`` (negative: take back URLs the dupefilter refused)."""
+        if (row := self._counts.get(pattern)) is not None:
+            row[1] += n
 
     def kept(self, pattern: str) -> None:
-        if pattern not in self.tripped:
-            self._row(pattern)[2] += 1
+        if (row := self._counts.get(pattern)) is not None:
+            row[2] += 1
 
     def fetched(self, pattern: str) -> bool:
+        """Count a fetched page; True if ``pattern`` trips now (once)."""
         if not self.window or pattern in self.tripped:
             return False
-        row = self._row(pattern)
+        row = self._counts.setdefault(pattern, [0, 0, 0])
         row[0] += 1
         if row[0] < self.window:
             return False

@@ -87,10 +87,13 @@ class TrapsMiddleware:
             return
         pattern = trap_pattern(response.url)
         if self.detector.fetched(pattern):
-            self.stats.inc_value("wacky/trap/patterns_tripped")
-            logger.warning("Trap: %s looks endless (last %d pages: >= %.0f%% new links, no "
-                           "document kept); its URLs are no longer fetched", pattern,
-                           self.detector.window, 100 * self.detector.new_ratio)
+            self._tripped(pattern)
+
+    def _tripped(self, pattern: str) -> None:
+        self.stats.inc_value("wacky/trap/patterns_tripped")
+        logger.warning("Trap: %s looks endless (>= %g new links per fetched page over %d "
+                       "pages, no document kept); its URLs are no longer fetched", pattern,
+                       self.detector.new_ratio, self.detector.window)
 
     def _kept(self, item, response=None, spider=None) -> None:
         url = item.get("url") if isinstance(item, dict) else None
