@@ -1,0 +1,68 @@
+"""Real crawls: a private address is refused unless WACKY_ALLOW_PRIVATE_ADDRESSES is on.
+
+The local web answers direct requests too (``http://127.0.0.1:PORT/``); HTTPPROXY_ENABLED is
+off for the direct crawls, so Scrapy connects to the loopback address itself."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.crawlrun import run_crawl
+from tests.localweb import LocalWeb
+from tests.webpages import page, prose
+
+pytestmark = pytest.mark.crawl
+
+DIRECT = {"HTTPPROXY_ENABLED": "False", "WACKY_LANGUAGES": "en"}
+
+
+def serve(web: LocalWeb) -> list[str]:
+    """Seeds: the loopback address in three spellings and localhost."""
+    port = web.port
+    for host in (f"127.0.0.1:{port}", f"localhost:{port}"):
+        web.add(f"http://{host}/", page("Loopback", prose(1)))
+        web.add(f"http://{host}/robots.txt", "User-agent: *\n", content_type="text/plain")
+    return [f"http://127.0.0.1:{port}/", f"http://2130706433:{port}/", f"http://localhost:{port}/"]
+
+
+def test_private_addresses_refused_by_default(tmp_path):
+    with LocalWeb() as web:
+        seeds = serve(web)
+        result = run_crawl(web, seeds, tmp_path, DIRECT, timeout=60)
+        hits = list(web.hits)
+    assert result.returncode == 0, result.log[-3000:]
+    assert hits == []
+    assert result.stat("wacky/safety/refused") == 3
+    assert result.stat("wacky/safety/loopback") == 3
+    assert "Refused 127.0.0.1: loopback address 127.0.0.1" in result.log
+    assert "Refused localhost: loopback address" in result.log
+
+
+def test_private_addresses_fetched_when_allowed(tmp_path):
+    with LocalWeb() as web:
+        seeds = serve(web)
+        result = run_crawl(web, seeds[:1], tmp_path,
+                           {**DIRECT, "WACKY_ALLOW_PRIVATE_ADDRESSES": "True"}, timeout=60)
+        hits = list(web.hits)
+        port = web.port
+    assert result.returncode == 0, result.log[-3000:]
+    assert ("/", f"127.0.0.1:{port}") in {(h.path, h.host) for h in hits}
+    assert result.stat("wacky/safety/refused") == 0
+    assert result.stat("wacky/kept") == 1
+
+
+def test_private_target_refused_through_proxy(tmp_path):
+    """Behind the proxy, a literal private IP in the URL is refused before anything is sent;
+    the *.test names are the proxy's to resolve and are fetched."""
+    with LocalWeb() as web:
+        web.add("http://www.alpha.test/", page("Alpha", prose(0), links=[
+            "http://10.1.2.3/admin", "http://[::1]/", "http://169.254.169.254/latest/"]))
+        result = run_crawl(web, ["http://www.alpha.test/"], tmp_path, {"WACKY_LANGUAGES": "en"},
+                           timeout=60)
+        hits = list(web.hits)
+    assert result.returncode == 0, result.log[-3000:]
+    assert {h.host for h in hits} == {"www.alpha.test"}
+    assert result.stat("wacky/safety/private") == 1
+    assert result.stat("wacky/safety/loopback") == 1
+    assert result.stat("wacky/safety/link_local") == 1
+    assert result.stat("wacky/kept") == 1
