@@ -57,7 +57,7 @@ class SafetyMiddleware:
         host = (urlparse_cached(request).hostname or "").lower().rstrip(".")
         ip = literal_ip(host)
         if ip is None and (host == "localhost" or host.endswith(".localhost")):
-            self._refuse(request, host, "loopback", "name")
+            self._refuse(request, host, "loopback", "by name (RFC 6761)")
         if ip is None and not self.proxied(request):
             ip = await self._resolve(host)
         if ip is not None and (cls := address_class(ip)):
