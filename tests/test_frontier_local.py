@@ -70,8 +70,10 @@ def test_mode_switch(monkeypatch):
 
 
 def test_engine_internals_the_ack_rule_relies_on():
-    """Requests leave the engine slot's ``inprogress`` set only once fully handled."""
-    assert "self.inprogress" in inspect.getsource(_Slot)
+    """Requests leave the engine slot's ``inprogress`` set only once fully handled; the
+    slot's ``nextcall`` wakes the engine."""
+    source = inspect.getsource(_Slot)
+    assert "self.inprogress" in source and "self.nextcall" in source
 
 
 def test_seed_formats():

@@ -9,7 +9,7 @@ One prefix per crawl, so several crawls share one Redis and ``redis-cli --scan -
 ``queue``                  ZSET     request id -> order (higher priority first, then FIFO)
 ``requests``               HASH     request id -> pickled request dict (queued or in flight)
 ``inflight``               ZSET     request id -> lease deadline (Redis server time, seconds)
-``leases``                 HASH     request id -> ``<worker>#<n>|<queue score>`` (lease token)
+``leases``                 HASH     request id -> ``<worker>#<run>.<n>|<queue score>`` (lease token)
 ``seq``                    STRING   counter giving FIFO order within a priority
 ``seen``                   SET      20-byte request fingerprints (the dupefilter), or
 ``bloom:<i>``              STRING   Bloom filter bitmap shards (``WACKY_DUPEFILTER = "bloom"``)

@@ -6,7 +6,8 @@ requests a killed worker had popped, C20) with deadlines instead of a processing
 * :meth:`LeaseQueue.push` puts a request id (its fingerprint, hex) into the ``queue`` ZSET,
   its payload into the ``requests`` HASH;
 * :meth:`LeaseQueue.pop` moves the first id into ``inflight`` (ZSET by deadline = Redis
-  server time + ``lease_seconds``) and records the lease token ``<worker>#<n>`` in ``leases``;
+  server time + ``lease_seconds``) and records the lease token ``<worker>#<run>.<n>`` in
+  ``leases`` (``run`` is random per process, so a restarted worker's tokens are new);
 * :meth:`LeaseQueue.ack` forgets the request, only if the token still holds the lease;
   with ``requeue=True`` it goes back to the queue at its old place (a graceful stop);
 * :meth:`LeaseQueue.renew` moves the deadlines of leases still held (the heartbeat of a
@@ -23,6 +24,7 @@ an id in flight (a retry or redirect to itself) takes it out of flight into the 
 from __future__ import annotations
 
 import itertools
+import os
 from typing import NamedTuple
 
 from wackycrawl.distributed.keys import CrawlKeys
@@ -105,7 +107,7 @@ class LeaseQueue:
                  lease_seconds: float = LEASE_SECONDS):
         self.server, self.keys, self.worker = server, keys, worker
         self.lease_seconds = lease_seconds
-        self._tokens = itertools.count()
+        self._tokens, self._run = itertools.count(), os.urandom(3).hex()  # unique per process
         self._push, self._pop, self._ack, self._renew, self._reclaim = (
             server.register_script(s) for s in (PUSH, POP, ACK, RENEW, RECLAIM))
         k = keys
@@ -117,7 +119,7 @@ class LeaseQueue:
 
     def pop(self) -> Leased | None:
         """Lease the first queued request to this worker, or None if the queue is empty."""
-        token = f"{self.worker}#{next(self._tokens)}"
+        token = f"{self.worker}#{self._run}.{next(self._tokens)}"
         r = self._pop(keys=self._k4, args=[token, self.lease_seconds])
         if not r:
             return None

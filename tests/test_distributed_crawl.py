@@ -1,0 +1,133 @@
+"""Real crawls sharing one Redis (a redis-server of the test's own) over the local web:
+two workers fetch each URL once and keep the documents of a one-worker crawl; a worker
+killed with ``kill -9`` loses nothing (C20); workers close when the crawl is idle; seeds
+pushed from the command line; ``wackycrawl status``."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections import Counter
+
+import pytest
+
+from tests.crawlrun import ROOT, finish, start_crawl, wait_for
+from tests.localweb import LocalWeb
+from tests.redisserver import RedisServer
+from tests.test_crawl_e2e import SETTINGS, build_chain_web, corpus_docs
+from wackycrawl.distributed.keys import CrawlKeys
+from wackycrawl.distributed.leasequeue import leases_per_worker
+
+pytestmark = pytest.mark.crawl
+
+SEED = "http://h0.chain.test/p0.html"
+
+
+@pytest.fixture(scope="module")
+def redis_server():
+    with RedisServer() as srv:
+        yield srv
+
+
+def worker_settings(srv: RedisServer, crawl: str, corpus, worker: str,
+                    delay: str = "0.05") -> dict:
+    return {**SETTINGS, "REDIS_URL": srv.url, "WACKY_CRAWL_NAME": crawl,
+            "WACKY_OUTPUT_DIR": str(corpus), "WACKY_WORKER_ID": worker,
+            "DOWNLOAD_DELAY": delay, "DEPTH_LIMIT": "0", "WACKY_IDLE_CLOSE_SECONDS": "2",
+            "WACKY_LEASE_SECONDS": "3", "WACKY_LEASE_RENEW_SECONDS": "0.5",
+            "WACKY_STATS_PUBLISH_SECONDS": "1"}
+
+
+def page_hits(web: LocalWeb) -> Counter:
+    return Counter((h.host, h.path) for h in web.hits if h.path != "/robots.txt")
+
+
+def wackycrawl(*args: str) -> subprocess.CompletedProcess:
+    code = "from wackycrawl.cli import main; raise SystemExit(main())"
+    return subprocess.run([sys.executable, "-c", code, *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=60, check=False)
+
+
+def crawl_workers(srv, web, tmp_path, crawl: str, n: int):
+    corpus = tmp_path / crawl / "corpus"
+    procs = [start_crawl(web, [SEED], tmp_path / crawl / f"w{i}",
+                         worker_settings(srv, crawl, corpus, f"w{i}")) for i in range(n)]
+    results = [finish(p, tmp_path / crawl / f"w{i}", stats, timeout=180)
+               for i, (p, stats) in enumerate(procs)]
+    return results, corpus
+
+
+def test_two_workers_fetch_each_url_once_and_keep_what_one_worker_keeps(redis_server, tmp_path):
+    with LocalWeb() as web:
+        expected = build_chain_web(web, hosts=4, per_host=5)
+        (single,), corpus1 = crawl_workers(redis_server, web, tmp_path, "single", 1)
+    with LocalWeb() as web:
+        build_chain_web(web, hosts=4, per_host=5)
+        pair, corpus2 = crawl_workers(redis_server, web, tmp_path, "pair", 2)
+        hits = page_hits(web)
+    for result in [single, *pair]:
+        assert result.returncode == 0, result.log[-3000:]
+        assert result.stats.get("finish_reason") == "finished"  # idle close
+    one = [d.url for d in corpus_docs(corpus1)]
+    two = [d.url for d in corpus_docs(corpus2)]
+    assert set(one) == expected
+    assert len(two) == len(set(two)) and set(two) == set(one)
+    assert all(n == 1 for n in hits.values()), [k for k, n in hits.items() if n > 1]
+    assert all(r.stat("response_received_count") > 0 for r in pair), "both workers worked"
+    docnos = [d.docno for d in corpus_docs(corpus2)]
+    assert len(docnos) == len(set(docnos))
+
+    out = wackycrawl("status", "--redis", redis_server.url, "--crawl", "pair", "--json")
+    assert out.returncode == 0, out.stderr
+    status = json.loads(out.stdout)
+    assert status["queued"] == 0 and status["in_flight"] == 0
+    assert status["kept"] == len(two) and status["written"] == len(two)
+    assert status["seen"] >= len(expected) and set(status["workers"]) == {"w0", "w1"}
+    text = wackycrawl("status", "--redis", redis_server.url, "--crawl", "pair").stdout
+    assert "pages/min" in text and "worker w0" in text
+
+
+def test_kill_9_of_a_worker_loses_nothing_and_writes_nothing_twice(redis_server, tmp_path):
+    crawl, r = "killed", redis_server.client()
+    corpus = tmp_path / crawl / "corpus"
+    with LocalWeb() as web:
+        expected = build_chain_web(web, hosts=6, per_host=6)
+        a, _ = start_crawl(web, [SEED], tmp_path / crawl / "a",
+                                 worker_settings(redis_server, crawl, corpus, "wa", "0.2"))
+        b, b_stats = start_crawl(web, [SEED], tmp_path / crawl / "b",
+                                 worker_settings(redis_server, crawl, corpus, "wb", "0.2"))
+        assert wait_for(lambda: len(corpus_docs(corpus)) >= 6
+                        and leases_per_worker(r, CrawlKeys(crawl)).get("wa", 0) >= 1, timeout=60)
+        a.kill()  # with requests leased: scrapy-redis would lose them (C20)
+        a.wait()
+        lost_leases = leases_per_worker(r, CrawlKeys(crawl)).get("wa", 0)
+        again, again_stats = start_crawl(web, [SEED], tmp_path / crawl / "a2",
+                                         worker_settings(redis_server, crawl, corpus, "wa", "0.2"))
+        results = [finish(b, tmp_path / crawl / "b", b_stats, timeout=180),
+                   finish(again, tmp_path / crawl / "a2", again_stats, timeout=180)]
+    assert lost_leases >= 1
+    for result in results:
+        assert result.returncode == 0, result.log[-3000:]
+    assert sum(res.stat("wacky/frontier/reclaimed") for res in results) >= lost_leases
+    urls = [d.url for d in corpus_docs(corpus)]
+    assert len(urls) == len(set(urls)), "a URL was written twice"
+    assert set(urls) == expected
+    assert not list(corpus.glob("*.open"))
+
+
+def test_seeds_pushed_from_the_command_line_are_crawled(redis_server, tmp_path):
+    crawl = "pushed"
+    seeds = tmp_path / "push.txt"
+    seeds.write_text(f"# two seeds\n{SEED}\nnot a url\n", encoding="utf-8")
+    out = wackycrawl("seeds", "push", str(seeds), "--redis", redis_server.url, "--crawl", crawl)
+    assert out.returncode == 0 and "pushed 1 seeds" in out.stdout
+    assert "not an http(s) URL" in out.stderr
+    corpus = tmp_path / crawl / "corpus"
+    with LocalWeb() as web:
+        expected = build_chain_web(web, hosts=2, per_host=3)
+        proc, stats = start_crawl(web, ["# seeds come from Redis"], tmp_path / crawl / "w",
+                                  worker_settings(redis_server, crawl, corpus, "w"))
+        result = finish(proc, tmp_path / crawl / "w", stats, timeout=120)
+    assert result.stat("wacky/frontier/seeds") == 1
+    assert {d.url for d in corpus_docs(corpus)} == expected
