@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 #: settings that make a test crawl fast and deterministic on the local web
 FAST = {
     "DOWNLOAD_DELAY": "0",
-    "RANDOMIZE_DOWNLOAD_DELAY": "False",
+    "DOWNLOAD_DELAY_JITTER": "0",
     "AUTOTHROTTLE_ENABLED": "False",
     "CONCURRENT_REQUESTS_PER_DOMAIN": "4",
     "TELNETCONSOLE_ENABLED": "False",
