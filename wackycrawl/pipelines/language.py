@@ -6,8 +6,9 @@ boilerplate-free main text, never title or menus: case C13), sets ``item["langua
 ``wrong_language`` (not one of ``WACKY_LANGUAGES``, or undetermined when that is set) and
 ``not_prose`` (too few function words: WaCky's connected-prose filter; also when a page
 outside ``WACKY_LANGUAGES`` has too few function words of every list, since it is then no
-prose in any listed language). Counts
-``wacky/language/<lang>`` and ``wacky/language/method/<method>``.
+prose in any listed language). The prose figures are those of the text read: reading stops
+early once the decision and the prose test are settled (:mod:`wackycrawl.text.funcwords`).
+Counts ``wacky/language/<lang>`` and ``wacky/language/method/<method>``.
 """
 
 import logging
@@ -24,16 +25,17 @@ logger = logging.getLogger(__name__)
 class LanguagePipeline:
     """Settings: ``WACKY_LANGUAGES`` ("de", "en,de"; empty keeps every language),
     ``WACKY_LID_MIN_CHARS``, ``WACKY_LID_MIN_MARGIN``, ``WACKY_LANGID_MIN_CHARS``,
-    ``WACKY_LANGID_MAX_CHARS``, ``WACKY_MIN_FUNCWORD_TYPES``, ``WACKY_MIN_FUNCWORD_TOKENS``,
+    ``WACKY_LANGID_MAX_CHARS``, ``WACKY_LID_CHUNK_CHARS``, ``WACKY_LID_STOP_MARGIN``,
+    ``WACKY_MIN_FUNCWORD_TYPES``, ``WACKY_MIN_FUNCWORD_TOKENS``,
     ``WACKY_MIN_FUNCWORD_RATIO``; ``WACKY_LANGUAGE_ENABLED=False`` turns the stage off.
     A code in ``WACKY_LANGUAGES`` that no list and no langid.py class knows raises
     ``ValueError`` when the crawler starts."""
 
-    def __init__(self, stats, targets, identifier, min_types, min_tokens, min_ratio):
+    def __init__(self, stats, targets, identifier, prose):
         self.stats = stats
         self.targets = targets
         self.identifier = identifier
-        self.prose = {"min_types": min_types, "min_tokens": min_tokens, "min_ratio": min_ratio}
+        self.prose = prose
 
     @classmethod
     def from_crawler(cls, crawler):
@@ -48,20 +50,21 @@ class LanguagePipeline:
             if not funcwords.has_list(lang):
                 logger.warning("no function-word list for %r: langid.py alone decides it "
                                "and the connected-prose filter cannot judge it", lang)
+        prose = {
+            "min_types": s.getint("WACKY_MIN_FUNCWORD_TYPES", funcwords.MIN_FUNCWORD_TYPES),
+            "min_tokens": s.getint("WACKY_MIN_FUNCWORD_TOKENS", funcwords.MIN_FUNCWORD_TOKENS),
+            "min_ratio": s.getfloat("WACKY_MIN_FUNCWORD_RATIO", funcwords.MIN_FUNCWORD_RATIO),
+        }
         identifier = funcwords.Identifier(
             min_chars=s.getint("WACKY_LID_MIN_CHARS", funcwords.MIN_CHARS),
             min_margin=s.getfloat("WACKY_LID_MIN_MARGIN", funcwords.MIN_MARGIN),
             langid_min_chars=s.getint("WACKY_LANGID_MIN_CHARS", funcwords.LANGID_MIN_CHARS),
             langid_max_chars=s.getint("WACKY_LANGID_MAX_CHARS", funcwords.LANGID_MAX_CHARS),
+            chunk_chars=s.getint("WACKY_LID_CHUNK_CHARS", funcwords.CHUNK_CHARS),
+            stop_margin=s.getfloat("WACKY_LID_STOP_MARGIN", funcwords.STOP_RATIO_MARGIN),
+            **prose,
         )
-        return cls(
-            crawler.stats,
-            targets,
-            identifier,
-            s.getint("WACKY_MIN_FUNCWORD_TYPES", funcwords.MIN_FUNCWORD_TYPES),
-            s.getint("WACKY_MIN_FUNCWORD_TOKENS", funcwords.MIN_FUNCWORD_TOKENS),
-            s.getfloat("WACKY_MIN_FUNCWORD_RATIO", funcwords.MIN_FUNCWORD_RATIO),
-        )
+        return cls(crawler.stats, targets, identifier, prose)
 
     def process_item(self, item):
         paragraphs = item.get("paragraphs") or []

@@ -38,7 +38,8 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import cache
 from importlib.resources import files
-from itertools import filterfalse
+from itertools import compress, filterfalse
+from operator import not_
 
 # Texts shorter than this (characters, after strip) get "und" (case C13: page-level policy).
 MIN_CHARS = 200
@@ -46,16 +47,19 @@ MIN_CHARS = 200
 MIN_MARGIN = 0.3
 # langid.py over all its languages only for texts at least this long (characters, case C13).
 LANGID_MIN_CHARS = 200
-# langid.py reads at most this many characters (speed: notes/stack.md section 1).
-LANGID_MAX_CHARS = 2000
+# langid.py reads at most this many characters: its feature extraction is a Python loop over
+# the UTF-8 bytes, ~0.3 ms per 1,000 characters; 1,000 and 2,000 give the same answers on the
+# devset's close pairs (da/nb/nn, cs/sk, hr/sl, es/pt/ca; benchmarks/language_eval.py).
+LANGID_MAX_CHARS = 1000
 # Connected prose (Baroni et al. 2009; Ferraresi et al. 2008; BootCaT whitelist semantics).
 MIN_FUNCWORD_TYPES = 10
 MIN_FUNCWORD_TOKENS = 30
 MIN_FUNCWORD_RATIO = 0.25
-# Early stop: pieces of about this many characters (0 reads every text whole), and the margin
-# over MIN_FUNCWORD_RATIO the text read must show (about two standard deviations of the
-# function-word share in 2,000 characters, ~330 words; benchmarks/language_eval.py).
-CHUNK_CHARS = 2000
+# Early stop: the first piece has this many characters (0 reads every text whole), and the
+# text read must show a function-word share of MIN_FUNCWORD_RATIO plus this margin (about 1.5
+# standard deviations of the share in 1,000 characters, ~165 words). On the devset's 794 clean
+# pages: 0 language changes, 10 pages of prose followed by lists become prose.
+CHUNK_CHARS = 1000
 STOP_RATIO_MARGIN = 0.05
 
 UND = "und"
@@ -141,9 +145,11 @@ def _words(norm: str) -> Counter[bytes]:
     the pieces left with a non-ASCII non-letter (``“the``, ``it’s``) go through the regex."""
     freq = Counter(norm.encode("utf-8", "surrogatepass").translate(_TO_SPACE).split())
     if not norm.isascii():
-        for key in [k for k in filterfalse(bytes.isascii, freq) if not _str(k).isalpha()]:
+        keys = list(filterfalse(bytes.isascii, freq))  # keys hold no b" ": decode at once
+        texts = _str(b" ".join(keys)).split(" ")
+        for key, text in compress(zip(keys, texts), map(not_, map(str.isalpha, texts))):
             n = freq.pop(key)
-            for word in _WORD.findall(_str(key)):
+            for word in _WORD.findall(text):
                 freq[word.encode("utf-8", "surrogatepass")] += n
     return freq
 
@@ -182,14 +188,16 @@ def _unpack(fw: Counter[bytes]) -> tuple[list[int], list[int]]:
 
 
 def _pieces(text: str, size: int):
-    """Normalised pieces of ``text`` of about ``size`` characters, cut at white space (or
-    at ``size`` when no white space follows within 100 characters); ``size <= 0``: whole."""
+    """Normalised pieces of ``text`` of about ``size``, ``2 * size``, ``4 * size``...
+    characters (doubling bounds the pieces of a long text to a logarithm), cut at white space
+    or, when none follows within 100 characters, inside a word; ``size <= 0``: one piece."""
     pos = 0
     while pos < len(text):
         end = len(text)
         if 0 < size < end - pos:
             space = _SPACE.search(text, pos + size, pos + size + 100)
             end = space.start() if space else pos + size
+            size *= 2
         yield normalise(text[pos:end])
         pos = end
 
@@ -260,7 +268,7 @@ class Identifier:
             order = sorted(range(len(langs)), key=lambda i: (tok[i], typ[i]), reverse=True)
             best, second = order[0], order[1]
             decided = tok[best] and (tok[best] - tok[second]) / tok[best] >= self.min_margin
-            if decided and self._settled(sum(map(len, read)), n, tok[best], typ[best]):
+            if self._settled(sum(map(len, read)), n, tok[best], typ[best], decided):
                 break
         if not read:
             tok, typ, order = [0] * len(langs), [0] * len(langs), range(len(langs))
@@ -295,12 +303,14 @@ class Identifier:
                 return result(lang, prob, "langid")
         return result(UND, 0.0, "no-evidence")
 
-    def _settled(self, chars: int, words: int, tokens: int, types: int) -> bool:
+    def _settled(self, chars: int, words: int, tokens: int, types: int, decided) -> bool:
         """True when the text read passes the prose test with ``stop_margin`` to spare and
-        is long enough for every length rule: the rest need not be read."""
+        is long enough for every length rule (and, if langid.py must decide, holds all of
+        its ``langid_max_chars``): the rest need not be read."""
         min_types, min_tokens, min_ratio = self.prose
+        enough = max(self.min_chars, self.langid_min_chars, 0 if decided else self.langid_max_chars)
         return (
-            chars >= max(self.min_chars, self.langid_min_chars)
+            chars >= enough
             and types >= min_types
             and tokens >= min_tokens
             and tokens >= (min_ratio + self.stop_margin) * words
@@ -343,8 +353,8 @@ def _pick(logp, restrict: list[str] | None = None) -> tuple[str, float]:
     if logp is None:
         return UND, 0.0
     classes = _langid_model().nb_classes
-    wanted = [_TO_LANGID.get(c, c) for c in restrict] if restrict else classes
-    idx = [i for i, c in enumerate(classes) if c in wanted]
+    wanted = {_TO_LANGID.get(c, c) for c in restrict} if restrict else None
+    idx = [i for i, c in enumerate(classes) if wanted is None or c in wanted]
     if not idx:
         return UND, 0.0
     probs = np.exp(logp[idx] - logp[idx].max())
