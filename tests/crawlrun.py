@@ -24,6 +24,9 @@ FAST = {
     "CONCURRENT_REQUESTS_PER_DOMAIN": "4",
     "TELNETCONSOLE_ENABLED": "False",
     "LOG_LEVEL": "INFO",
+    # the local web is on 127.0.0.1: crawls that reach it directly, not through its proxy
+    # (e.g. a refused connection), need loopback allowed; tests of the refusal set False
+    "WACKY_ALLOW_PRIVATE_ADDRESSES": "True",
 }
 
 

@@ -1,7 +1,9 @@
 """Real crawls: a private address is refused unless WACKY_ALLOW_PRIVATE_ADDRESSES is on.
 
 The local web answers direct requests too (``http://127.0.0.1:PORT/``); HTTPPROXY_ENABLED is
-off for the direct crawls, so Scrapy connects to the loopback address itself."""
+off for the direct crawls, so Scrapy connects to the loopback address itself. tests.crawlrun's
+FAST settings allow private addresses (other tests reach the local web directly): these
+crawls turn that off again."""
 
 from __future__ import annotations
 
@@ -16,7 +18,8 @@ from wackycrawl.crawl.safety import address_class
 
 pytestmark = pytest.mark.crawl
 
-DIRECT = {"HTTPPROXY_ENABLED": "False", "WACKY_LANGUAGES": "en"}
+SAFE = {"WACKY_ALLOW_PRIVATE_ADDRESSES": "False", "WACKY_LANGUAGES": "en"}
+DIRECT = {**SAFE, "HTTPPROXY_ENABLED": "False"}
 
 
 def own_name() -> str | None:
@@ -73,8 +76,7 @@ def test_private_target_refused_through_proxy(tmp_path):
     with LocalWeb() as web:
         web.add("http://www.alpha.test/", page("Alpha", prose(0), links=[
             "http://10.1.2.3/admin", "http://[::1]/", "http://169.254.169.254/latest/"]))
-        result = run_crawl(web, ["http://www.alpha.test/"], tmp_path, {"WACKY_LANGUAGES": "en"},
-                           timeout=60)
+        result = run_crawl(web, ["http://www.alpha.test/"], tmp_path, SAFE, timeout=60)
         hits = list(web.hits)
     assert result.returncode == 0, result.log[-3000:]
     assert {h.host for h in hits} == {"www.alpha.test"}
