@@ -8,6 +8,9 @@ domains of WACKY_ALLOWED_DOMAINS (Scrapy's OffsiteMiddleware); non-HTML extensio
 requested (Scrapy's LinkExtractor ``IGNORED_EXTENSIONS``). Pages below the size window are not
 stored but their links are followed (``response.meta["wacky_store"]`` is set by
 ``wackycrawl.middlewares.sizewindow``).
+With ``REDIS_URL`` set the crawl is distributed (``wackycrawl.distributed.scheduler``): the
+seed list goes into the shared Redis queue and more seeds can be pushed there
+(``wackycrawl seeds push``); with REDIS_URL in the environment no seed list is needed.
 
 Search-query seeds (BootCaT/WaCky, ``wackycrawl.seeding``): a seed line that is a query URL of
 a configured engine (``wackycrawl.seeding.engines.configured``), and every line of
@@ -65,9 +68,10 @@ class SeedsSpider(scrapy.Spider):
 
     def __init__(self, seeds: str | None = None, queries: str | None = None, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        if not seeds and not queries:
+        if not seeds and not queries and not os.environ.get("REDIS_URL"):
             raise ValueError("the seeds spider needs a seed list: scrapy crawl seeds -a seeds=FILE"
-                             " (or a query-URL list: -a queries=FILE)")
+                             " (or a query-URL list: -a queries=FILE; with REDIS_URL in the"
+                             " environment, seeds pushed by 'wackycrawl seeds push' suffice)")
         self.seeds_path, self.queries_path = seeds, queries
         self.link_extractor = LinkExtractor(unique=True)
 
@@ -116,7 +120,7 @@ class SeedsSpider(scrapy.Spider):
                     urls.append(url)
         stats.set_value("wacky/seeds/urls", len(urls))
         stats.set_value("wacky/seeds/queries", len(queries))
-        if not urls and not queries:
+        if not urls and not queries and (self.seeds_path or self.queries_path):
             logger.error("seed file %s holds no usable URL", self.seeds_path or self.queries_path)
         for url in urls:  # the user's seeds claim their domains before any search result
             self.quota.take(url, force=True)
