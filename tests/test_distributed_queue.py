@@ -189,3 +189,18 @@ def test_c18_scheduler_and_dupefilter_share_the_fingerprint():
     post = Request("http://www.example.com/a", method="POST", body=b"q=1")
     assert FrontierDupeFilter.fingerprint(post) != FrontierDupeFilter.fingerprint(
         Request("http://www.example.com/a"))
+
+
+def test_queue_payload_leaves_out_defaults_and_round_trips():
+    import pickle
+
+    from scrapy import Request
+    from scrapy.utils.request import request_from_dict
+
+    from wackycrawl.distributed.scheduler import encode
+    req = Request("http://a.test/x", meta={"depth": 2}, priority=-2, dont_filter=True)
+    payload = encode(req)
+    assert len(payload) < len(pickle.dumps(req.to_dict(), protocol=4)) / 2
+    back = request_from_dict(pickle.loads(payload))
+    assert (back.url, back.meta, back.priority, back.dont_filter, back.method) == \
+        (req.url, req.meta, -2, True, "GET")

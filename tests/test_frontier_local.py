@@ -128,3 +128,17 @@ def test_kill_9_and_resume_gives_the_documents_of_an_uninterrupted_crawl(tmp_pat
     urls = [d.url for d in corpus_docs(corpus)]
     assert len(urls) == len(set(urls)), "a document was written twice"
     assert set(urls) == expected
+
+
+def test_c17_every_spider_starts_with_async_start():
+    """Scrapy >= 2.16 never calls start_requests(): a spider relying on it crawls nothing,
+    silently (C17). Seeds of a Redis crawl come through the scheduler, not RedisSpider."""
+    from scrapy.spiderloader import SpiderLoader
+    from scrapy.utils.project import get_project_settings
+
+    loader = SpiderLoader.from_settings(get_project_settings())
+    assert loader.list()
+    for name in loader.list():
+        cls = loader.load(name)
+        assert inspect.isasyncgenfunction(cls.start) and "start" in vars(cls), name
+        assert "start_requests" not in vars(cls), f"{name} defines start_requests()"
