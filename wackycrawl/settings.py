@@ -220,14 +220,14 @@ WACKY_LID_MIN_MARGIN = 0.3
 # langid.py over all its languages only for texts of at least this many characters (C13).
 WACKY_LANGID_MIN_CHARS = 200
 # langid.py reads at most this many characters (notes/stack.md 1: shorter input is faster;
-# 1,000 vs 2,000: same devset sentence accuracy, 3 more errors in 3,220 close-pair documents,
-# benchmarks/language_eval.py).
+# 1,000 vs 2,000: same devset sentence accuracy, 14 vs 11 errors in 2,166 documents of close
+# neighbours such as da/nb/nn, benchmarks/language_eval.py).
 WACKY_LANGID_MAX_CHARS = 1000
 # Read the text in pieces of this many characters, then 2x, 4x... (0: always whole); stop
 # once the text read passes the prose test with a ratio of at least WACKY_MIN_FUNCWORD_RATIO
 # + WACKY_LID_STOP_MARGIN (and holds langid.py's input if the lists do not decide). The prose
-# figures are then those of the text read (wackycrawl.text.funcwords; devset pages: same
-# languages, 10 of 794 prose openings followed by lists become prose; benchmarks/pipeline.py).
+# figures are then those of the text read (wackycrawl.text.funcwords; 794 devset pages: same
+# languages, 11 prose openings followed by lists or notices become prose).
 WACKY_LID_CHUNK_CHARS = 1000
 WACKY_LID_STOP_MARGIN = 0.05
 # Connected prose: at least ten types and thirty tokens of function words (Baroni et al.
