@@ -1,5 +1,7 @@
 """Function-word language identification and connected-prose detection (no Scrapy)."""
 
+from collections import Counter
+
 import pytest
 
 from wackycrawl.text import funcwords as fw
@@ -192,3 +194,85 @@ def test_parse_languages():
     assert fw.parse_languages("ru") == ("ru",)  # known to langid.py only
     with pytest.raises(ValueError, match="xx"):
         fw.parse_languages("en,xx")
+
+
+# Speed paths: the same words, counts and langid.py answers as the plain definitions.
+
+def _reference_words(text):
+    return Counter(fw._WORD.findall(text))
+
+
+@pytest.mark.parametrize("text", [
+    "“the” it’s l'homme «la» „die“ – — … © 2024 x_y end. (dell'anno)",
+    "straße STRASSE ǅemal ﬁnal café cafe\u0301 naïve 東京 タワー ١٢٣ ½",
+    "line\u2028sep\u00a0nbsp\u3000ideo tab\tnew\nline \x00 \ufffd \ud800lone",
+    "москва, київ; ελλάδα! עברית? العربية.",
+])
+def test_word_counts_match_the_regex_definition(text):
+    norm = fw.normalise(text)
+    assert fw.word_counts(norm) == _reference_words(norm)
+
+
+def test_counts_of_many_tokens_stay_in_their_language():
+    # The per-language counters share one int: a huge count must not spill over.
+    tok, typ = fw.count(Counter({"the": 10**9, "der": 3}))
+    langs = fw.languages()
+    assert tok[langs.index("en")] == 10**9 and typ[langs.index("en")] == 1
+    assert tok[langs.index("de")] == 3
+    assert all(t in (0, 3) for lang, t in zip(langs, tok) if lang != "en")
+
+
+def test_langid_rank_agrees_with_langid_classify():
+    from langid.langid import LanguageIdentifier, model
+
+    ref = LanguageIdentifier.from_modelstring(model, norm_probs=True)
+    for text in (EN, DE, FR, "das ist ein kleiner test"):
+        lang, prob = fw.langid_rank(text)
+        ref_lang, ref_prob = ref.classify(text)
+        assert (lang, round(prob, 6)) == (ref_lang, round(ref_prob, 6))
+
+
+# Early stop: the figures are those of the text read.
+
+LONG_EN = " ".join([EN] * 20)  # ~11,600 characters of prose
+FRUIT = ("apple banana cherry grape lemon mango melon orange peach pear plum "
+         "apricot kiwi lime papaya quince raspberry strawberry tangerine ") * 100
+
+
+def test_long_prose_is_decided_on_its_first_piece():
+    r = fw.identify(LONG_EN)
+    whole = fw.Identifier(chunk_chars=0).identify(LONG_EN)
+    assert (r.lang, r.method) == (whole.lang, whole.method) == ("en", "funcwords")
+    assert fw.CHUNK_CHARS <= r.chars < 2 * fw.CHUNK_CHARS < whole.chars == len(LONG_EN)
+    assert abs(r.fw_ratio - whole.fw_ratio) < 0.05
+    assert fw.is_connected_prose(r)
+
+
+def test_prose_then_word_list_is_prose_in_the_text_read():
+    text = EN + " " + EN + "\n" + FRUIT
+    r = fw.identify(text)
+    assert r.chars < len(text) and fw.is_connected_prose(r)
+    whole = fw.Identifier(chunk_chars=0).identify(text)
+    assert whole.chars == len(text.strip()) and not fw.is_connected_prose(whole)
+
+
+def test_word_list_then_prose_is_read_to_the_end():
+    text = FRUIT + "\n" + EN
+    r = fw.identify(text)
+    assert r.chars == len(text)
+    assert r == fw.Identifier(chunk_chars=0).identify(text)
+
+
+def test_early_stop_needs_the_margin_over_the_prose_ratio():
+    strict = fw.Identifier(stop_margin=0.9)  # no text reaches a ratio of 1.15
+    assert strict.identify(LONG_EN).chars == len(LONG_EN)
+
+
+def test_undecided_text_stops_once_langid_input_is_read():
+    da = ("Det er ingen hemmelighed, at mange danskere er glade for at cykle. Hver dag kører "
+          "tusindvis af mennesker på cykel til arbejde i København, og kommunen har bygget "
+          "flere nye cykelstier. Nogle af dem siger, at de hellere vil cykle end tage bussen, "
+          "fordi det er hurtigere og billigere, og fordi man får lidt motion. ") * 15
+    r = fw.identify(da)
+    assert (r.lang, r.method) == ("da", "langid")
+    assert fw.LANGID_MAX_CHARS <= r.chars < len(da.strip())

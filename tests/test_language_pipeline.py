@@ -4,7 +4,7 @@ import pytest
 from scrapy.exceptions import DropItem, NotConfigured
 from scrapy.utils.test import get_crawler
 
-from tests.test_funcwords import DE, EN
+from tests.test_funcwords import DE, EN, FRUIT
 from wackycrawl.pipelines.language import LanguagePipeline
 
 
@@ -85,3 +85,17 @@ def test_word_list_outside_the_targets_is_not_prose():
     with pytest.raises(DropItem, match="^not_prose"):
         pipe.process_item({"url": "http://example.org/", "paragraphs": [words, words]})
     assert stats.get_value("wacky/drop/not_prose") == 1
+
+
+def test_early_stop_settings_read_from_settings():
+    # Prose followed by a long word list: prose in the text read under early stop (the
+    # default), not prose when the stage reads every text whole.
+    page = item(EN, EN, FRUIT)
+    assert build()[0].process_item(dict(page, meta={}))["language"] == "en"
+    pipe, stats = build(WACKY_LID_CHUNK_CHARS=0)
+    with pytest.raises(DropItem, match="^not_prose"):
+        pipe.process_item(dict(page, meta={}))
+    assert stats.get_value("wacky/drop/not_prose") == 1
+    assert pipe.identifier.stop_margin == 0.05
+    assert build(WACKY_LID_STOP_MARGIN=0.2)[0].identifier.stop_margin == 0.2
+    assert build(WACKY_MIN_FUNCWORD_RATIO=0.4)[0].identifier.prose == (10, 30, 0.4)
