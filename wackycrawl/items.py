@@ -8,7 +8,8 @@ spider (``wackycrawl.spiders.seeds``)
     (``"HTTP/1.1"``); ``headers`` list[tuple[str, str]], response headers in order;
     ``content_type`` str (``"-"`` if absent); ``body`` bytes, the body after
     Content-Encoding was removed; ``meta`` dict[str, str], becomes the ``X-Wacky-<Key>: value``
-    lines of the DOCHDR (``Raw-Bytes``, ``Depth`` are set here).
+    lines of the DOCHDR (``Raw-Bytes``, ``Depth`` are set here, and ``Seed-Query`` when the
+    page was reached from a search-engine result page).
 text stage
     ``html`` str (decoded), ``meta["Encoding"]``; ``body`` is deleted afterwards.
 boilerplate stage
