@@ -174,13 +174,14 @@ class HostSchedule:
         return max(start, self._hold.get(key, start))
 
     def release(self, keys: str | tuple[str, ...], owner: object) -> bool:
-        """End ``owner``'s request; False if it held no claim under any of ``keys``."""
+        """End ``owner``'s request: the keys' intervals run from now. False if it held no claim."""
         keys = (keys,) if isinstance(keys, str) else keys
         held = [k for k in keys if self._owner.get(k) is owner]
         now = self.clock()
-        for k in held:
-            del self._owner[k]
+        for k in keys:
             # the interval runs from the end of the request, not from its claim: the send
             # can lag the claim (connection set-up), and the server must see the full gap
             self._last[k] = max(self._last.get(k, now), now)
+        for k in held:
+            del self._owner[k]
         return bool(held)

@@ -115,14 +115,17 @@ class RobotsMiddleware:
                            robots_url, type(exc).__name__, exc, self.table.retry_seconds)
             return entry
         result = outcome(response.status)
+        if result in (OK, UNAVAILABLE):
+            rules = parse_robots(response.body if result == OK else b"", self.max_bytes)
+            # announce the rules (Crawl-delay!) before any request can see the entry
+            await self.crawler.signals.send_catch_log_async(
+                signal=signals.robots_parsed, robotparser=rules, request=request)
         if result == OK:
-            rules = parse_robots(response.body, self.max_bytes)
             entry = self.table.store(key, OK, rules)
             self.stats.inc_value("wacky/robots/ok")
             logger.info("robots.txt %s: %d, rules parsed (%s, %d bytes)", robots_url,
                         response.status, rules.encoding, len(response.body))
         elif result == UNAVAILABLE:
-            rules = parse_robots(b"")
             entry = self.table.store(key, UNAVAILABLE)
             self.stats.inc_value("wacky/robots/unavailable_4xx")
             logger.info("robots.txt %s: %d, unavailable: host allowed", robots_url,
@@ -133,9 +136,6 @@ class RobotsMiddleware:
             self.stats.inc_value("wacky/robots/unreachable_5xx")
             logger.warning("robots.txt %s: %d, unreachable: host disallowed, retry in %.0f s",
                            robots_url, response.status, entry.expires - self.table.clock())
-            return entry
-        await self.crawler.signals.send_catch_log_async(
-            signal=signals.robots_parsed, robotparser=rules, request=request)
         return entry
 
     def _defer(self, key: str, request: Request, entry: RobotsEntry) -> None:
