@@ -7,9 +7,12 @@ concatenated up to ``--doc-bytes`` UTF-8 bytes. Close neighbours: documents of 1
 bytes in languages the lists confuse (da/nb/nn, cs/sk, hr/sl, es/pt/ca), errors with langid.py
 reading 1,000 vs 2,000 characters. Speed: CPU seconds (``time.process_time``), best of
 ``--repeat`` interleaved runs; "whole text" is the identifier without early stop and with
-langid.py reading 2,000 characters (the behaviour before early stop).
+langid.py reading 2,000 characters (the behaviour before early stop). Devset pages: the HTML
+pages of ``<shared>/devset/boilerplate`` through the stages before the language stage
+(``WACKY_STAGES``), then LanguagePipeline vs ``langid.classify`` on the same clean texts (the
+issue's target: >= 50x).
 
-    python benchmarks/language_eval.py [--shared ../shared] [--docs-per-lang 20]
+    python benchmarks/language_eval.py [--shared ../shared] [--docs-per-lang 20] [--no-pages]
 """
 
 import argparse
@@ -21,6 +24,12 @@ from collections import defaultdict
 from pathlib import Path
 
 import langid
+from pipeline import SETS, items_from  # benchmarks/pipeline.py: devset pages as items
+from scrapy.exceptions import DropItem
+from scrapy.utils.misc import load_object
+from scrapy.utils.project import get_project_settings
+from scrapy.utils.reactor import install_reactor
+from scrapy.utils.test import get_crawler
 
 from wackycrawl.text import funcwords as fw
 
@@ -85,6 +94,47 @@ def rates(fns: dict, docs: list[str], repeat: int) -> dict[str, float]:
     return {name: len(docs) / secs for name, secs in best.items()}
 
 
+def devset_pages(shared: Path, repeat: int) -> None:
+    """LanguagePipeline (early stop / whole text) vs langid.classify on the clean texts of
+    the devset's HTML pages."""
+    install_reactor("twisted.internet.asyncioreactor.AsyncioSelectorReactor")
+    settings = get_project_settings().copy_to_dict()
+    crawler = get_crawler(settings_dict=settings)
+    items = items_from(shared, SETS)
+    for path in settings["WACKY_STAGES"]:
+        if path.endswith(".LanguagePipeline"):
+            break
+        stage = load_object(path).from_crawler(crawler)
+        kept = []
+        for item in items:
+            try:
+                kept.append(stage.process_item(item))
+            except DropItem:
+                pass
+        items = kept
+    lang = load_object("wackycrawl.pipelines.language.LanguagePipeline")
+    whole = dict(settings, WACKY_LID_CHUNK_CHARS=0, WACKY_LANGID_MAX_CHARS=2000)
+    pipes = {"LanguagePipeline": lang.from_crawler(crawler),
+             "LanguagePipeline, whole text": lang.from_crawler(get_crawler(settings_dict=whole))}
+
+    def stage(pipe):
+        def run(item):
+            try:
+                pipe.process_item(dict(item, meta={}))
+            except DropItem:
+                pass
+        return run
+
+    fns = {name: stage(pipe) for name, pipe in pipes.items()}
+    texts = {id(i): "\n".join(i["paragraphs"]) for i in items}
+    fns["langid.classify (97 langs)"] = lambda item: langid.classify(texts[id(item)])
+    r = rates(fns, items, repeat)
+    chars = sum(map(len, texts.values())) / len(items)
+    print(f"{len(items)} clean texts, mean {chars:.0f} characters")
+    for name, v in r.items():
+        print(f"{name:30} {v:7.0f} docs/s ({v / r['langid.classify (97 langs)']:5.1f}x langid.py)")
+
+
 def close_neighbours(path: Path) -> None:
     data = load(path, set(CLOSE))
     variants = {m: fw.Identifier(langid_max_chars=m) for m in (1000, 2000)}
@@ -102,6 +152,7 @@ def main(argv=None) -> int:
     ap.add_argument("--docs-per-lang", type=int, default=20)
     ap.add_argument("--max-rows", type=int, default=300, help="rows per language for accuracy")
     ap.add_argument("--repeat", type=int, default=3, help="timed runs, the fastest counts")
+    ap.add_argument("--no-pages", action="store_true", help="skip the devset pages section")
     args = ap.parse_args(argv)
     base = args.shared / "devset" / "langid"
     langs = set(fw.languages())
@@ -148,6 +199,9 @@ def main(argv=None) -> int:
     for name in fns:
         print(f"{name:28} {every[name]:7.0f} ({every[name] / every[ref]:5.1f}x langid.py)  "
               f"{lists[name]:7.0f} ({lists[name] / lists[ref]:5.1f}x)")
+    if not args.no_pages:
+        print("\n== devset pages: language stage on clean texts, docs/s (CPU) ==")
+        devset_pages(args.shared, args.repeat)
     return 0
 
 

@@ -256,11 +256,21 @@ def test_prose_then_word_list_is_prose_in_the_text_read():
     assert whole.chars == len(text.strip()) and not fw.is_connected_prose(whole)
 
 
-def test_word_list_then_prose_is_read_to_the_end():
-    text = FRUIT + "\n" + EN
+def test_keyword_list_then_prose_is_read_to_the_end():
+    spam = ("cheap flights cheap hotels best price london paris rome deals book now "
+            "discount travel insurance car hire the best deals ") * 60
+    text = spam + "\n" + EN
     r = fw.identify(text)
     assert r.chars == len(text)
     assert r == fw.Identifier(chunk_chars=0).identify(text)
+
+
+def test_text_without_function_words_stops_once_langid_input_is_read():
+    ru = ("Городской совет собрался во вторник вечером, чтобы обсудить будущее старого "
+          "вокзала, который уже много лет стоит пустым. ") * 60
+    r = fw.identify(ru)
+    assert (r.lang, r.method, r.fw_tokens) == ("ru", "langid", 0)
+    assert fw.LANGID_MAX_CHARS <= r.chars < len(ru.strip())
 
 
 def test_early_stop_needs_the_margin_over_the_prose_ratio():

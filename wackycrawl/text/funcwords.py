@@ -18,13 +18,15 @@ Stages, each a plain function over ``str``:
 5. :func:`is_connected_prose` - minimum function-word types, tokens and ratio.
 
 Early stop: the text is read in pieces of ``chunk_chars``, ``2 * chunk_chars``, ... characters
-(cut at white space). After a piece, the rest is not read when, in the text read so far, the
-best list has at least ``min_types`` types, ``min_tokens`` tokens and a share of at least
-``min_ratio + stop_margin`` of all words, and either the lists decide or the text read holds
-all that langid.py would read (``langid_max_chars``). Every figure of the result (tokens,
-ratio) is then that of the text read, not of the whole text: a page of 1,000 characters of
-prose followed by a long word list is prose by this test. A text near a threshold, or that
-fails the test, is read to its end, so its figures are those of the whole text.
+(cut at white space). After a piece, the rest is not read when the text read so far is long
+enough for the length rules (``min_chars``, ``langid_min_chars``, and ``langid_max_chars``
+unless the lists decide) and either its best list has at least ``min_types`` types,
+``min_tokens`` tokens and a share of at least ``min_ratio + stop_margin`` of all words, or it
+has words but no function word of any list (a language without a list). Every figure of the
+result (tokens, ratio) is then that of the text read, not of the whole text: a page of 1,000
+characters of prose followed by a long word list is prose by this test. A text near a
+threshold, or with some function words but too few, is read to its end, so its figures are
+those of the whole text.
 
 All lengths are in characters (``str``), never bytes.
 """
@@ -304,17 +306,15 @@ class Identifier:
         return result(UND, 0.0, "no-evidence")
 
     def _settled(self, chars: int, words: int, tokens: int, types: int, decided) -> bool:
-        """True when the text read passes the prose test with ``stop_margin`` to spare and
-        is long enough for every length rule (and, if langid.py must decide, holds all of
-        its ``langid_max_chars``): the rest need not be read."""
+        """True when the text read is long enough for every length rule (and, if langid.py
+        must decide, holds its ``langid_max_chars``) and either passes the prose test with
+        a ratio of at least ``min_ratio + stop_margin`` or has words but no function word
+        of any list (a language without a list: langid.py decides, the test cannot judge)."""
         min_types, min_tokens, min_ratio = self.prose
         enough = max(self.min_chars, self.langid_min_chars, 0 if decided else self.langid_max_chars)
-        return (
-            chars >= enough
-            and types >= min_types
-            and tokens >= min_tokens
-            and tokens >= (min_ratio + self.stop_margin) * words
-        )
+        passes = (types >= min_types and tokens >= min_tokens
+                  and tokens >= (min_ratio + self.stop_margin) * words)
+        return chars >= enough and (passes or (words > 0 and not tokens))
 
 
 @cache
