@@ -225,9 +225,10 @@ WACKY_LANGID_MIN_CHARS = 200
 WACKY_LANGID_MAX_CHARS = 1000
 # Read the text in pieces of this many characters, then 2x, 4x... (0: always whole); stop
 # once the text read passes the prose test with a ratio of at least WACKY_MIN_FUNCWORD_RATIO
-# + WACKY_LID_STOP_MARGIN (and holds langid.py's input if the lists do not decide). The prose
-# figures are then those of the text read (wackycrawl.text.funcwords; 794 devset pages: same
-# languages, 11 prose openings followed by lists or notices become prose).
+# + WACKY_LID_STOP_MARGIN, or has no function word of any list, and holds langid.py's input
+# if the lists do not decide. The prose figures are then those of the text read
+# (wackycrawl.text.funcwords; 794 devset pages: same languages, 11 prose openings followed
+# by lists or notices become prose).
 WACKY_LID_CHUNK_CHARS = 1000
 WACKY_LID_STOP_MARGIN = 0.05
 # Connected prose: at least ten types and thirty tokens of function words (Baroni et al.
