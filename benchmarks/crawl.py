@@ -1,14 +1,16 @@
 """Crawl throughput: the full pipeline chain vs the same crawl with the item pipelines off.
 
 Serves a generated loopback web (N prose pages of ~8-20 KB over H hosts, each page linking to
-others) from ``tests.localweb`` and runs ``scrapy crawl seeds`` on it twice: with the item
-pipelines off and with the whole chain (text, boilerplate, filters, language, dedup, TREC).
-Politeness delays are off (it is our own loopback server); both runs use the same settings.
+others) from ``tests.localweb`` and runs ``scrapy crawl seeds`` on it three times: with the
+item pipelines off, with the whole chain (text, boilerplate, filters, language, fingerprint,
+dedup, TREC) as configured (stateless stages in a worker process on a machine with 2+ cores)
+and with the whole chain in the crawl's own process (``WACKY_STAGE_WORKERS=0``).
+Politeness delays are off (it is our own loopback server); all runs use the same settings.
 
     python benchmarks/crawl.py [--pages 2000] [--hosts 20] [--runs 1]
 
 Prints pages/s of each run (response_received_count / elapsed_time_seconds from the crawl's
-stats) and the ratio full / off (target >= 0.8).
+stats) and the ratios full / off (target >= 0.8) and in-process / off.
 """
 
 from __future__ import annotations
@@ -23,9 +25,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.crawlrun import run_crawl  # noqa: E402
-from tests.localweb import LocalWeb  # noqa: E402
-from tests.webpages import page, prose  # noqa: E402
+from tests.crawlrun import run_crawl
+from tests.localweb import LocalWeb
+from tests.webpages import page, prose
 
 BENCH = {
     "DOWNLOAD_DELAY": "0",
@@ -74,14 +76,21 @@ def main() -> None:
         for _ in range(a.runs):
             rows.append(crawl(web, seeds, "pipelines off", {"ITEM_PIPELINES": "{}"}))
             rows.append(crawl(web, seeds, "full pipeline", {}))
-    print(f"{'run':<16}{'pages':>8}{'secs':>8}{'pages/s':>10}{'docs kept':>11}")
+            rows.append(crawl(web, seeds, "full, in-process", {"WACKY_STAGE_WORKERS": "0"}))
+    print(f"{'run':<18}{'pages':>8}{'secs':>8}{'pages/s':>10}{'docs kept':>11}")
     for r in rows:
-        print(f"{r['label']:<16}{r['pages']:>8}{r['secs']:>8.1f}{r['pps']:>10.1f}{r['kept']:>11}")
-    off = [r["pps"] for r in rows if r["label"] == "pipelines off"]
-    full = [r["pps"] for r in rows if r["label"] == "full pipeline"]
-    ratio = (sum(full) / len(full)) / (sum(off) / len(off))
-    print(f"ratio full/off: {ratio:.2f} (target >= 0.8)")
-    print(json.dumps({"ratio": round(ratio, 3), "runs": rows}))
+        print(f"{r['label']:<18}{r['pages']:>8}{r['secs']:>8.1f}{r['pps']:>10.1f}{r['kept']:>11}")
+
+    def mean_pps(label: str) -> float:
+        pps = [r["pps"] for r in rows if r["label"] == label]
+        return sum(pps) / len(pps)
+
+    off = mean_pps("pipelines off")
+    ratio = mean_pps("full pipeline") / off
+    in_process = mean_pps("full, in-process") / off
+    print(f"ratio full/off: {ratio:.2f} (target >= 0.8); in-process/off: {in_process:.2f}")
+    print(json.dumps({"ratio": round(ratio, 3), "in_process_ratio": round(in_process, 3),
+                      "runs": rows}))
 
 
 if __name__ == "__main__":

@@ -1,12 +1,21 @@
-"""DedupPipeline: a real Crawler from get_crawler, real items, JOBDIR persistence."""
+"""DedupPipeline and FingerprintPipeline: a real Crawler from get_crawler, real items, JOBDIR
+persistence, precomputed fingerprints."""
 
 import os
+import unicodedata
 
 import pytest
 from scrapy.exceptions import DropItem, NotConfigured
 from scrapy.utils.test import get_crawler
 
-from wackycrawl.pipelines.dedup import STATE_DIR, DedupPipeline
+from wackycrawl.dedup.detector import DuplicateDetector, fingerprint_text
+from wackycrawl.dedup.simhash import _PUNCTUATION_TO_SPACE
+from wackycrawl.pipelines.dedup import (
+    STATE_DIR,
+    DedupPipeline,
+    FingerprintPipeline,
+    get_fingerprint,
+)
 
 WORDS = [
     "river", "bank", "water", "stone", "bridge", "village", "farmer", "market", "road",
@@ -113,3 +122,53 @@ def test_settings_k_and_off_switch():
     assert p.detector.k == 1 and p.detector.simhashes.k == 1 and p.detector.min_features == 10
     with pytest.raises(NotConfigured):
         pipeline(WACKY_DEDUP_ENABLED=False)
+
+
+# --- stateless part: FingerprintPipeline, precomputed fingerprints ---------------------------
+
+def test_fingerprint_stage_and_dedup_give_what_dedup_alone_gives():
+    _, alone = pipeline()
+    crawler, fpr = pipeline()
+    stage = FingerprintPipeline.from_crawler(crawler)
+    a, b = item(prose(1)), item(prose(1))
+    stage.process_item(b)
+    assert b["simhash_features"] > 50 and b["meta"]["Simhash"]
+    assert alone.process_item(a)["meta"] == fpr.process_item(b)["meta"]
+    with pytest.raises(NotConfigured):
+        FingerprintPipeline.from_crawler(get_crawler(settings_dict={"WACKY_DEDUP_ENABLED": False}))
+
+
+def test_dedup_uses_the_precomputed_fingerprint_and_recomputes_a_malformed_one():
+    crawler, p = pipeline()
+    stage = FingerprintPipeline.from_crawler(crawler)
+    first = stage.process_item(item(prose(1)))
+    p.process_item(first)
+    # another text carrying the first one's fingerprint: the fingerprint decides
+    other = item(prose(5))
+    other["meta"].update(Checksum=first["meta"]["Checksum"], Simhash=first["meta"]["Simhash"])
+    other["simhash_features"] = first["simhash_features"]
+    with pytest.raises(DropItem, match="exact_duplicate"):
+        p.process_item(other)
+    for bad in ("zz", "-1", "1" * 17):
+        broken = item(prose(1))
+        broken["meta"].update(Checksum=bad, Simhash=bad)
+        broken["simhash_features"] = 99
+        assert get_fingerprint(broken) is None
+        with pytest.raises(DropItem, match="exact_duplicate"):  # recomputed from the text
+            p.process_item(broken)
+
+
+def test_detector_check_of_a_fingerprint_equals_check_of_the_text():
+    det = DuplicateDetector()
+    texts = [prose(1), prose(2), prose(1).replace("bank1", "lake1", 1), "", "few words"]
+    for text in texts:
+        by_text, by_fp = det.check(text), det.check(det.fingerprint(text))
+        assert by_text == by_fp
+        assert det.fingerprint(text) == fingerprint_text(text, det.stopwords)
+        det.add(by_text)
+
+
+def test_punctuation_table_filled_on_demand_matches_unicode_categories():
+    for cp in [*range(0x3000), *range(0xFE30, 0xFF70), 0x1F600, 0x10FFFF]:
+        expected = " " if unicodedata.category(chr(cp)).startswith("P") else chr(cp)
+        assert chr(cp).translate(_PUNCTUATION_TO_SPACE) == expected, hex(cp)

@@ -17,7 +17,6 @@ No Scrapy import: the pipeline in :mod:`wackycrawl.pipelines.dedup` is an adapte
 """
 
 import hashlib
-import sys
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Mapping
@@ -29,13 +28,19 @@ FINGERPRINT_BITS = 64
 # Distinct words whose hashes are kept in memory; a Zipfian vocabulary repeats them.
 HASH_CACHE_SIZE = 1 << 16
 
-# Every Unicode punctuation character (categories Pc Pd Ps Pe Pi Pf Po) maps to a space.
-# Letters, combining marks (Mn Mc Me), digits and symbols stay, so Devanagari vowel signs
-# and Thai tone marks are part of their words (case C15).
-_PUNCTUATION_TO_SPACE = dict.fromkeys(
-    (cp for cp in range(sys.maxunicode + 1) if unicodedata.category(chr(cp)).startswith("P")),
-    " ",
-)
+class _PunctuationToSpace(dict):
+    """``str.translate`` table: every Unicode punctuation character (categories Pc Pd Ps Pe
+    Pi Pf Po) to a space, anything else to itself. Letters, combining marks (Mn Mc Me),
+    digits and symbols stay, so Devanagari vowel signs and Thai tone marks are part of their
+    words (case C15). Filled on demand: a full table costs ~0.6 s at import."""
+
+    def __missing__(self, cp: int) -> int:
+        value = 32 if unicodedata.category(chr(cp)).startswith("P") else cp
+        self[cp] = value
+        return value
+
+
+_PUNCTUATION_TO_SPACE = _PunctuationToSpace()
 
 
 def normalise(text: str) -> str:
