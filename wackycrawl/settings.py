@@ -100,8 +100,6 @@ WACKY_SERP_DELAYS = {"searxng": 2.0, "bing": 1.0, "brave": 1.0, "template": 10.0
 WACKY_SERP_MAX_BYTES = 2 * 1024 * 1024
 
 # --- Scope and depth ---------------------------------------------------------------------
-# Domains (and their subdomains) links are followed into, e.g. "de,at"; empty = no restriction.
-WACKY_ALLOWED_DOMAINS = ""
 # Follow the links of fetched pages (False: fetch exactly the seed list, e.g. to re-fetch a URL list).
 WACKY_FOLLOW_LINKS = True
 DEPTH_LIMIT = 5

@@ -4,7 +4,7 @@ Usage: ``scrapy crawl seeds -a seeds=FILE``. FILE holds one absolute http(s) URL
 blank lines and ``#`` comments are skipped, other bad lines are logged and counted
 (``wacky/seeds/bad_line``). Links of every HTML page are followed (unless
 WACKY_FOLLOW_LINKS is False: then exactly the seed list is fetched) within DEPTH_LIMIT and the
-domains of WACKY_ALLOWED_DOMAINS (Scrapy's OffsiteMiddleware); non-HTML extensions are never
+scope of WACKY_SCOPE_* (``wackycrawl.middlewares.scope``); non-HTML extensions are never
 requested (Scrapy's LinkExtractor ``IGNORED_EXTENSIONS``). Pages below the size window are not
 stored but their links are followed (``response.meta["wacky_store"]`` is set by
 ``wackycrawl.middlewares.sizewindow``).
@@ -85,7 +85,6 @@ class SeedsSpider(scrapy.Spider):
     @classmethod
     def from_crawler(cls, crawler, *args, **kwargs):
         spider = super().from_crawler(crawler, *args, **kwargs)
-        spider.allowed_domains = crawler.settings.getlist("WACKY_ALLOWED_DOMAINS")
         spider.follow_links = crawler.settings.getbool("WACKY_FOLLOW_LINKS", True)
         s = crawler.settings
         spider.engines = engines.configured(s.get("WACKY_SERP_SEARXNG_URL", ""),
@@ -169,7 +168,8 @@ class SeedsSpider(scrapy.Spider):
         stats.set_value("wacky/serp/max_per_domain", max(self.quota.taken.values(), default=0))
         logger.info("%s %r: %d results, %d seeds", engine.name, query, len(found), len(kept))
         for url in kept:
-            yield scrapy.Request(url, callback=self.parse, meta={"wacky_seed_query": query})
+            yield scrapy.Request(url, callback=self.parse,
+                                 meta={"wacky_seed_query": query, "wacky_seed": True})
 
     def serp_failed(self, failure):
         """A result page that did not arrive (HTTP error, redirect, network, robots.txt)."""
