@@ -325,6 +325,10 @@ WACKY_LEASE_RENEW_SECONDS = 10.0
 WACKY_IDLE_CLOSE_SECONDS = 30.0
 # Seconds between two publications of a worker's counters for `wackycrawl status`.
 WACKY_STATS_PUBLISH_SECONDS = 10.0
+# Cluster-wide politeness (wackycrawl.distributed.politeness): with REDIS_URL each host's
+# interval, holds and request in flight live in Redis; a claim of a dead worker blocks its
+# host this long at most. Must exceed DOWNLOAD_TIMEOUT + the slot delay (no published value).
+WACKY_HOST_LEASE_SECONDS = 60.0
 # Seen set: "set" (exact, ~80 bytes per URL in Redis) or "bloom" (bitmap, sized for
 # WACKY_BLOOM_CAPACITY URLs at WACKY_BLOOM_ERROR_RATE false positives: 100M at 0.001 take
 # 180 MB; Bloom 1970; a false positive skips an unseen URL, rmax/scrapy-redis#56).

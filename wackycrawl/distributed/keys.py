@@ -17,10 +17,11 @@ One prefix per crawl, so several crawls share one Redis and ``redis-cli --scan -
 ``written``                SET      20-byte fingerprints of canonical URLs written to TREC files
 ``workers``                SET      ids of workers that ever joined
 ``worker:<id>``            HASH     a worker's published counters (``wackycrawl status``)
+``host:<key>``             HASH     politeness state of a host or ``ip:<address>``: interval,
+                                    hold, last start, owner lease (:mod:`.politeness`)
+``checksum:<hex>``         HASH     exact-duplicate checksums by leading bits (:mod:`.simhash`)
+``simhash:<t>:<hex>``      HASH/SET near-duplicate table ``t``, bucket of a simhash block
 =========================  =======  ==========================================================
-
-Reserved for later stages: ``host:<host>`` (cluster-wide politeness) and ``simhash:*``
-(shared near-duplicate index).
 """
 
 from __future__ import annotations
@@ -49,6 +50,15 @@ class CrawlKeys:
 
     def bloom_shard(self, i: int) -> str:
         return f"{self.prefix}bloom:{i}"
+
+    def host(self, key: str) -> str:
+        return f"{self.prefix}host:{key}"
+
+    def checksum_shard(self, prefix: str) -> str:
+        return f"{self.prefix}checksum:{prefix}"
+
+    def simhash_bucket(self, table: int, block: str) -> str:
+        return f"{self.prefix}simhash:{table}:{block}"
 
 
 def redis_url(settings) -> str | None:

@@ -27,6 +27,10 @@ at once. Scrapy's own slot delay still applies but is measured from the same sen
 gap is max(interval, slot delay), not a sum: DOWNLOAD_DELAY jitter or AutoThrottle can only make
 it longer, and AutoThrottle lowering ``slot.delay`` or slot garbage collection cannot shorten it.
 
+Distributed crawl (``REDIS_URL``): the host schedule lives in Redis
+(:mod:`wackycrawl.distributed.politeness`), so intervals, holds and the one request in flight
+per host hold across all workers; a dead worker's claims expire after WACKY_HOST_LEASE_SECONDS.
+
 Stats: ``wacky/politeness/{crawl_delay_hosts,capped,overload/<status>,retry_after,
 ip_unresolved}``. Needs the asyncio reactor.
 """
@@ -54,8 +58,28 @@ from wackycrawl.crawl.politeness import (
     effective_interval,
     retry_after_seconds,
 )
+from wackycrawl.distributed.keys import CrawlKeys
+from wackycrawl.distributed.politeness import HOST_LEASE_SECONDS, RedisHostSchedule
+from wackycrawl.distributed.scheduler import connect, crawl_name, frontier_mode
+from wackycrawl.trec.writer import default_worker_id
 
 logger = logging.getLogger(__name__)
+
+
+def host_schedule(crawler, default_interval: float, backoff: Backoff):
+    """The in-memory :class:`HostSchedule`; with ``REDIS_URL`` (a distributed crawl) the
+    cluster-wide one of :mod:`wackycrawl.distributed.politeness`, its claims leased for
+    ``WACKY_HOST_LEASE_SECONDS``."""
+    s = crawler.settings
+    if frontier_mode(s) != "redis":
+        return HostSchedule(default_interval, backoff=backoff)
+    lease = s.getfloat("WACKY_HOST_LEASE_SECONDS", HOST_LEASE_SECONDS)
+    if lease <= s.getfloat("DOWNLOAD_TIMEOUT"):
+        logger.warning("WACKY_HOST_LEASE_SECONDS %g <= DOWNLOAD_TIMEOUT: a slow answer may "
+                       "overlap the next request to its host", lease)
+    return RedisHostSchedule(connect(s), CrawlKeys(crawl_name(s, crawler.spidercls.name)),
+                             s.get("WACKY_WORKER_ID") or default_worker_id(), default_interval,
+                             backoff, lease)
 
 NOT_BEFORE_META = "wacky_not_before"  # wall clock (time.time()) before which not to send
 MIN_INTERVAL_META = "wacky_min_interval"  # seconds: a floor on the host's interval
@@ -81,7 +105,7 @@ class PolitenessMiddleware:
                           jitter=s.getfloat("WACKY_BACKOFF_JITTER"),
                           retry_after_max=s.getfloat("WACKY_RETRY_AFTER_MAX"),
                           decay=s.getfloat("WACKY_BACKOFF_DECAY"))
-        self.schedule = HostSchedule(self.download_delay, backoff=backoff)
+        self.schedule = host_schedule(crawler, self.download_delay, backoff)
         self._released: dict[str, asyncio.Event] = {}
         crawler.signals.connect(self._robots_parsed, signal=signals.robots_parsed)
 
