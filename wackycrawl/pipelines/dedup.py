@@ -14,7 +14,10 @@ can run in a worker process (:mod:`wackycrawl.pipelines.stages`):
   it (no URL map is kept: it would cost more than the index itself).
 
 With ``JOBDIR`` set, the state lives in ``<JOBDIR>/wacky-dedup/``: loaded on open, saved
-every ``WACKY_DEDUP_SAVE_EVERY`` kept documents and on close.
+every ``WACKY_DEDUP_SAVE_EVERY`` kept documents and on close. In a distributed crawl
+(``REDIS_URL``) the index is the crawl's, in Redis, shared by every worker
+(:mod:`wackycrawl.distributed.simhash`: check and add in one atomic step; a match owned by the
+same URL, its own copy from before a worker died, is kept: ``wacky/dedup/refetched``).
 """
 
 import logging
@@ -30,6 +33,9 @@ from wackycrawl.dedup.detector import (
     fingerprint_text,
 )
 from wackycrawl.dedup.simhash import to_hex
+from wackycrawl.distributed.keys import CrawlKeys
+from wackycrawl.distributed.scheduler import connect, crawl_name, frontier_mode
+from wackycrawl.distributed.simhash import RedisDedupIndex
 from wackycrawl.pipelines import drop
 from wackycrawl.text.funcwords import function_words
 
@@ -84,13 +90,15 @@ class FingerprintPipeline:
 
 
 class DedupPipeline:
-    def __init__(self, stats, k: int, min_features: int, save_every: int, state_dir: str | None):
+    def __init__(self, stats, k: int, min_features: int, save_every: int, state_dir: str | None,
+                 shared: RedisDedupIndex | None = None):
         self.stats = stats
         self.k = k
         self.min_features = min_features
         self.save_every = save_every
         self.state_dir = state_dir
         self.detector = DuplicateDetector(k, min_features)
+        self.shared = shared
         self._unsaved = 0
 
     @classmethod
@@ -99,12 +107,19 @@ class DedupPipeline:
         if not settings.getbool("WACKY_DEDUP_ENABLED", True):
             raise NotConfigured("WACKY_DEDUP_ENABLED is off")
         jobdir = settings.get("JOBDIR")
+        k = settings.getint("WACKY_SIMHASH_K", K)
+        min_features = settings.getint("WACKY_SIMHASH_MIN_FEATURES", MIN_FEATURES)
+        shared = None
+        if frontier_mode(settings) == "redis":
+            keys = CrawlKeys(crawl_name(settings, crawler.spidercls.name))
+            shared, jobdir = RedisDedupIndex(connect(settings), keys, k, min_features), None
         return cls(
             crawler.stats,
-            k=settings.getint("WACKY_SIMHASH_K", K),
-            min_features=settings.getint("WACKY_SIMHASH_MIN_FEATURES", MIN_FEATURES),
+            k=k,
+            min_features=min_features,
             save_every=settings.getint("WACKY_DEDUP_SAVE_EVERY", SAVE_EVERY),
             state_dir=os.path.join(jobdir, STATE_DIR) if jobdir else None,
+            shared=shared,
         )
 
     def open_spider(self):
@@ -128,13 +143,17 @@ class DedupPipeline:
         if fp is None:
             fp = self.detector.fingerprint(_text(item))
             set_fingerprint(item, fp)
-        decision = self.detector.check(fp)
+        if self.shared is not None:
+            decision = self.shared.check_and_add(fp, item.get("url", ""))
+        else:
+            decision = self.detector.check(fp)
         if decision.is_duplicate:
             detail = f"matches {to_hex(decision.match)} at distance {decision.distance}"
             logger.debug("%s %s: %s", decision.verdict, item.get("url"), detail)
             raise drop(self.stats, decision.verdict, item, detail)
         self.stats.inc_value(f"wacky/dedup/{decision.verdict}")
-        self.detector.add(decision)
+        if self.shared is None:
+            self.detector.add(decision)
         self._unsaved += 1
         if self._unsaved >= self.save_every:
             self._save()

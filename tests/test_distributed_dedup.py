@@ -1,0 +1,181 @@
+"""The shared exact/near-duplicate index on a real redis-server: the same verdicts as the
+in-memory DuplicateDetector, one decision for near-identical documents added at once by many
+clients, a URL's own copy kept again after a crash, DedupPipeline's switch on REDIS_URL, and
+two worker processes keeping one document of pages copied across hosts."""
+
+from __future__ import annotations
+
+import random
+import threading
+
+import pytest
+from scrapy.utils.test import get_crawler
+
+from tests.crawlrun import finish, start_crawl
+from tests.localweb import LocalWeb
+from tests.redisserver import RedisServer
+from tests.test_crawl_e2e import SETTINGS, corpus_docs
+from tests.webpages import page, prose
+from wackycrawl.dedup.detector import DuplicateDetector, Fingerprint
+from wackycrawl.dedup.index import _blocks
+from wackycrawl.distributed.keys import CrawlKeys
+from wackycrawl.distributed.simhash import MAX_K, RedisDedupIndex, join, split
+from wackycrawl.pipelines.dedup import DedupPipeline, set_fingerprint
+
+
+@pytest.fixture(scope="module")
+def redis_server():
+    with RedisServer() as srv:
+        yield srv
+
+
+def index(srv, crawl: str, **kw) -> RedisDedupIndex:
+    return RedisDedupIndex(srv.client(), CrawlKeys(crawl), **kw)
+
+
+def flip(value: int, bits) -> int:
+    for b in bits:
+        value ^= 1 << b
+    return value
+
+
+@pytest.mark.parametrize("k", range(MAX_K + 1))
+def test_split_and_join_are_inverse(k):
+    rng = random.Random(k)
+    for start, width in _blocks(k):
+        for _ in range(200):
+            value = rng.getrandbits(64)
+            block, rest = split(value, start, width)
+            assert block < 1 << width and rest < 1 << (64 - width) and 64 - width <= 53
+            assert join(block, rest, start, width) == value
+
+
+def test_k_beyond_lua_precision_is_refused(redis_server):
+    with pytest.raises(ValueError, match="k in 0..4"):
+        index(redis_server, "k5", k=5)
+
+
+def test_same_verdicts_as_the_in_memory_detector(redis_server):
+    """Random documents with planted exact and near copies (up to k + 1 bits flipped
+    anywhere, also in one block), added to both indexes."""
+    rng = random.Random(7)
+    shared, local = index(redis_server, "same"), DuplicateDetector(stopwords=frozenset())
+    kept: list[Fingerprint] = []
+    for i in range(600):
+        kind = rng.random()
+        if kept and kind < 0.2:
+            fp = rng.choice(kept)  # exact copy
+        elif kept and kind < 0.6:
+            base = rng.choice(kept)
+            block = 16 * rng.randrange(4)
+            bits = rng.sample(range(64) if kind < 0.5 else range(block, block + 16),
+                              rng.randint(1, 4))
+            fp = Fingerprint(rng.getrandbits(64), flip(base.simhash, bits), 60)
+        else:
+            fp = Fingerprint(rng.getrandbits(64), rng.getrandbits(64), rng.choice((10, 60, 200)))
+        got = shared.check_and_add(fp, f"http://h{i}.test/")
+        want = local.check(fp)
+        local.add(want)
+        assert (got.verdict, got.distance) == (want.verdict, want.distance), (i, got, want)
+        if got.verdict == "new":
+            kept.append(fp)
+    assert 50 < len(kept) < 550
+
+
+def test_exact_copy_on_another_worker_and_own_copy_after_a_crash(redis_server):
+    w0, w1 = index(redis_server, "exact"), index(redis_server, "exact")
+    fp = Fingerprint(0x1234_5678_9ABC_DEF0, 0x0FED_CBA9_8765_4321, 120)
+    assert w0.check_and_add(fp, "http://a.test/x").verdict == "new"
+    dup = w1.check_and_add(fp, "http://b.test/x")
+    assert (dup.verdict, dup.match, dup.distance) == ("exact_duplicate", fp.checksum, 0)
+    # w0 died before writing a.test/x; its request was leased again to w1
+    assert w1.check_and_add(fp, "http://a.test/x").verdict == "refetched"
+    changed = Fingerprint(1, flip(fp.simhash, [0, 40]), 120)  # same URL, page changed a bit
+    assert w1.check_and_add(changed, "http://a.test/x").verdict == "refetched"
+    near = w1.check_and_add(Fingerprint(2, flip(fp.simhash, [63]), 120), "http://c.test/")
+    assert (near.verdict, near.match, near.distance) == ("near_duplicate", fp.simhash, 1)
+
+
+def test_short_and_empty_texts(redis_server):
+    w = index(redis_server, "short", min_features=50)
+    short = Fingerprint(5, 0xFFFF_0000_FFFF_0000, 10)
+    assert w.check_and_add(short, "http://a.test/").verdict == "too_few_features"
+    assert w.check_and_add(short, "http://b.test/").verdict == "exact_duplicate"
+    long_near = Fingerprint(6, flip(short.simhash, [1]), 80)
+    assert w.check_and_add(long_near, "http://c.test/").verdict == "new"  # short not indexed
+    empty = Fingerprint(7, 0, 0)
+    assert [w.check_and_add(empty, f"http://e{i}.test/").verdict for i in (1, 2)] == ["empty"] * 2
+
+
+def test_near_identical_documents_added_at_once_keep_one(redis_server):
+    base = 0xA5A5_5A5A_0F0F_F0F0
+    verdicts, start = [], threading.Barrier(8)
+
+    def worker(n: int) -> None:
+        w = index(redis_server, "race")
+        start.wait()
+        fp = Fingerprint(1000 + n, flip(base, [n * 7]), 100)
+        verdicts.append(w.check_and_add(fp, f"http://w{n}.test/").verdict)
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(verdicts) == ["near_duplicate"] * 7 + ["new"]
+
+
+def test_dedup_pipeline_uses_the_shared_index_with_redis_url(redis_server):
+    settings = {"REDIS_URL": redis_server.url, "WACKY_CRAWL_NAME": "pipe"}
+    pipes = [DedupPipeline.from_crawler(get_crawler(settings_dict=settings)) for _ in range(2)]
+    assert all(p.shared is not None and p.state_dir is None for p in pipes)
+    fp = Fingerprint(42, 0x1111_2222_3333_4444, 80)
+    items = [{"url": f"http://h{i}.test/", "paragraphs": ["x"]} for i in range(2)]
+    for item in items:
+        set_fingerprint(item, fp)
+    assert pipes[0].process_item(items[0]) is items[0]
+    with pytest.raises(Exception, match="exact_duplicate: http://h1.test/"):
+        pipes[1].process_item(items[1])
+    assert pipes[1].stats.get_value("wacky/drop/exact_duplicate") == 1
+    assert not pipes[1].detector.checksums  # nothing kept in memory
+    local = DedupPipeline.from_crawler(get_crawler(settings_dict={}))
+    assert local.shared is None
+
+
+# --- two worker processes -------------------------------------------------------------------
+
+@pytest.mark.crawl
+def test_two_workers_write_one_copy_of_pages_copied_across_hosts(redis_server, tmp_path):
+    """Six hosts, each with a page of its own, an exact copy of one page and a near copy
+    (another title, first word changed) of another: the union of both workers' TREC files
+    holds each copied text once."""
+    hosts = [f"c{i}.copies.test" for i in range(6)]
+    near = prose(51)
+    with LocalWeb() as web:
+        seeds = []
+        for i, host in enumerate(hosts):
+            variant = list(near)
+            variant[0] = variant[0].replace(" ", f" {'ABCDEF'[i]}x ", 1)
+            pages = {"own.html": page(f"Own {i}", prose(60 + i)),
+                     "exact.html": page("Exact", prose(50)),
+                     "near.html": page(f"Near {i}", variant)}
+            for path, body in pages.items():
+                web.add(f"http://{host}/{path}", body)
+                seeds.append(f"http://{host}/{path}")
+        corpus = tmp_path / "corpus"
+        settings = {**SETTINGS, "REDIS_URL": redis_server.url, "WACKY_CRAWL_NAME": "copies",
+                    "WACKY_OUTPUT_DIR": str(corpus), "DOWNLOAD_DELAY": "0.05",
+                    "CONCURRENT_REQUESTS": "2", "WACKY_FOLLOW_LINKS": "False",
+                    "WACKY_IDLE_CLOSE_SECONDS": "1", "WACKY_LEASE_RENEW_SECONDS": "0.5"}
+        procs = [start_crawl(web, seeds, tmp_path / w, {**settings, "WACKY_WORKER_ID": w})
+                 for w in ("w0", "w1")]
+        results = [finish(p, tmp_path / w, stats, timeout=120)
+                   for (p, stats), w in zip(procs, ("w0", "w1"), strict=True)]
+    for result in results:
+        assert result.returncode == 0, result.log[-3000:]
+    assert all(r.stat("response_received_count") >= 3 for r in results), "both workers worked"
+    paths = sorted(d.url.rsplit("/", 1)[1] for d in corpus_docs(corpus))
+    assert paths == ["exact.html", "near.html"] + ["own.html"] * 6
+    drops = {r: sum(res.stat(f"wacky/drop/{r}") for res in results)
+             for r in ("exact_duplicate", "near_duplicate")}
+    assert drops == {"exact_duplicate": 5, "near_duplicate": 5}
