@@ -329,6 +329,8 @@ WACKY_STATS_PUBLISH_SECONDS = 10.0
 # interval, holds and request in flight live in Redis; a claim of a dead worker blocks its
 # host this long at most. Must exceed DOWNLOAD_TIMEOUT + the slot delay (no published value).
 WACKY_HOST_LEASE_SECONDS = 60.0
+# With REDIS_URL the exact/near-duplicate index is the crawl's too, in Redis, shared by all
+# workers (wackycrawl.distributed.simhash; WACKY_SIMHASH_K at most 4 there).
 # Seen set: "set" (exact, ~80 bytes per URL in Redis) or "bloom" (bitmap, sized for
 # WACKY_BLOOM_CAPACITY URLs at WACKY_BLOOM_ERROR_RATE false positives: 100M at 0.001 take
 # 180 MB; Bloom 1970; a false positive skips an unseen URL, rmax/scrapy-redis#56).
