@@ -72,7 +72,7 @@ def stage_runner(settings: dict, items: list[dict], workers: int) -> tuple[float
         t0, c0 = time.perf_counter(), time.process_time()
         out = await asyncio.gather(*(one(i) for i in batch))
         wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-        pipe.close_spider()
+        await pipe.close_spider()
         return wall, cpu, sum(o is not None for o in out)
 
     return asyncio.run(run())

@@ -2,10 +2,13 @@
 
 Scrapy's process is CPU-bound on one core (parsing, link extraction, scheduling), so the
 stateless stages named in ``WACKY_STAGES`` (text, boilerplate, filters, language,
-fingerprint: a few ms of CPU per page) run in ``WACKY_STAGE_WORKERS`` worker processes of a
-:class:`concurrent.futures.ProcessPoolExecutor` (spawn context) and use the second core;
-with 0 they run here, one after the other, as plain pipelines would. The stateful stages
-(dedup index, TREC writer) stay in ``ITEM_PIPELINES`` after this one.
+fingerprint: a few ms of CPU per page) run in ``WACKY_STAGE_WORKERS`` worker processes
+(multiprocessing, spawn context) and use the second core; with 0 they run here, one after
+the other, as plain pipelines would. The stateful stages (dedup index, TREC writer) stay in
+``ITEM_PIPELINES`` after this one. Each worker talks to the crawl's asyncio loop over a
+socket pair (length-prefixed pickles), without threads: a ProcessPoolExecutor's feeder and
+manager threads cost the crawl process ~3x more CPU per item and, in a profiled crawl,
+blocked its event loop ~1.9 ms per item on the GIL (benchmarks/pipeline.py).
 
 A stage is a class with ``from_crawler(crawler)`` and ``process_item(item)`` (raising
 ``DropItem``, or ``NotConfigured`` to be left out). Its ``crawler`` is a
@@ -16,20 +19,22 @@ here too, so a bad setting stops the crawl at start-up in both modes.
 In a worker, each stage's stats calls and log records (at ``LOG_LEVEL`` and above) are
 recorded per item and replayed here, in order: counters, drop reasons and log lines are the
 same as in-process. Workers ignore SIGINT and SIGTERM, so a graceful stop (Ctrl-C, Scrapyd
-cancel) lets the items in flight finish; they exit when this process dies (even by kill -9).
-A worker that dies (killed, out of memory) is logged at ERROR; its items in flight are
-dropped as ``stage_worker_died`` and a new pool is started (``wacky/stages/pool_restarts``).
+cancel) lets the items in flight finish; a worker exits when its socket closes, i.e. when
+this process closes the spider or dies (even by kill -9). A worker that dies (killed, out of
+memory) is logged at ERROR; its items in flight are dropped as ``stage_worker_died`` and a
+new worker is started (``wacky/stages/worker_restarts``). As with any spawned process, a
+script that starts a crawl itself needs the ``if __name__ == "__main__":`` guard.
 """
 
 import asyncio
+import atexit
 import logging
 import multiprocessing
 import os
+import pickle
 import signal
-import threading
+import socket
 import traceback
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 
 from scrapy.exceptions import DropItem, NotConfigured
 from scrapy.settings import Settings
@@ -38,6 +43,7 @@ from scrapy.utils.misc import load_object
 from wackycrawl.pipelines import drop
 
 logger = logging.getLogger(__name__)
+_PROTOCOL = pickle.HIGHEST_PROTOCOL
 
 
 def default_workers() -> int:
@@ -115,16 +121,18 @@ def run_stages(stages: list, item: dict) -> dict:
 
 
 # --- worker process ----------------------------------------------------------------------
+# Frames both ways: 4-byte big-endian length + pickle. Request (seq, item or None for a warm-up),
+# answer (seq, kind, payload, stats calls, log records); kind "item", "drop", "error", "ready".
 
-_worker: dict = {}  # in a worker: "stages", "stats", "records"
+_HEADER = 4
 
 
 class _Capture(logging.Handler):
     """Keeps a worker's log records, made picklable (message formatted, traceback as text)."""
 
-    def __init__(self, records: list):
+    def __init__(self):
         super().__init__()
-        self.records = records
+        self.records: list[logging.LogRecord] = []
 
     def emit(self, record):
         record.msg, record.args = record.getMessage(), None
@@ -133,54 +141,119 @@ class _Capture(logging.Handler):
             record.exc_info = None
         self.records.append(record)
 
-
-def _exit_with_parent() -> None:
-    parent = multiprocessing.parent_process()
-    if parent is not None:
-        parent.join()
-        os._exit(1)
+    def take(self) -> list[logging.LogRecord]:
+        records, self.records = self.records, []
+        return records
 
 
-def _init_worker(paths: list[str], settings: dict, level: int) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    threading.Thread(target=_exit_with_parent, name="exit-with-parent", daemon=True).start()
-    records: list = []
-    root = logging.getLogger()
-    root.handlers[:] = [_Capture(records)]
-    root.setLevel(level)
-    stats = StatsRecorder()
-    _worker.update(paths=paths, settings=settings, stats=stats, records=records)
-
-
-def _stages() -> list:
-    if "stages" not in _worker:
-        context = StageContext(Settings(_worker["settings"]), _worker["stats"])
-        _worker["stages"] = build_stages(_worker["paths"], context)
-        _worker["stats"].take()  # start-up lines and counts were given by the main process
-        _worker["records"].clear()
-    return _worker["stages"]
-
-
-def process_in_worker(item: dict) -> tuple[str, object, list, list]:
-    """Run the stages on ``item`` in a worker. Returns ``(kind, payload, stats calls, log
-    records)``: ``("item", item)``, ``("drop", DropItem message)`` or ``("error",
-    traceback)``. A failure to build the stages is raised to the caller."""
-    stages = _stages()
+def _answer(stages, item, stats: StatsRecorder, capture: _Capture) -> tuple:
     try:
-        result = ("item", run_stages(stages, item))
+        if item is None:
+            result = ("ready", len(stages()))
+        else:
+            result = ("item", run_stages(stages(), item))
     except DropItem as exc:
         result = ("drop", str(exc))
     except Exception:  # noqa: BLE001 - sent back and raised as StageError by the caller
-        result = ("error", f"{item.get('url', '?')}: {traceback.format_exc()}")
-    records = list(_worker["records"])
-    _worker["records"].clear()
-    return (*result, _worker["stats"].take(), records)
+        url = item.get("url", "?") if isinstance(item, dict) else "start-up"
+        result = ("error", f"{url}: {traceback.format_exc()}")
+    return (*result, stats.take(), capture.take())
 
 
-def warm_up() -> int:
-    """Build the stages in a worker (so the first item does not wait); returns their number."""
-    return len(_stages())
+def worker_main(sock: socket.socket, paths: list[str], settings: dict, level: int) -> None:
+    """Body of a worker process: build the stages once (on the first request), then answer
+    requests read from ``sock`` until it is closed (the crawl process closed or died).
+    SIGINT and SIGTERM are ignored: the crawl process decides when the worker stops."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    capture, stats = _Capture(), StatsRecorder()
+    root = logging.getLogger()
+    root.handlers[:] = [capture]
+    root.setLevel(level)
+    built: list = []
+
+    def stages() -> list:
+        if not built:
+            built.append(build_stages(paths, StageContext(Settings(settings), stats)))
+            stats.take()  # start-up lines and counts were given by the crawl process
+            capture.take()
+        return built[0]
+
+    with sock, sock.makefile("rwb") as stream:
+        while len(header := stream.read(_HEADER)) == _HEADER:
+            seq, item = pickle.loads(stream.read(int.from_bytes(header, "big")))
+            data = pickle.dumps((seq, *_answer(stages, item, stats, capture)), _PROTOCOL)
+            stream.write(len(data).to_bytes(_HEADER, "big") + data)
+            stream.flush()
+
+
+_live: set = set()  # worker processes started and not yet joined
+
+
+def _kill_leftovers() -> None:
+    """At exit, kill workers still running (the crawl ended without close_spider). Without
+    this the exit would hang: multiprocessing's own exit handler sends its daemonic children
+    SIGTERM, which workers ignore, and then joins them."""
+    for process in _live:
+        if process.is_alive():
+            process.kill()
+
+
+class WorkerDied(Exception):
+    """The worker process ended while items were in flight."""
+
+
+class _Worker:
+    """A worker process seen from the crawl process: its socket streams and the futures of
+    the items in flight, which fail with WorkerDied when the socket closes unasked (then
+    ``on_death(worker, n_items_lost)`` is called)."""
+
+    def __init__(self, process, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                 on_death):
+        self.process, self.reader, self.writer = process, reader, writer
+        self.on_death = on_death
+        self.pending: dict[int, asyncio.Future] = {}
+        self.seq = 0
+        self.closing = False
+        self.replacement: asyncio.Task | None = None
+        self.reading = asyncio.ensure_future(self._read())
+
+    @property
+    def dead(self) -> bool:
+        return self.reading.done()
+
+    async def call(self, item: dict | None) -> tuple:
+        if self.dead:
+            raise WorkerDied(f"worker process {self.process.pid} is gone")
+        self.seq += 1
+        future = self.pending[self.seq] = asyncio.get_running_loop().create_future()
+        data = pickle.dumps((self.seq, item), _PROTOCOL)
+        self.writer.write(len(data).to_bytes(_HEADER, "big") + data)
+        return await future
+
+    async def _read(self) -> None:
+        try:
+            while True:
+                size = int.from_bytes(await self.reader.readexactly(_HEADER), "big")
+                seq, *answer = pickle.loads(await self.reader.readexactly(size))
+                self.pending.pop(seq).set_result(answer)
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        lost, self.pending = self.pending, {}
+        for future in lost.values():
+            future.set_exception(WorkerDied(f"worker process {self.process.pid} ended"))
+        if not self.closing:
+            self.on_death(self, len(lost))
+
+    async def close(self, timeout: float = 60) -> None:
+        """Close the socket (the worker then exits) and wait for the process to end."""
+        self.closing = True
+        self.writer.close()
+        await asyncio.to_thread(self.process.join, timeout)
+        if self.process.is_alive():
+            logger.error("stage worker %d did not exit in %d s; killed", self.process.pid, timeout)
+            self.process.kill()
+        _live.discard(self.process)
 
 
 # --- Scrapy pipeline -----------------------------------------------------------------------
@@ -195,7 +268,7 @@ class StagesPipeline:
         self.workers = workers
         self.settings = crawler.settings
         self.stages = build_stages(paths, StageContext(crawler.settings, crawler.stats))
-        self.pool: ProcessPoolExecutor | None = None
+        self.pool: list[_Worker] = []
 
     @classmethod
     def from_crawler(cls, crawler):
@@ -209,44 +282,51 @@ class StagesPipeline:
             raise ValueError(f"WACKY_STAGE_WORKERS must be >= 0, not {workers}")
         return cls(crawler, paths, workers)
 
-    def _start_pool(self) -> ProcessPoolExecutor:
+    async def _start_worker(self) -> _Worker:
         level = self.settings.get("LOG_LEVEL", "DEBUG")
         if not isinstance(level, int):
             level = logging.getLevelNamesMapping().get(str(level).upper(), logging.DEBUG)
-        pool = ProcessPoolExecutor(
-            self.workers, mp_context=multiprocessing.get_context("spawn"),
-            initializer=_init_worker,
-            initargs=(self.paths, self.settings.copy_to_dict(), level),
-        )
-        logger.info("stages %s in %d worker process(es)",
-                    ", ".join(type(s).__name__ for s in self.stages), self.workers)
-        return pool
+        ours, theirs = socket.socketpair()
+        with theirs:
+            process = multiprocessing.get_context("spawn").Process(
+                target=worker_main, name="wacky-stages", daemon=True,
+                args=(theirs, self.paths, self.settings.copy_to_dict(), level))
+            process.start()
+        _live.add(process)
+        atexit.unregister(_kill_leftovers)  # registered after multiprocessing's own handler,
+        atexit.register(_kill_leftovers)  # so it runs before it
+        worker = _Worker(process, *await asyncio.open_connection(sock=ours), self._died)
+        self._result(await worker.call(None))  # raises StageError if the stages fail to build
+        return worker
 
     async def open_spider(self):
-        if not self.workers:
-            logger.info("stages %s in the crawl process",
-                        ", ".join(type(s).__name__ for s in self.stages))
-            return
-        self.pool = self._start_pool()
-        loop = asyncio.get_running_loop()
-        await asyncio.gather(*(loop.run_in_executor(self.pool, warm_up)
-                               for _ in range(self.workers)))
+        where = f"{self.workers} worker process(es)" if self.workers else "the crawl process"
+        logger.info("stages %s in %s", ", ".join(type(s).__name__ for s in self.stages), where)
+        self.pool = list(await asyncio.gather(*(self._start_worker()
+                                                for _ in range(self.workers))))
 
-    def close_spider(self):
-        if self.pool:
-            self.pool.shutdown(wait=True)
-            self.pool = None
+    async def close_spider(self):
+        pool, self.pool = self.pool, []
+        pool = [await w.replacement if w.replacement else w for w in pool]
+        await asyncio.gather(*(w.close() for w in pool))
 
     async def process_item(self, item):
-        if self.pool is None:
+        if not self.pool:
             return run_stages(self.stages, item)
-        pool = self.pool
+        i = min(range(len(self.pool)), key=lambda n: len(self.pool[n].pending))
+        worker = dead = self.pool[i]
+        if dead.replacement:
+            worker = await dead.replacement
+            if self.pool and self.pool[i] is dead:
+                self.pool[i] = worker
         try:
-            kind, payload, calls, records = await asyncio.get_running_loop().run_in_executor(
-                pool, process_in_worker, item)
-        except BrokenProcessPool as exc:
-            self._restart(pool)
+            answer = await worker.call(item)
+        except WorkerDied as exc:
             raise drop(self.stats, "stage_worker_died", item, str(exc)) from None
+        return self._result(answer)
+
+    def _result(self, answer: tuple):
+        kind, payload, calls, records = answer
         for method, *args in calls:
             getattr(self.stats, method)(*args)
         for record in records:
@@ -259,11 +339,8 @@ class StagesPipeline:
             raise StageError(payload)
         return payload
 
-    def _restart(self, broken: ProcessPoolExecutor) -> None:
-        if broken is not self.pool:
-            return  # another item in flight already restarted it
-        logger.error("a stage worker process died; its items in flight are dropped as "
-                     "stage_worker_died; starting new worker process(es)")
-        self.stats.inc_value("wacky/stages/pool_restarts")
-        broken.shutdown(wait=False)
-        self.pool = self._start_pool()
+    def _died(self, worker: _Worker, lost: int) -> None:
+        logger.error("stage worker process %d died; %d item(s) in flight dropped as "
+                     "stage_worker_died; starting a new worker", worker.process.pid, lost)
+        self.stats.inc_value("wacky/stages/worker_restarts")
+        worker.replacement = asyncio.ensure_future(self._start_worker())
