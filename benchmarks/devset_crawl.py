@@ -27,6 +27,7 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.boilerplate_eval import prf, word_scores  # noqa: E402
 from tests.crawlrun import run_crawl  # noqa: E402
 from tests.localweb import LocalWeb  # noqa: E402
+from wackycrawl.crawl.urls import canonical_url  # noqa: E402
 from wackycrawl.extensions.summary import drops_by_reason  # noqa: E402
 from wackycrawl.trec.reader import iter_docs  # noqa: E402
 
@@ -70,9 +71,14 @@ def main() -> None:
           f"; words kept: {s.get('wacky/words_kept', 0)}")
     print("drops by reason: " + (", ".join(f"{k} {v}" for k, v in drops_by_reason(s).items())
                                  or "none"))
+    by_canonical = {canonical_url(u): row for u, row in pages.items()}
     totals, per_page = [0, 0, 0], []
     for url, doc in docs.items():
-        gold = pages[url]["gold"].read_text(encoding="utf-8")
+        row = pages.get(url) or by_canonical.get(canonical_url(url))
+        if row is None:
+            print(f"kept page not in the devset (redirected?): {url}")
+            continue
+        gold = row["gold"].read_text(encoding="utf-8")
         counts = word_scores(gold, doc.text)
         totals = [x + y for x, y in zip(totals, counts)]
         per_page.append(prf(*counts))
