@@ -56,7 +56,7 @@ def retry_after_seconds(value: str | bytes | None, now: float) -> float | None:
     if isinstance(value, bytes):
         value = value.decode("latin-1")
     value = (value or "").strip()
-    if value.isdigit():
+    if value.isascii() and value.isdigit():  # str.isdigit() also takes "\xb3" (latin-1 byte)
         return float(value)
     try:
         when = parsedate_to_datetime(value)

@@ -129,7 +129,7 @@ def retry_after_seconds(value: str | bytes | None) -> float | None:
     if isinstance(value, bytes):
         value = value.decode("latin-1")
     value = (value or "").strip()
-    return float(value) if value.isdigit() else None
+    return float(value) if value.isascii() and value.isdigit() else None
 
 
 def robots_key(url: str) -> str:

@@ -113,7 +113,7 @@ def _first_line(line: str) -> dict:
     if len(fields) < 5:
         raise TrecFormatError(f"DOCHDR first line needs URL IP DATE TYPE LENGTH: {line!r}")
     length = fields[-1]
-    if length != UNKNOWN and not length.isdigit():
+    if length != UNKNOWN and not (length.isascii() and length.isdigit()):
         raise TrecFormatError(f"DOCHDR length is not a number: {length!r}")
     return {"url": unescape(fields[0]), "ip": unescape(fields[1]),
             "fetched": unescape(fields[2]), "content_type": unescape(" ".join(fields[3:-1])),

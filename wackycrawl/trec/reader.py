@@ -154,7 +154,7 @@ def read_index(path: str) -> list[IndexEntry]:
             if line.startswith("#") or not line.strip():
                 continue
             parts = line.rstrip("\n").split("\t")
-            if len(parts) != 3 or not parts[1].isdigit() or not parts[2].isdigit():
+            if len(parts) != 3 or not all(p.isascii() and p.isdigit() for p in parts[1:]):
                 raise TrecFileError(f"{index_path(path)}:{n}: bad index line {line!r}")
             entries.append(IndexEntry(parts[0], int(parts[1]), int(parts[2])))
     return entries

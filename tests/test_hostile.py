@@ -1,0 +1,60 @@
+"""Hostile input to the pure modules: each test is a fault found by attacking them.
+
+Bad input must give a clear error the callers handle (or a clean result), never an
+unexpected exception type, a crash or silently garbled text.
+"""
+
+from __future__ import annotations
+
+import gzip
+import time
+
+import pytest
+
+from wackycrawl.crawl import politeness, robots
+from wackycrawl.trec.format import TrecFormatError, format_doc, parse_doc
+from wackycrawl.trec.reader import TrecFileError, read_index
+from wackycrawl.trec.writer import OPEN_SUFFIX, TrecWriter
+
+
+# -- Retry-After / numbers: str.isdigit() is True for "\xb3" ("³"), which float()/int() refuse.
+# A header decoded as latin-1 turns the byte 0xB3 into that character.
+@pytest.mark.parametrize("value", ["\u00b3", b"\xb2", "\u00b9\u00b2", "\u0663", "\uff13"])
+def test_retry_after_with_non_ascii_digits_is_unparsable_not_an_exception(value):
+    assert politeness.retry_after_seconds(value, time.time()) is None
+    assert robots.retry_after_seconds(value) is None
+
+
+def test_retry_after_ascii_digits_still_read():
+    assert politeness.retry_after_seconds(b"120", 0.0) == 120.0
+    assert robots.retry_after_seconds(" 60 ") == 60.0
+
+
+def _doc(length: str) -> bytes:
+    good = format_doc("D-1", "http://a.test/", "-", "-", "text/html", 10, "HTTP/1.1 200 OK",
+                      [], {}, ["text"])
+    return good.replace(b"text/html 10\n", f"text/html {length}\n".encode())
+
+
+def test_dochdr_length_with_superscript_digit_is_a_format_error():
+    with pytest.raises(TrecFormatError):
+        parse_doc(_doc("\u00b2"))
+
+
+def test_index_line_with_superscript_digit_is_a_file_error(tmp_path):
+    path = tmp_path / "x.trec.gz"
+    path.write_bytes(b"")
+    (tmp_path / "x.trec.gz.idx.tsv").write_text("D-1\t\u00b3\t10\n", encoding="utf-8")
+    with pytest.raises(TrecFileError):
+        read_index(str(path))
+
+
+def test_writer_recovers_a_left_over_file_with_a_corrupt_length(tmp_path):
+    """A crashed or tampered ``.open`` file must not stop the next writer from starting."""
+    good = format_doc("W-a-00000-000000", "http://a.test/", "-", "-", "text/html", 10, "",
+                      [], {}, ["first"])
+    left = tmp_path / f"W-a-00000.trec.gz{OPEN_SUFFIX}"
+    left.write_bytes(gzip.compress(good) + gzip.compress(_doc("\u00b2")))
+    with TrecWriter(str(tmp_path), prefix="W", worker="b") as w:
+        (rec,) = w.recovered
+    assert rec.docs == 1 and rec.cut_bytes > 0
