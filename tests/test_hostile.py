@@ -10,8 +10,10 @@ import gzip
 import time
 
 import pytest
+from scrapy import Request
 
 from wackycrawl.crawl import politeness, robots
+from wackycrawl.spiders.seeds import read_seeds
 from wackycrawl.trec.format import TrecFormatError, format_doc, parse_doc
 from wackycrawl.trec.reader import TrecFileError, read_index
 from wackycrawl.trec.writer import OPEN_SUFFIX, TrecWriter
@@ -58,3 +60,18 @@ def test_writer_recovers_a_left_over_file_with_a_corrupt_length(tmp_path):
     with TrecWriter(str(tmp_path), prefix="W", worker="b") as w:
         (rec,) = w.recovered
     assert rec.docs == 1 and rec.cut_bytes > 0
+
+
+# -- seed files: a line Scrapy cannot make a Request of ended the spider's start() and lost
+# every later seed.
+def test_seed_file_with_binary_junk_bad_ports_and_ipv6_keeps_the_good_lines(tmp_path):
+    junk = bytes(range(256)) * 4
+    lines = [b"http://[::1/", b"http://a.test:99999/", b"http://a.test:-1/", b"http://a.test:8a/",
+             b"http://\x16", b"http://\\x", b"http://\xff\xfe/", junk, b"http://good.test/p"]
+    f = tmp_path / "seeds.txt"
+    f.write_bytes(b"\n".join(lines) + b"\nhttps://good.test:8443/q\n")
+    urls, bad = read_seeds(f)
+    assert urls == ["http://good.test/p", "https://good.test:8443/q"]
+    assert [n for n, _ in bad][:7] == [1, 2, 3, 4, 5, 6, 7]
+    for url in urls:
+        Request(url)

@@ -35,6 +35,7 @@ from urllib.parse import urlsplit
 import scrapy
 from scrapy.http import HtmlResponse
 from scrapy.linkextractors import LinkExtractor
+from w3lib.url import safe_url_string
 
 from wackycrawl import __version__
 from wackycrawl.seeding import engines, serp
@@ -54,13 +55,27 @@ def read_seeds(path: str | Path) -> tuple[list[str], list[tuple[int, str]]]:
         line = line.strip()
         if not line or line.startswith("#"):
             continue
-        parts = urlsplit(line)
-        if parts.scheme in ("http", "https") and parts.hostname and " " not in line \
-                and "\ufffd" not in line:
+        if _is_seed_url(line):
             urls.append(line)
         else:
             bad.append((n, line))
     return urls, bad
+
+
+def _is_seed_url(line: str) -> bool:
+    """An absolute http(s) URL with a host and a valid port, also in the form Scrapy fetches
+    (w3lib's ``safe_url_string`` drops control characters and reads ``\\`` as ``/``): a bad
+    IPv6 literal or port makes ``Request`` raise ValueError, which would end ``start()``."""
+    try:
+        parts = urlsplit(line)
+        fetched = urlsplit(safe_url_string(line))
+        parts.port, fetched.port  # noqa: B018 - raise ValueError for a bad port
+    except ValueError:
+        return False
+    if not fetched.hostname:
+        return False
+    return (parts.scheme in ("http", "https") and bool(parts.hostname) and " " not in line
+            and "\ufffd" not in line)
 
 
 class SeedsSpider(scrapy.Spider):
