@@ -14,6 +14,7 @@ from scrapy import Request
 
 from wackycrawl.crawl import politeness, robots
 from wackycrawl.spiders.seeds import read_seeds
+from wackycrawl.text.encoding import decode_html
 from wackycrawl.trec.format import TrecFormatError, format_doc, parse_doc
 from wackycrawl.trec.reader import TrecFileError, read_index
 from wackycrawl.trec.writer import OPEN_SUFFIX, TrecWriter
@@ -75,3 +76,25 @@ def test_seed_file_with_binary_junk_bad_ports_and_ipv6_keeps_the_good_lines(tmp_
     assert [n for n, _ in bad][:7] == [1, 2, 3, 4, 5, 6, 7]
     for url in urls:
         Request(url)
+
+
+# -- a UTF-16 label on an 8-bit page decoded it to CJK-looking junk (clean to the checks, so
+# it reached language ID as "zh") instead of the text.
+PAGE = "<html><body><p>The caf\u00e9 \u2013 a na\u00efve \u201cbistro\u201d.</p></body></html>" * 40
+
+
+@pytest.mark.parametrize("body, content_type", [
+    (PAGE.replace("<html>", '<html><meta charset="utf-16">', 1).encode(), "text/html"),
+    (PAGE.encode(), "text/html; charset=utf-16"),
+    (PAGE.encode(), "text/html; charset=UTF-16LE"),
+    (PAGE.encode(), "text/html; charset=utf-32"),
+])
+def test_utf16_label_on_a_page_without_nul_bytes_is_not_believed(body, content_type):
+    decoded = decode_html(body, content_type)
+    assert decoded.encoding == "utf-8" and decoded.text == body.decode("utf-8")
+
+
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
+def test_real_utf16_without_bom_still_follows_its_label(codec):
+    decoded = decode_html(PAGE.encode(codec), f"text/html; charset={codec}")
+    assert decoded.text == PAGE

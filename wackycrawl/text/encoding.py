@@ -19,6 +19,10 @@ Browsers tolerate a wrong label by showing U+FFFD; a corpus must not. The stages
    correctly, are tried in strict mode; the first clean decode wins.
 5. Otherwise the page is repaired if at most ``max_repairs`` bytes need it, else
    :class:`EncodingError` is raised. A BOM is never second-guessed (WHATWG).
+
+A UTF-16/32 label (header or ``<meta>``) on a body without BOM and without a NUL byte in its
+first :data:`SNIFF_BYTES` is a lie (ASCII markup in UTF-16 is half NUL bytes): UTF-8 is
+tried instead, as the WHATWG prescan does for a ``<meta>`` naming UTF-16.
 """
 
 from __future__ import annotations
@@ -195,6 +199,11 @@ def decode_html(body: bytes, content_type: str | None = None,
     sniff_binary(body, label or html_body_declared_encoding(body), max_binary_share)
     encoding, text = html_to_unicode(content_type, body, auto_detect_fun=detect_encoding)
     encoding = codecs.lookup(encoding).name
+    wide_ok = bool(bom) or b"\x00" in body[:SNIFF_BYTES]
+    if encoding.startswith(_WIDE) and not wide_ok:
+        # ASCII markup in UTF-16/32 has NUL bytes: without them the label lied (WHATWG
+        # prescan: a <meta> naming UTF-16 means UTF-8), and it would decode to CJK-looking junk
+        encoding, text = "utf-8", body.decode("utf-8", "replace")
     if not _UNCLEAN.search(text):
         return Decoded(text, encoding, 0)
     payload = body[len(bom):] if bom else body
@@ -206,6 +215,8 @@ def decode_html(body: bytes, content_type: str | None = None,
         if good <= 0:
             candidates.append(detect_encoding(body))
         for candidate in candidates:
+            if candidate and codecs.lookup(candidate).name.startswith(_WIDE) and not wide_ok:
+                continue
             clean = _strict(body, candidate)
             if clean is not None and candidate != encoding:
                 return Decoded(clean, codecs.lookup(candidate).name, 0)
