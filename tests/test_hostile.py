@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import gzip
 import time
+import zlib
 
 import pytest
 from scrapy import Request
 
 from wackycrawl.crawl import politeness, robots
+from wackycrawl.crawl.sizewindow import DecodedMeter
 from wackycrawl.spiders.seeds import read_seeds
 from wackycrawl.text.encoding import decode_html
 from wackycrawl.trec.format import TrecFormatError, format_doc, parse_doc
@@ -98,3 +100,16 @@ def test_utf16_label_on_a_page_without_nul_bytes_is_not_believed(body, content_t
 def test_real_utf16_without_bom_still_follows_its_label(codec):
     decoded = decode_html(PAGE.encode(codec), f"text/html; charset={codec}")
     assert decoded.text == PAGE
+
+
+# -- Content-Encoding lies: the meter must call a stream broken exactly when Scrapy's decoder
+# would fail on it (zlib data labelled gzip used to pass the meter and then raise).
+@pytest.mark.parametrize("encoding, body", [
+    ("gzip", b"<html><body>plain</body></html>" * 100),
+    ("gzip", zlib.compress(b"<p>zlib, not gzip</p>" * 100)),
+    ("deflate", b"<html><body>plain</body></html>" * 100),
+])
+def test_meter_calls_a_body_its_content_encoding_does_not_decode_broken(encoding, body):
+    meter = DecodedMeter(encoding, 200 * 1024)
+    meter.feed(body)
+    assert meter.broken

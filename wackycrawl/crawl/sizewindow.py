@@ -17,7 +17,8 @@ stages, in the order a download meets them:
 3. complete body: :func:`window_reason` places the decoded size in the window.
 
 Rejection reasons are the ``wacky/size/<reason>`` stats keys: ``too_small``,
-``too_large_wire``, ``too_large_decoded``, ``truncated``, ``not_html``.
+``too_large_wire``, ``too_large_decoded``, ``truncated``, ``not_html``, ``bad_encoding``
+(a body its Content-Encoding does not decode).
 """
 
 from __future__ import annotations
@@ -92,7 +93,8 @@ class DecodedMeter:
     ``limit + 1 - size`` bytes (zlib's ``max_length``), so the meter never holds more than
     ``limit + 1`` bytes however large the compression ratio. ``size`` is the decoded byte
     count so far; ``over`` is True once it passed ``limit``; ``broken`` is True when the
-    stream is not valid (the meter then stops counting and the full decoder decides).
+    stream is not valid for its Content-Encoding (the body cannot be decoded; the meter
+    then stops counting).
     A second gzip member (RFC 1952 2.2) is not followed. Raises ValueError for an encoding
     not in :data:`METERED_ENCODINGS`.
     """
@@ -100,11 +102,12 @@ class DecodedMeter:
     def __init__(self, encoding: str, limit: int):
         if encoding not in METERED_ENCODINGS:
             raise ValueError(f"cannot meter Content-Encoding {encoding!r}")
-        self.limit = limit
+        self.encoding, self.limit = encoding, limit
         self.size = 0
         self.broken = False
         self._raw_fallback = encoding == "deflate"  # RFC 9110 says zlib; some send raw deflate
-        self._z = zlib.decompressobj(15 + 32 if encoding != "deflate" else 15)
+        # gzip framing only for gzip (Scrapy's decoder refuses a zlib stream labelled gzip)
+        self._z = zlib.decompressobj(15 + 16 if encoding != "deflate" else 15)
 
     @property
     def over(self) -> bool:

@@ -9,7 +9,9 @@ project uses 585 (MetaRefreshMiddleware holds 580). Per 2xx response of a page r
 * Content-Length above WACKY_MAX_DOC_BYTES → stopped at the headers (``too_large_wire``);
   no Content-Length → stopped once more bytes arrived (``too_large_wire``); gzip/deflate →
   the decoded size is metered while streaming and the download stopped once it passes the
-  bound (``too_large_decoded``), so a decompression bomb is never expanded;
+  bound (``too_large_decoded``), so a decompression bomb is never expanded; a body that
+  is not what its gzip/deflate Content-Encoding says is stopped (``bad_encoding``) instead
+  of failing in HttpCompressionMiddleware with a traceback;
 * body shorter than Content-Length (data loss) → ``truncated``;
 * decoded body below WACKY_MIN_DOC_BYTES → ``too_small``: the response still reaches the
   spider (links are followed) with ``response.meta["wacky_store"] = False``.
@@ -119,6 +121,9 @@ class SizeWindowMiddleware:
         if t.meter is not None and t.meter.feed(data) > self.max_bytes:
             self._stop(t, "too_large_decoded", f"{t.meter.size} B > {self.max_bytes} B decoded "
                        f"from the first {t.wire} B, download cancelled")
+        if t.meter is not None and t.meter.broken:
+            self._stop(t, "bad_encoding", f"body is not {t.meter.encoding} data (Content-"
+                       f"Encoding lies), cut off after {t.wire} B")
         if self.max_bytes and t.wire > self.max_bytes:
             self._stop(t, "too_large_wire", f"{t.wire} B received > {self.max_bytes} B, "
                        "download cancelled")

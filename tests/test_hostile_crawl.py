@@ -1,0 +1,54 @@
+"""A real crawl against a local web of hostile servers: every bad answer gets a log line and a
+counter, never a traceback; the good pages around them are stored.
+"""
+
+from __future__ import annotations
+
+import zlib
+
+import pytest
+
+from tests.crawlrun import run_crawl
+from tests.localweb import LocalWeb
+from tests.webpages import page, prose
+from wackycrawl.trec.reader import check, iter_docs
+
+pytestmark = pytest.mark.crawl
+
+
+def test_hostile_servers_are_logged_and_counted_and_good_pages_kept(tmp_path):
+    with LocalWeb() as web:
+        good = page("Good", prose(1))
+        web.add("http://ok.test/", good)
+        # Content-Encoding lies: plain HTML labelled gzip / deflate, zlib data labelled gzip
+        web.add("http://fakegz.test/", page("Gz", prose(2)), headers={"Content-Encoding": "gzip"})
+        web.add("http://fakedeflate.test/", page("Df", prose(3)),
+                headers={"Content-Encoding": "deflate"})
+        web.add("http://zlibgz.test/", zlib.compress(page("Zl", prose(4)).encode()),
+                headers={"Content-Encoding": "gzip"})
+        # Retry-After "\xb3" (latin-1 superscript three) on a 503, for a page and a robots.txt
+        web.add("http://busy.test/", "busy", status=503, headers={"Retry-After": "\u00b3"})
+        web.add("http://busyrobots.test/robots.txt", "busy", status=503,
+                headers={"Retry-After": "\u00b2"})
+        # an English page whose <meta> says UTF-16 (WHATWG: that means UTF-8)
+        utf16 = page("Meta", prose(5)).replace("<head>", '<head><meta charset="utf-16">', 1)
+        web.add("http://utf16meta.test/", utf16.encode(), content_type="text/html")
+        seeds = ["http://ok.test/", "http://fakegz.test/", "http://fakedeflate.test/",
+                 "http://zlibgz.test/", "http://busy.test/", "http://busyrobots.test/",
+                 "http://utf16meta.test/"]
+        result = run_crawl(web, seeds, tmp_path, {
+            "WACKY_LANGUAGES": "en", "RETRY_TIMES": "1", "WACKY_FOLLOW_LINKS": "False",
+            "WACKY_BACKOFF_MAX_RETRIES": "1", "WACKY_BACKOFF_JITTER": "0",
+            "WACKY_ROBOTS_RETRY_SECONDS": "1", "WACKY_ROBOTS_MAX_DEFERRALS": "1"})
+    assert result.returncode == 0, result.log[-3000:]
+    assert "Traceback" not in result.log, result.log[result.log.find("Traceback") - 300:][:3000]
+    assert result.stat("log_count/ERROR") == 0
+    assert result.stat("wacky/size/bad_encoding") == 3
+    assert "Content-Encoding lies" in result.log
+    assert result.stat("wacky/politeness/overload/503") >= 1
+    assert result.stat("wacky/robots/unreachable_5xx") >= 1
+    files = sorted(result.outdir.glob("*.trec.gz"))
+    assert all(check(str(f)).ok for f in files)
+    docs = {doc.url: doc for f in files for _, doc in iter_docs(str(f))}
+    assert set(docs) == {"http://ok.test/", "http://utf16meta.test/"}
+    assert docs["http://utf16meta.test/"].meta["Language"] == "en"
