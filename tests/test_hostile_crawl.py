@@ -52,3 +52,21 @@ def test_hostile_servers_are_logged_and_counted_and_good_pages_kept(tmp_path):
     docs = {doc.url: doc for f in files for _, doc in iter_docs(str(f))}
     assert set(docs) == {"http://ok.test/", "http://utf16meta.test/"}
     assert docs["http://utf16meta.test/"].meta["Language"] == "en"
+
+
+def test_endless_robots_txt_is_cut_off_and_its_start_obeyed(tmp_path):
+    """A robots.txt that never ends used to be read up to DOWNLOAD_MAXSIZE (1 GiB in memory)
+    or DOWNLOAD_TIMEOUT (then the host counted as unreachable, all disallowed)."""
+    with LocalWeb() as web:
+        rules = b"User-agent: *\nDisallow: /private/\n" + b"# padding line\n" * 4_000_000
+        robots_route = web.add("http://endless.test/robots.txt", rules, content_type="text/plain",
+                               chunked=True, chunk_size=64 * 1024)
+        web.add("http://endless.test/", page("Endless", prose(6), links=["/private/x.html"]))
+        web.add("http://endless.test/private/x.html", page("Private", prose(7)))
+        result = run_crawl(web, ["http://endless.test/"], tmp_path, {"WACKY_LANGUAGES": "en"})
+        paths = [h.path for h in web.hits_for("endless.test")]
+    assert result.returncode == 0, result.log[-3000:]
+    assert result.stat("wacky/robots/cut_off") == 1
+    assert result.stat("wacky/robots/ok") == 1 and result.stat("wacky/robots/forbidden") == 1
+    assert "/private/x.html" not in paths and "/" in paths
+    assert robots_route.cut_off_at is not None and robots_route.cut_off_at < 8 << 20

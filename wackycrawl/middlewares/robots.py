@@ -9,8 +9,10 @@ WACKY_ROBOTS_MAX_AGE (RFC 9309 2.4). Groups are matched with WACKY_ROBOTS_TOKEN,
 request's User-Agent. Parsed files are announced with Scrapy's ``robots_parsed`` signal
 (``robotparser`` has ``allowed(url, ua)`` and ``crawl_delay(ua)``).
 
+A robots.txt download is stopped once WACKY_ROBOTS_MAX_BYTES arrived and that part parsed.
+
 Stats: ``wacky/robots/{ok,unavailable_4xx,unreachable_5xx,unreachable_network,forbidden,
-deferred,dropped_unreachable}``. Needs the asyncio reactor (waiters share an asyncio Task).
+deferred,dropped_unreachable,cut_off}``. Needs the asyncio reactor (waiters share an asyncio Task).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import asyncio
 import logging
 
 from scrapy import Request, signals
-from scrapy.exceptions import DontCloseSpider, IgnoreRequest, NotConfigured
+from scrapy.exceptions import DontCloseSpider, IgnoreRequest, NotConfigured, StopDownload
 from scrapy.http.request import NO_CALLBACK
 from scrapy.utils.asyncio import call_later, is_asyncio_available
 from scrapy.utils.httpobj import urlparse_cached
@@ -40,6 +42,7 @@ from wackycrawl.crawl.robots import (
 logger = logging.getLogger(__name__)
 
 DEFERRALS_META = "wacky_robots_deferrals"
+ROBOTS_BYTES_META = "wacky_robots_bytes"
 
 
 class RobotsMiddleware:
@@ -63,6 +66,7 @@ class RobotsMiddleware:
         self._parked: dict[str, list[Request]] = {}
         self._timers: dict[str, object] = {}
         crawler.signals.connect(self._spider_idle, signal=signals.spider_idle)
+        crawler.signals.connect(self._bytes_received, signal=signals.bytes_received)
         crawler.signals.connect(self._spider_closed, signal=signals.spider_closed)
 
     @classmethod
@@ -105,7 +109,8 @@ class RobotsMiddleware:
     async def _fetch(self, key: str, robots_url: str, request: Request) -> RobotsEntry:
         robots_req = Request(robots_url, priority=self.DOWNLOAD_PRIORITY, callback=NO_CALLBACK,
                              dont_filter=True,
-                             meta={"dont_obey_robotstxt": True, "dont_retry": True})
+                             meta={"dont_obey_robotstxt": True, "dont_retry": True,
+                                   ROBOTS_BYTES_META: 0})
         try:
             response = await self.crawler.engine.download_async(robots_req)
         except Exception as exc:  # noqa: BLE001 - refused, timeout, DNS, reset, dropped: all unreachable
@@ -137,6 +142,20 @@ class RobotsMiddleware:
             logger.warning("robots.txt %s: %d, unreachable: host disallowed, retry in %.0f s",
                            robots_url, response.status, entry.expires - self.table.clock())
         return entry
+
+    def _bytes_received(self, data: bytes, request: Request, spider=None) -> None:
+        """Stop a robots.txt download once WACKY_ROBOTS_MAX_BYTES arrived: the part received
+        is parsed (RFC 9309 2.5), so an endless or huge file neither fills memory nor,
+        cancelled by a timeout, disallows the host."""
+        received = request.meta.get(ROBOTS_BYTES_META)
+        if received is None or not self.max_bytes:
+            return
+        request.meta[ROBOTS_BYTES_META] = received = received + len(data)
+        if received > self.max_bytes:
+            self.stats.inc_value("wacky/robots/cut_off")
+            logger.warning("robots.txt %s longer than %d bytes: download stopped, the first "
+                           "%d bytes are parsed", request.url, self.max_bytes, self.max_bytes)
+            raise StopDownload(fail=False)
 
     def _defer(self, key: str, request: Request, entry: RobotsEntry) -> None:
         """Park ``request`` until the entry expires, or drop it after max deferrals; raises."""
