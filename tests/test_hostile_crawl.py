@@ -33,9 +33,15 @@ def test_hostile_servers_are_logged_and_counted_and_good_pages_kept(tmp_path):
         # an English page whose <meta> says UTF-16 (WHATWG: that means UTF-8)
         utf16 = page("Meta", prose(5)).replace("<head>", '<head><meta charset="utf-16">', 1)
         web.add("http://utf16meta.test/", utf16.encode(), content_type="text/html")
+        # redirects to a Location that is no URL (bad port, bad IPv6 literal), and a loop
+        web.add("http://badport.test/", status=301, headers={"Location": "http://a.test:99999/"})
+        web.add("http://badip6.test/", status=302, headers={"Location": "http://[::1/x"})
+        web.add("http://loop.test/", status=301, headers={"Location": "http://loop.test/a"})
+        web.add("http://loop.test/a", status=302, headers={"Location": "http://loop.test/"})
         seeds = ["http://ok.test/", "http://fakegz.test/", "http://fakedeflate.test/",
                  "http://zlibgz.test/", "http://busy.test/", "http://busyrobots.test/",
-                 "http://utf16meta.test/"]
+                 "http://utf16meta.test/", "http://badport.test/", "http://badip6.test/",
+                 "http://loop.test/"]
         result = run_crawl(web, seeds, tmp_path, {
             "WACKY_LANGUAGES": "en", "RETRY_TIMES": "1", "WACKY_FOLLOW_LINKS": "False",
             "WACKY_BACKOFF_MAX_RETRIES": "1", "WACKY_BACKOFF_JITTER": "0",
@@ -45,6 +51,7 @@ def test_hostile_servers_are_logged_and_counted_and_good_pages_kept(tmp_path):
     assert result.stat("log_count/ERROR") == 0
     assert result.stat("wacky/size/bad_encoding") == 3
     assert "Content-Encoding lies" in result.log
+    assert result.stat("wacky/redirect/bad_location") == 2
     assert result.stat("wacky/politeness/overload/503") >= 1
     assert result.stat("wacky/robots/unreachable_5xx") >= 1
     files = sorted(result.outdir.glob("*.trec.gz"))

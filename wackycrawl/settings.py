@@ -73,6 +73,9 @@ DOWNLOADER_MIDDLEWARES = {
     "wackycrawl.middlewares.robots.RobotsMiddleware": 100,
     "wackycrawl.middlewares.politeness.PolitenessMiddleware": 950,
     "wackycrawl.middlewares.backoff.BackoffMiddleware": 940,  # 429/503 retried later (C06)
+    # Scrapy's, but a Location that is no usable URL is logged and counted, not a traceback
+    "scrapy.downloadermiddlewares.redirect.RedirectMiddleware": None,
+    "wackycrawl.middlewares.redirect.RedirectMiddleware": 600,
 }
 
 # --- Seeding (BootCaT-style random queries, wackycrawl.seeding) --------------------------
