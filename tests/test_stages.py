@@ -5,6 +5,7 @@ worker processes, pages from tests.webpages."""
 
 import asyncio
 import logging
+import multiprocessing
 import os
 import signal
 import subprocess
@@ -19,7 +20,7 @@ from scrapy.utils.test import get_crawler
 
 from tests.webpages import page, prose, word_list
 from wackycrawl import settings as project
-from wackycrawl.pipelines.stages import StageError, StagesPipeline, default_workers
+from wackycrawl.pipelines.stages import StageError, StagesPipeline, WorkerDied, default_workers
 
 ROOT = Path(__file__).resolve().parent.parent
 WACKY_STAGES = project.WACKY_STAGES
@@ -218,3 +219,28 @@ def test_a_crawl_process_ending_without_close_spider_exits():
     proc = subprocess.run([sys.executable, "-c", script], check=False, cwd=ROOT,
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and proc.stdout == "done\n", proc.stderr
+
+
+class DieInWorker:
+    """A test stage whose construction kills a worker process (and only a worker)."""
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        if multiprocessing.parent_process() is not None:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return cls()
+
+    def process_item(self, item):
+        return item
+
+
+def test_a_worker_dying_at_start_up_fails_open_spider_without_restarts():
+    crawler, pipe = pipeline(WACKY_STAGE_WORKERS=1, WACKY_STAGES=["tests.test_stages.DieInWorker"])
+
+    async def main():
+        with pytest.raises(WorkerDied):
+            await pipe.open_spider()
+        await asyncio.sleep(0.5)  # a restart would have been scheduled by now
+
+    asyncio.run(main())
+    assert crawler.stats.get_value("wacky/stages/worker_restarts") is None

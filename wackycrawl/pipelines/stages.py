@@ -205,13 +205,12 @@ class WorkerDied(Exception):
 
 class _Worker:
     """A worker process seen from the crawl process: its socket streams and the futures of
-    the items in flight, which fail with WorkerDied when the socket closes unasked (then
-    ``on_death(worker, n_items_lost)`` is called)."""
+    the items in flight, which fail with WorkerDied when the socket closes. If that was
+    unasked, ``on_death(worker, n_items_lost)`` is called once it is set (after start-up)."""
 
-    def __init__(self, process, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
-                 on_death):
+    def __init__(self, process, reader: asyncio.StreamReader, writer: asyncio.StreamWriter):
         self.process, self.reader, self.writer = process, reader, writer
-        self.on_death = on_death
+        self.on_death = None
         self.pending: dict[int, asyncio.Future] = {}
         self.seq = 0
         self.closing = False
@@ -242,7 +241,7 @@ class _Worker:
         lost, self.pending = self.pending, {}
         for future in lost.values():
             future.set_exception(WorkerDied(f"worker process {self.process.pid} ended"))
-        if not self.closing:
+        if self.on_death and not self.closing:
             self.on_death(self, len(lost))
 
     async def close(self, timeout: float = 60) -> None:
@@ -295,8 +294,9 @@ class StagesPipeline:
         _live.add(process)
         atexit.unregister(_kill_leftovers)  # registered after multiprocessing's own handler,
         atexit.register(_kill_leftovers)  # so it runs before it
-        worker = _Worker(process, *await asyncio.open_connection(sock=ours), self._died)
+        worker = _Worker(process, *await asyncio.open_connection(sock=ours))
         self._result(await worker.call(None))  # raises StageError if the stages fail to build
+        worker.on_death = self._died
         return worker
 
     async def open_spider(self):
