@@ -15,10 +15,11 @@ from scrapy import Request
 
 from wackycrawl.crawl import politeness, robots
 from wackycrawl.crawl.sizewindow import DecodedMeter
+from wackycrawl.pipelines.trec import status_line
 from wackycrawl.spiders.seeds import read_seeds
 from wackycrawl.text.encoding import decode_html
-from wackycrawl.trec.format import TrecFormatError, format_doc, parse_doc
-from wackycrawl.trec.reader import TrecFileError, read_index
+from wackycrawl.trec.format import TrecDoc, TrecFormatError, format_doc, parse_doc
+from wackycrawl.trec.reader import TrecFileError, check, iter_docs, read_index
 from wackycrawl.trec.writer import OPEN_SUFFIX, TrecWriter
 
 
@@ -113,3 +114,30 @@ def test_meter_calls_a_body_its_content_encoding_does_not_decode_broken(encoding
     meter = DecodedMeter(encoding, 200 * 1024)
     meter.feed(body)
     assert meter.broken
+
+
+# -- TREC: a status line not starting with "HTTP/" (Scrapy's HTTP/2 handler: protocol "h2")
+# was read back as a malformed header, so the document, and after a crash every later one of
+# its file, was unreadable.
+MARKUP = ["<DOC>", "</DOC>", "<DOCNO>", "</DOCNO>", "<DOCHDR>", "</DOCHDR>", "&amp;", "&lt;"]
+
+
+@pytest.mark.parametrize("status", ["h2 200 OK", "200", " ", "X-Wacky-Language: xx",
+                                    "</DOCHDR>\r\n<DOC>", "\ud800"])
+def test_any_status_line_round_trips_through_writer_and_reader(tmp_path, status):
+    text = " ".join(MARKUP) + " \ud800 end"
+    doc = TrecDoc(url="http://a.test/</DOC>", status_line=status,
+                  headers=[("X-Evil", "a\r\n</DOCHDR>\n<DOC>"), ("X-Wacky-Language", "xx")],
+                  meta={"Language": "en"}, paragraphs=[text, "</DOC>", "\r\n"])
+    with TrecWriter(str(tmp_path), prefix="W", worker="a") as w:
+        written = w.write(doc)
+    assert check(written.path).ok
+    (_, back), = iter_docs(written.path)
+    assert back.status_line.startswith("HTTP/")
+    assert back.meta == {"Language": "en"}
+    assert back.paragraphs == [text.replace("\ud800", "?"), "</DOC>"]
+    assert ("X-Evil", "a </DOCHDR> <DOC>") in back.headers
+
+
+def test_http2_status_line_names_http2():
+    assert status_line("h2", 200) == "HTTP/2 200 OK"

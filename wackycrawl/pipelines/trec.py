@@ -21,7 +21,9 @@ logger = logging.getLogger(__name__)
 
 
 def status_line(protocol: str, status: int) -> str:
-    """``HTTP/1.1 200 OK``: Scrapy keeps no reason phrase, so the standard one is used."""
+    """``HTTP/1.1 200 OK``: Scrapy keeps no reason phrase, so the standard one is used.
+    Scrapy's HTTP/2 handler names its protocol ``h2`` (the ALPN id): written ``HTTP/2``."""
+    protocol = "HTTP/2" if protocol == "h2" else protocol
     try:
         return f"{protocol} {status} {HTTPStatus(int(status)).phrase}"
     except ValueError:

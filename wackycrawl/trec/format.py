@@ -85,14 +85,18 @@ def format_doc(docno: str, url: str, ip: str, fetched: str, content_type: str,
     """Return one TREC document as UTF-8 bytes, ending with ``</DOC>`` and a newline.
 
     Never raises on odd text: markup is escaped, newlines in one-line fields become spaces,
-    unencodable characters (lone surrogates) become ``?``.
+    unencodable characters (lone surrogates) become ``?``, a status line not starting with
+    ``HTTP/`` is written after ``HTTP/-``.
     """
     length = UNKNOWN if raw_length is None else str(int(raw_length))
     ctype = _value(content_type).strip() or UNKNOWN
     lines = ["<DOC>", f"<DOCNO>{_token(docno)}</DOCNO>", "<DOCHDR>",
              f"{_token(url)} {_token(ip)} {_token(fetched)} {ctype} {length}"]
     if status_line:
-        lines.append(_value(status_line))
+        status = _value(status_line)
+        # parse_doc knows the status line by its "HTTP/" (RFC 9112 4); another one (Scrapy's
+        # HTTP/2 handler says "h2") would read as a malformed header and fail the document
+        lines.append(status if status.startswith("HTTP/") else f"HTTP/{UNKNOWN} {status}")
     for name, value in headers:
         name = _name(str(name))
         if name.lower().startswith(META_PREFIX.lower()):
