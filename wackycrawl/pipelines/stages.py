@@ -6,9 +6,10 @@ fingerprint: a few ms of CPU per page) run in ``WACKY_STAGE_WORKERS`` worker pro
 (multiprocessing, spawn context) and use the second core; with 0 they run here, one after
 the other, as plain pipelines would. The stateful stages (dedup index, TREC writer) stay in
 ``ITEM_PIPELINES`` after this one. Each worker talks to the crawl's asyncio loop over a
-socket pair (length-prefixed pickles), without threads: a ProcessPoolExecutor's feeder and
-manager threads cost the crawl process ~3x more CPU per item and, in a profiled crawl,
-blocked its event loop ~1.9 ms per item on the GIL (benchmarks/pipeline.py).
+socket pair (length-prefixed pickles), without threads. A ProcessPoolExecutor was measured
+first: its feeder and manager threads cost the crawl process 0.24-0.38 ms of CPU per 15 KB
+item (a plain pipe: 0.08-0.10 ms), and a profile of benchmarks/crawl.py showed the event
+loop blocked ~1.9 ms per item in the wake-up write, waiting for the GIL.
 
 A stage is a class with ``from_crawler(crawler)`` and ``process_item(item)`` (raising
 ``DropItem``, or ``NotConfigured`` to be left out). Its ``crawler`` is a
