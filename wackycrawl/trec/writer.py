@@ -33,13 +33,15 @@ import re
 import socket
 import time
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from typing import NamedTuple, Self
 
 from wackycrawl.trec.format import TrecDoc, TrecFormatError, format_doc, parse_doc, split_docs
 from wackycrawl.trec.reader import INDEX_HEADER, TrecFileError, index_path, iter_members
 
 logger = logging.getLogger(__name__)
+
+_DOC_FIELDS = tuple(f.name for f in fields(TrecDoc) if f.name != "docno")
 
 DIRECTORY = "corpus"
 PREFIX = "WACKY"
@@ -190,7 +192,8 @@ class TrecWriter:
 
     def _member(self, doc: TrecDoc) -> tuple[str, bytes]:
         docno = f"{self.stem}{self._number:05d}-{self._docs:06d}"
-        data = format_doc(**{**asdict(doc), "docno": docno})
+        # shallow field access: dataclasses.asdict deep-copies every paragraph and header
+        data = format_doc(**{name: getattr(doc, name) for name in _DOC_FIELDS}, docno=docno)
         return docno, gzip.compress(data, self.compresslevel, mtime=0)
 
     def _append(self, f, pos: int, data: bytes) -> None:
