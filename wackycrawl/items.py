@@ -17,8 +17,9 @@ boilerplate stage
     ``meta["Clean-Chars"]``; ``html`` is deleted afterwards.
 language stage
     ``language`` str (ISO 639-1); ``meta["Language"]``, ``meta["Language-Score"]``.
-dedup stage
-    ``meta["Simhash"]`` (16 hex digits), ``meta["Checksum"]``.
+fingerprint stage (``wackycrawl.pipelines.dedup.FingerprintPipeline``)
+    ``meta["Simhash"]`` (16 hex digits), ``meta["Checksum"]`` (16 hex digits),
+    ``simhash_features`` int (feature words counted); the dedup stage reads them.
 TREC writer
     ``docno`` str.
 """
