@@ -13,6 +13,23 @@ import sys
 SUBCOMMANDS = ["clean", "langid", "trec", "tuples", "queries", "seeds", "status"]
 
 
+def write_output(command: str, output: str | None, text: str) -> bool:
+    """Write ``text`` (UTF-8) to the file ``output``, or to stdout when it is empty.
+
+    Returns False after printing ``wackycrawl <command>: cannot write ...`` on stderr when the
+    file cannot be written (OSError)."""
+    if not output:
+        sys.stdout.write(text)
+        return True
+    try:
+        with open(output, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as exc:
+        print(f"wackycrawl {command}: cannot write {output}: {exc}", file=sys.stderr)
+        return False
+    return True
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="wackycrawl", description="WaCky corpus tools (cleaning, language ID, TREC files)."

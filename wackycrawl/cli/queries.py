@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from wackycrawl import settings
+from wackycrawl.cli import write_output
 from wackycrawl.seeding import engines
 
 
@@ -21,17 +22,6 @@ def _err(message: str) -> None:
     print(f"wackycrawl queries: {message}", file=sys.stderr)
 
 
-def _write(output: str | None, text: str) -> bool:
-    """``text`` to the file ``output`` (or stdout); False (reported) if it cannot be written."""
-    if not output:
-        sys.stdout.write(text)
-        return True
-    try:
-        Path(output).write_text(text, encoding="utf-8")
-    except OSError as exc:
-        _err(f"cannot write {output}: {exc}")
-        return False
-    return True
 
 
 def run(args) -> int:
@@ -51,7 +41,7 @@ def run(args) -> int:
         _err(f"{args.file}: no tuples")
         return 1
     urls = [engine.url(words, args.count) for words in lines]
-    if not _write(args.output, "".join(u + "\n" for u in urls)):
+    if not write_output("queries", args.output, "".join(u + "\n" for u in urls)):
         return 1
     if engine.key_env and not os.environ.get(engine.key_env, "").strip():
         _err(f"note: the crawl reads the {engine.name} API key from ${engine.key_env}, not set")

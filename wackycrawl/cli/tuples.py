@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from wackycrawl import settings
+from wackycrawl.cli import write_output
 from wackycrawl.seeding import tuples as tp
 from wackycrawl.text.funcwords import function_words
 
@@ -21,17 +22,6 @@ def _err(message: str) -> None:
     print(f"wackycrawl tuples: {message}", file=sys.stderr)
 
 
-def _write(output: str | None, text: str) -> bool:
-    """``text`` to the file ``output`` (or stdout); False (reported) if it cannot be written."""
-    if not output:
-        sys.stdout.write(text)
-        return True
-    try:
-        Path(output).write_text(text, encoding="utf-8")
-    except OSError as exc:
-        _err(f"cannot write {output}: {exc}")
-        return False
-    return True
 
 
 def run(args) -> int:
@@ -61,7 +51,7 @@ def run(args) -> int:
         _err(f"{exc} (band: ranks {args.skip_top + 1}-{args.skip_top + args.band} of "
              f"{len(words)} words; lower --skip-top or -n)")
         return 1
-    if not _write(args.output, "".join(" ".join(t) + "\n" for t in tuples)):
+    if not write_output("tuples", args.output, "".join(" ".join(t) + "\n" for t in tuples)):
         return 1
     _err(f"{'frequency list' if frequency_list else 'text'}: {len(words)} words, {len(band)} "
          f"in the band, {len(tuples)} tuples of {args.k} (seed {args.seed})")
