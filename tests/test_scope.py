@@ -82,3 +82,10 @@ def test_middleware_cuts_and_counts():
     redirected = {"depth": 0, "redirect_urls": ["http://seed.de/"]}
     with pytest.raises(IgnoreRequest):
         mw.process_request(Request("http://elsewhere.com/", meta=redirected))
+
+
+def test_scope_from_an_ip_seed_is_that_address():
+    scope = Scope()
+    scope.add_seed("http://127.0.0.1:41093/de/a.html", "domain")
+    assert scope.decide("http://127.0.0.1:41093/other.html") is None
+    assert scope.decide("http://127.0.0.2/x") == "out"

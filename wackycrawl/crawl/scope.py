@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 
 import tldextract
 
+from wackycrawl.crawl.safety import literal_ip
 from wackycrawl.crawl.urls import surt, surt_prefix
 
 DERIVE_MODES = ("", "domain", "suffix")
@@ -66,6 +67,8 @@ class Scope:
         if not mode:
             return None
         host = urlsplit(url).hostname or ""
+        if literal_ip(host) is not None:  # an address has no domain or suffix: itself
+            return self.add(host)
         return self.add(registered_domain(host) if mode == "domain" else public_suffix(host))
 
     def decide(self, url: str) -> str | None:
