@@ -73,3 +73,19 @@ def test_leftover_open_file_is_recovered_at_open(tmp_path):
 def test_empty_output_dir_turns_the_writer_off(tmp_path):
     with pytest.raises(NotConfigured):
         _pipeline(tmp_path, WACKY_OUTPUT_DIR="")
+
+
+def test_worker_id_is_one_per_crawler_and_names_the_files(tmp_path):
+    from scrapy.utils.test import get_crawler
+
+    from wackycrawl.pipelines import crawl_worker_id
+    from wackycrawl.pipelines.trec import TrecWriterPipeline
+
+    crawler = get_crawler(settings_dict={"WACKY_OUTPUT_DIR": str(tmp_path)})
+    wid = crawl_worker_id(crawler)
+    assert crawl_worker_id(crawler) == wid  # the frontier asks too: the same id
+    pipe = TrecWriterPipeline.from_crawler(crawler)
+    pipe.open_spider()
+    pipe.close_spider()
+    assert crawl_worker_id(get_crawler(settings_dict={"WACKY_WORKER_ID": "w7"})) == "w7"
+    assert wid in pipe.writer.stem

@@ -46,7 +46,7 @@ from wackycrawl.distributed.dupefilter import FrontierDupeFilter
 from wackycrawl.distributed.keys import CrawlKeys, redis_url
 from wackycrawl.distributed.leasequeue import LeaseQueue
 from wackycrawl.distributed.status import publish
-from wackycrawl.trec.writer import default_worker_id
+from wackycrawl.pipelines import crawl_worker_id
 
 logger = logging.getLogger(__name__)
 
@@ -96,7 +96,7 @@ class FrontierScheduler:
         mode = frontier_mode(s)
         if mode == "scrapy":
             return Scheduler.from_crawler(crawler)
-        worker = s.get("WACKY_WORKER_ID") or default_worker_id()
+        worker = crawl_worker_id(crawler)
         if mode == "local":
             jobdir = s.get("JOBDIR")
             if not jobdir:

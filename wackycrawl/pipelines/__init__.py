@@ -17,3 +17,14 @@ def drop(stats, reason: str, item: dict, detail: str = "") -> DropItem:
     stats.inc_value(f"wacky/drop/{reason}")
     msg = f"{reason}: {item.get('url', '?')}" + (f" ({detail})" if detail else "")
     return DropItem(msg)
+
+
+def crawl_worker_id(crawler) -> str:
+    """This crawl process's worker id: ``WACKY_WORKER_ID`` or one derived once per crawler
+    (``wackycrawl.trec.writer.default_worker_id``), so TREC file names, DOCNOs, frontier
+    leases and ``wackycrawl status`` all name a worker the same way."""
+    if not getattr(crawler, "_wacky_worker_id", None):
+        from wackycrawl.trec.writer import default_worker_id
+
+        crawler._wacky_worker_id = crawler.settings.get("WACKY_WORKER_ID") or default_worker_id()
+    return crawler._wacky_worker_id

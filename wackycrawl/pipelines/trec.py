@@ -13,7 +13,7 @@ from http import HTTPStatus
 
 from scrapy.exceptions import NotConfigured
 
-from wackycrawl.pipelines import drop
+from wackycrawl.pipelines import crawl_worker_id, drop
 from wackycrawl.trec import writer
 from wackycrawl.trec.format import TrecDoc
 
@@ -62,7 +62,7 @@ class TrecWriterPipeline:
             raise NotConfigured("WACKY_OUTPUT_DIR is empty")
         return cls(
             crawler, directory=directory, prefix=s.get("WACKY_DOCNO_PREFIX", writer.PREFIX),
-            worker=s.get("WACKY_WORKER_ID") or None,
+            worker=crawl_worker_id(crawler),
             rotate_bytes=s.getint("WACKY_TREC_ROTATE_BYTES", writer.ROTATE_BYTES),
             fsync=s.getbool("WACKY_TREC_FSYNC", writer.FSYNC),
             compresslevel=s.getint("WACKY_TREC_COMPRESSLEVEL", writer.COMPRESSLEVEL),
