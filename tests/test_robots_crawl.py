@@ -144,3 +144,28 @@ def test_c04_crawl_delay_of_our_group_capped_and_not_lowered_by_autothrottle(tmp
     assert result.stat("wacky/politeness/crawl_delay_hosts") == 3
     assert result.stat("wacky/politeness/capped") == 1
     assert "Crawl-delay 86400 s capped at WACKY_CRAWL_DELAY_MAX = 2.5 s" in result.log
+
+
+class NoProxyWeb(LocalWeb):
+    """LocalWeb whose crawls resolve nohost.test themselves (no proxy for it)."""
+
+    def env(self) -> dict[str, str]:
+        return {**super().env(), "no_proxy": "nohost.test", "NO_PROXY": "nohost.test"}
+
+
+def test_host_that_does_not_resolve_is_dropped_not_parked(tmp_path):
+    # A name without DNS answer: its pages cannot load either, so they are dropped at once
+    # instead of holding the crawl open for WACKY_ROBOTS_MAX_DEFERRALS x RETRY_SECONDS.
+    with NoProxyWeb() as web:
+        add_pages(web, "ok.test", 1)
+        settings = {**NO_PIPELINES, "WACKY_ROBOTS_RETRY_SECONDS": "600",
+                    "TWISTED_DNS_RESOLVER": "tests.fixeddns.FixedResolver",
+                    "FIXED_DNS": '{"nohost.test": ""}'}
+        result = run_crawl(web, pages("nohost.test", 3) + pages("ok.test", 1), tmp_path, settings,
+                           timeout=60)
+    assert result.returncode == 0, result.log[-3000:]
+    assert result.stats.get("finish_reason") == "finished"
+    assert result.stat("wacky/robots/unreachable_network") == 1
+    assert result.stat("wacky/robots/dropped_dns") == 3
+    assert result.stat("wacky/robots/deferred") == 0
+    assert paths(web, "ok.test") == ["/robots.txt", "/p0.html"]

@@ -21,10 +21,17 @@ import asyncio
 import logging
 
 from scrapy import Request, signals
-from scrapy.exceptions import DontCloseSpider, IgnoreRequest, NotConfigured, StopDownload
+from scrapy.exceptions import (
+    CannotResolveHostError,
+    DontCloseSpider,
+    IgnoreRequest,
+    NotConfigured,
+    StopDownload,
+)
 from scrapy.http.request import NO_CALLBACK
 from scrapy.utils.asyncio import call_later, is_asyncio_available
 from scrapy.utils.httpobj import urlparse_cached
+from twisted.internet.error import DNSLookupError
 
 from wackycrawl.crawl.robots import (
     ALLOW,
@@ -64,6 +71,7 @@ class RobotsMiddleware:
                                  s.getfloat("WACKY_ROBOTS_RETRY_SECONDS"))
         self._fetching: dict[str, asyncio.Task] = {}
         self._parked: dict[str, list[Request]] = {}
+        self._no_such_host: set[str] = set()  # robots keys whose last fetch failed in DNS
         self._timers: dict[str, object] = {}
         crawler.signals.connect(self._spider_idle, signal=signals.spider_idle)
         crawler.signals.connect(self._bytes_received, signal=signals.bytes_received)
@@ -88,6 +96,9 @@ class RobotsMiddleware:
             logger.debug("Forbidden by robots.txt: %s", request)
             self.stats.inc_value("wacky/robots/forbidden")
             raise IgnoreRequest("Forbidden by robots.txt")
+        if key in self._no_such_host:  # parking would only hold the crawl open
+            self.stats.inc_value("wacky/robots/dropped_dns")
+            raise IgnoreRequest("host name does not resolve")
         self._defer(key, request, entry)
 
     def _token(self, request: Request) -> str:
@@ -107,6 +118,7 @@ class RobotsMiddleware:
         return await asyncio.shield(task)
 
     async def _fetch(self, key: str, robots_url: str, request: Request) -> RobotsEntry:
+        self._no_such_host.discard(key)
         robots_req = Request(robots_url, priority=self.DOWNLOAD_PRIORITY, callback=NO_CALLBACK,
                              dont_filter=True,
                              meta={"dont_obey_robotstxt": True, "dont_retry": True,
@@ -115,6 +127,8 @@ class RobotsMiddleware:
             response = await self.crawler.engine.download_async(robots_req)
         except Exception as exc:  # noqa: BLE001 - refused, timeout, DNS, reset, dropped: all unreachable
             self.stats.inc_value("wacky/robots/unreachable_network")
+            if isinstance(exc, (DNSLookupError, CannotResolveHostError)):  # no such host
+                self._no_such_host.add(key)
             entry = self.table.store(key, outcome(None))
             logger.warning("robots.txt %s unreachable (%s: %s): host disallowed, retry in %.0f s",
                            robots_url, type(exc).__name__, exc, self.table.retry_seconds)
