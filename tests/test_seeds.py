@@ -22,3 +22,9 @@ def test_missing_seed_file_is_a_clear_error(tmp_path):
 def test_spider_needs_a_seed_argument():
     with pytest.raises(ValueError, match="-a seeds=FILE"):
         SeedsSpider()
+
+
+def test_spider_refuses_a_missing_seed_file(tmp_path):
+    # raised when the spider is built, so `scrapy crawl` exits non-zero (not "finished")
+    with pytest.raises(FileNotFoundError, match="nope.txt"):
+        SeedsSpider(seeds=str(tmp_path / "nope.txt"))

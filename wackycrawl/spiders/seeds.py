@@ -87,6 +87,9 @@ class SeedsSpider(scrapy.Spider):
             raise ValueError("the seeds spider needs a seed list: scrapy crawl seeds -a seeds=FILE"
                              " (or a query-URL list: -a queries=FILE; with REDIS_URL in the"
                              " environment, seeds pushed by 'wackycrawl seeds push' suffice)")
+        for path in (seeds, queries):
+            if path and not os.path.isfile(path):
+                raise FileNotFoundError(f"seed list {path!r} does not exist or is no file")
         self.seeds_path, self.queries_path = seeds, queries
         self.link_extractor = LinkExtractor(unique=True)
 
