@@ -46,6 +46,7 @@ from wackycrawl.distributed.dupefilter import FrontierDupeFilter
 from wackycrawl.distributed.keys import CrawlKeys, redis_url
 from wackycrawl.distributed.leasequeue import LeaseQueue
 from wackycrawl.distributed.status import publish
+from wackycrawl.extensions.summary import drops_by_reason
 from wackycrawl.pipelines import crawl_worker_id
 
 logger = logging.getLogger(__name__)
@@ -228,7 +229,7 @@ class FrontierScheduler:
         fields = {"started": self._started, "state": state, "leases": len(self._held),
                   "pages": stats.get("response_received_count", 0),
                   "kept": stats.get("wacky/kept", 0)}
-        fields.update({k[6:]: v for k, v in stats.items() if k.startswith("wacky/drop/")})
+        fields.update({f"drop/{reason}": n for reason, n in drops_by_reason(stats).items()})
         publish(self.server, self.keys, self.worker, fields)
         self._published = time.time()
 
