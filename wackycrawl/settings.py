@@ -146,10 +146,11 @@ WACKY_TRAP_NEW_RATIO = 0.5
 WACKY_ALLOW_PRIVATE_ADDRESSES = False
 # Progress: a log line every N seconds (Scrapy's LOGSTATS_INTERVAL default; 0 = off); at close
 # the N best and worst hosts by kept words per fetched MB go into the stats (wacky/yield/<host>)
-# and every host into WACKY_YIELD_FILE (TSV; relative = under WACKY_OUTPUT_DIR; "" = off).
+# and every host into WACKY_YIELD_FILE (TSV; relative = under WACKY_OUTPUT_DIR; {worker} =
+# this process's worker id, so resumed runs and workers never overwrite each other; "" = off).
 WACKY_PROGRESS_INTERVAL = 60
 WACKY_YIELD_TOP = 10
-WACKY_YIELD_FILE = "host-yield.tsv"
+WACKY_YIELD_FILE = "host-yield-{worker}.tsv"
 # Safety first, then scope, then traps: all before RobotsMiddleware (100), so nothing is
 # sent, robots.txt included, for a request these refuse.
 DOWNLOADER_MIDDLEWARES["wackycrawl.middlewares.safety.SafetyMiddleware"] = 40

@@ -6,7 +6,7 @@ active (hosts that answered since the last line) and the top drop reasons. At cl
 ``wacky/yield/<host>`` (kept words per fetched MB, integer) for the WACKY_YIELD_TOP best and
 worst hosts only, so the stats stay small on a big crawl, ``wacky/yield/hosts``, one log line
 with those hosts, and every host's row in WACKY_YIELD_FILE (TSV; a relative path is under
-WACKY_OUTPUT_DIR; "" = no file).
+WACKY_OUTPUT_DIR; ``{worker}`` is replaced by the crawl process's worker id; "" = no file).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from scrapy.utils.httpobj import urlparse_cached
 
 from wackycrawl.crawl.progress import YieldTable, progress_line
 from wackycrawl.extensions.summary import drops_by_reason
+from wackycrawl.pipelines import crawl_worker_id
 
 logger = logging.getLogger(__name__)
 
@@ -32,7 +33,9 @@ class Progress:
         self.stats = crawler.stats
         self.interval = s.getfloat("WACKY_PROGRESS_INTERVAL")
         self.top = s.getint("WACKY_YIELD_TOP")
-        path = s.get("WACKY_YIELD_FILE") or ""
+        # one file per crawl process ({worker}): resumed runs and workers sharing the output
+        # directory each keep theirs instead of overwriting one
+        path = (s.get("WACKY_YIELD_FILE") or "").replace("{worker}", crawl_worker_id(crawler))
         outdir = s.get("WACKY_OUTPUT_DIR") or ""
         self.yield_file = os.path.join(outdir, path) if path and outdir else path
         self.table = YieldTable()
