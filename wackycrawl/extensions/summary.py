@@ -24,10 +24,16 @@ REFUSAL_KEYS = ("wacky/size/too_small", "wacky/size/too_large_wire",
                 "wacky/robots/forbidden")
 
 
+#: Scrapy's HttpErrorMiddleware count of non-2xx responses not passed to the spider
+HTTP_ERROR_PREFIX = "httperror/response_ignored_status_count/"
+
+
 def drops_by_reason(stats: dict) -> dict[str, int]:
-    """``{reason: count}`` from a stats dict, largest first."""
+    """``{reason: count}`` from a stats dict, largest first; non-2xx answers are ``http_<code>``."""
     out = {k.rsplit("/", 1)[1]: v for k, v in stats.items()
            if k.startswith("wacky/drop/") or k in REFUSAL_KEYS}
+    out.update({f"http_{k[len(HTTP_ERROR_PREFIX):]}": v for k, v in stats.items()
+                if k.startswith(HTTP_ERROR_PREFIX)})
     return dict(sorted(out.items(), key=lambda kv: -kv[1]))
 
 
