@@ -1,13 +1,19 @@
 """Crawl throughput: the full pipeline chain vs the same crawl with the item pipelines off.
 
 Serves a generated loopback web (N prose pages of ~8-20 KB over H hosts, each page linking to
-others) from ``tests.localweb`` and runs ``scrapy crawl seeds`` on it three times: with the
+others) and runs ``scrapy crawl seeds`` on it three times: with the
 item pipelines off, with the whole chain (text, boilerplate, filters, language, fingerprint,
 dedup, TREC) as configured (stateless stages in a worker process on a machine with 2+ cores)
 and with the whole chain in the crawl's own process (``WACKY_STAGE_WORKERS=0``).
 Politeness delays are off (it is our own loopback server); all runs use the same settings.
 
-    python benchmarks/crawl.py [--pages 2000] [--hosts 20] [--runs 1]
+    python benchmarks/crawl.py [--pages 2000] [--hosts 20] [--runs 1] [--server auto]
+
+The server is nginx when it is installed (``apt install nginx-light``; static files, one
+root per host, proxy-form requests) and ``tests.localweb`` otherwise. On a 2-core machine the
+Python test server needs much of a core itself, so with it the crawl process, the stage
+worker and the server compete for two cores and the ratio measures the machine as much as
+the crawler.
 
 Prints pages/s of each run (response_received_count / elapsed_time_seconds from the crawl's
 stats) and the ratios full / off (target >= 0.8) and in-process / off.
@@ -17,10 +23,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
+import socket
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -40,7 +50,54 @@ BENCH = {
 }
 
 
-def build(web: LocalWeb, pages: int, hosts: int) -> list[str]:
+class NginxWeb:
+    """Static files under ROOT/<host>/<path> served by nginx on a free loopback port; proxy-form
+    requests (``GET http://host/path``) pick the host's root. Same ``add``/``env`` as LocalWeb."""
+
+    CONF = """worker_processes 1; daemon off; pid {d}/nginx.pid; error_log {d}/error.log;
+events {{ worker_connections 1024; }}
+http {{ access_log off; default_type text/html; types {{ text/html html; }}
+  client_body_temp_path {d}/t1; proxy_temp_path {d}/t2; fastcgi_temp_path {d}/t3;
+  uwsgi_temp_path {d}/t4; scgi_temp_path {d}/t5;
+  server {{ listen 127.0.0.1:{port}; root {d}/web/$host; location / {{ try_files $uri =404; }} }}
+}}
+"""
+
+    def __init__(self) -> None:
+        self.dir = Path(tempfile.mkdtemp(prefix="nginxweb-"))
+        self.dir.chmod(0o755)  # nginx's workers run as an unprivileged user
+
+    def add(self, url: str, body: str) -> None:
+        parts = urlsplit(url)
+        path = self.dir / "web" / parts.hostname / parts.path.lstrip("/")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(body, encoding="utf-8")
+
+    def env(self) -> dict[str, str]:
+        proxy = f"http://127.0.0.1:{self.port}"
+        return {"http_proxy": proxy, "HTTP_PROXY": proxy, "no_proxy": "", "NO_PROXY": ""}
+
+    def __enter__(self) -> Self:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        conf = self.dir / "nginx.conf"
+        conf.write_text(self.CONF.format(d=self.dir, port=self.port))
+        self.proc = subprocess.Popen(["nginx", "-c", str(conf), "-p", str(self.dir)])
+        for _ in range(100):
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", self.port)) == 0:
+                    return self
+            time.sleep(0.05)
+        raise SystemExit(f"nginx did not start; see {self.dir}/error.log")
+
+    def __exit__(self, *exc) -> None:
+        self.proc.terminate()
+        self.proc.wait()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def build(web, pages: int, hosts: int) -> list[str]:
     urls = [f"http://h{n % hosts}.bench.test/p{n}.html" for n in range(pages)]
     for n, url in enumerate(urls):
         links = [urls[(n * 7 + k) % pages] for k in range(1, 12)]
@@ -68,8 +125,11 @@ def main() -> None:
     ap.add_argument("--pages", type=int, default=2000)
     ap.add_argument("--hosts", type=int, default=20)
     ap.add_argument("--runs", type=int, default=1)
+    ap.add_argument("--server", choices=("auto", "nginx", "python"), default="auto")
     a = ap.parse_args()
-    with LocalWeb() as web:
+    use_nginx = a.server == "nginx" or (a.server == "auto" and shutil.which("nginx"))
+    print(f"server: {'nginx' if use_nginx else 'tests.localweb (Python)'}")
+    with (NginxWeb() if use_nginx else LocalWeb()) as web:
         urls = build(web, a.pages, a.hosts)
         seeds = urls[: a.hosts]
         rows = []
