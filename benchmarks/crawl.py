@@ -30,6 +30,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Self
 from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
