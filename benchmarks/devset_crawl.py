@@ -24,12 +24,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.boilerplate_eval import prf, word_scores  # noqa: E402
-from tests.crawlrun import run_crawl  # noqa: E402
-from tests.localweb import LocalWeb  # noqa: E402
-from wackycrawl.crawl.urls import canonical_url  # noqa: E402
-from wackycrawl.extensions.summary import drops_by_reason  # noqa: E402
-from wackycrawl.trec.reader import iter_docs  # noqa: E402
+from benchmarks.boilerplate_eval import prf, word_scores
+from tests.crawlrun import run_crawl
+from tests.localweb import LocalWeb
+from wackycrawl.crawl.urls import canonical_url
+from wackycrawl.extensions.summary import drops_by_reason
+from wackycrawl.trec.reader import iter_docs
 
 
 def load_set(set_dir: Path) -> list[dict]:

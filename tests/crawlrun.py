@@ -61,8 +61,8 @@ def start_crawl(web, seeds: list[str], outdir: Path, settings: dict | None = Non
     seeds_file.write_text("\n".join(seeds) + "\n", encoding="utf-8")
     cmd, stats_file = crawl_command(seeds_file, outdir, settings, fast)
     env = {**os.environ, **web.env(), "PYTHONUNBUFFERED": "1"}
-    log = open(outdir / "crawl.log", "ab")
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    with open(outdir / "crawl.log", "ab") as log:  # the child keeps its own descriptor
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     return proc, stats_file
 
 

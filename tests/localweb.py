@@ -21,9 +21,10 @@ import ssl
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Callable
+from typing import Self
 from urllib.parse import urlsplit
 
 
@@ -108,7 +109,7 @@ class LocalWeb:
                 "https_proxy": self.proxy_url, "HTTPS_PROXY": self.proxy_url,
                 "no_proxy": "", "NO_PROXY": ""}
 
-    def start(self) -> "LocalWeb":
+    def start(self) -> LocalWeb:
         self._server = _Server(("127.0.0.1", 0), _make_handler(self))
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
         self._thread.start()
@@ -120,7 +121,7 @@ class LocalWeb:
             self._server.server_close()
             self._server = None
 
-    def __enter__(self) -> "LocalWeb":
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc) -> None:
@@ -131,7 +132,7 @@ def _make_handler(web: LocalWeb):
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
-        def log_message(self, format, *args):  # noqa: A002 - quiet
+        def log_message(self, format, *args):
             pass
 
         def do_CONNECT(self):
@@ -225,7 +226,7 @@ def _tls_context() -> ssl.SSLContext:
 
         key = ec.generate_private_key(ec.SECP256R1())
         name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localweb.test")])
-        now = datetime.datetime.now(datetime.timezone.utc)
+        now = datetime.datetime.now(datetime.UTC)
         cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name)
                 .public_key(key.public_key()).serial_number(x509.random_serial_number())
                 .not_valid_before(now - datetime.timedelta(days=1))

@@ -10,6 +10,7 @@ without prose and a page whose text contains TREC markup. Assertions are on the 
 from __future__ import annotations
 
 import gzip
+import itertools
 import signal
 from pathlib import Path
 
@@ -57,8 +58,8 @@ def build_case_web(web: LocalWeb) -> dict:
     web.add("http://big.test/", page("Big", prose(7, min_chars=300_000)))
     web.add("http://bomb.test/", gzip.compress(b"<html><body>" + b" " * 30_000_000),
             headers={"Content-Encoding": "gzip"})
-    latin = page("Latin", prose(8) + ["Price: \u20ac10 \u2013 \u201cspecial\u201d offer, don\u2019t"
-                                      " miss it: the caf\u00e9 and the na\u00efve cr\u00e8me."])
+    latin = page("Latin", prose(8) + [("Price: \u20ac10 \u2013 \u201cspecial\u201d offer, don\u2019t"
+                                      " miss it: the caf\u00e9 and the na\u00efve cr\u00e8me.")])
     web.add("http://latin.test/", latin.encode("cp1252"),
             content_type="text/html; charset=ISO-8859-1")
     web.add("http://fremd.test/", page("Fremd", prose(9, lang="de")))
@@ -67,8 +68,8 @@ def build_case_web(web: LocalWeb) -> dict:
     near[0] = near[0].replace("The", "A", 1)
     web.add("http://near.test/", page("Alpha one (mirror)", near, nav_links=5))
     web.add("http://words.test/", word_list(10))
-    markup = prose(11) + ["The file ends with </DOC> and then <DOC><DOCNO>FAKE-1</DOCNO> "
-                          "starts &amp; nothing else happens."]
+    markup = prose(11) + [("The file ends with </DOC> and then <DOC><DOCNO>FAKE-1</DOCNO> "
+                          "starts &amp; nothing else happens.")]
     web.add("http://markup.test/", page("Markup", markup))
     web.add("http://www.alpha.test/report.pdf", b"%PDF-1.4 binary", content_type="application/pdf")
     return {
@@ -121,7 +122,7 @@ def test_robots_disallow_and_crawl_delay(case_crawl):
     assert result.stat("wacky/robots/forbidden") >= 1
     slow = sorted(h.time for h in hits if h.host == "slow.test")
     assert len(slow) >= 4  # robots.txt, 3 pages and the links of their menus
-    gaps = [b - a for a, b in zip(slow, slow[1:])]
+    gaps = [b - a for a, b in itertools.pairwise(slow)]
     assert min(gaps) >= 0.95, gaps
 
 
