@@ -73,3 +73,9 @@ def test_extension_close_report(tmp_path, caplog):
     assert stats["wacky/yield/hosts"] == 3
     assert (tmp_path / "out" / "hosts.tsv").read_text().count("\n") == 4
     assert "top: a.test 40; bottom: b.test 0" in caplog.text
+
+
+def test_progress_line_prefers_the_schedulers_length():
+    stats = {"scheduler/enqueued": 10, "scheduler/dequeued": 10}
+    assert "queue 1747," in progress_line(stats, 1.0, 0, {}, queue=1747)  # resumed frontier
+    assert "queue 0," in progress_line(stats, 1.0, 0, {})

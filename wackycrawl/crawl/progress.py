@@ -66,10 +66,12 @@ class YieldTable:
 
 
 def progress_line(stats: dict, pages_per_min: float, hosts_active: int,
-                  drops: dict[str, int], top_drops: int = 3) -> str:
+                  drops: dict[str, int], top_drops: int = 3, queue: int | None = None) -> str:
     """``pages/min, docs kept, words kept, MB written, queue, top drops, hosts active``.
-    The queue is Scrapy's ``scheduler/enqueued`` less ``scheduler/dequeued``."""
-    queue = stats.get("scheduler/enqueued", 0) - stats.get("scheduler/dequeued", 0)
+    ``queue`` is the scheduler's length when known (a resumed or shared frontier holds
+    requests this run never enqueued); else ``scheduler/enqueued`` less ``/dequeued``."""
+    if queue is None:
+        queue = stats.get("scheduler/enqueued", 0) - stats.get("scheduler/dequeued", 0)
     top = ", ".join(f"{r} {n}" for r, n in list(drops.items())[:top_drops]) or "none"
     return (f"wacky progress: {pages_per_min:.0f} pages/min, "
             f"pages {stats.get('response_received_count', 0)}, "

@@ -75,8 +75,17 @@ class Progress:
         pages = stats.get("response_received_count", 0)
         rate = (pages - self.pages_before) * 60.0 / self.interval
         self.pages_before = pages
-        logger.info(progress_line(stats, rate, len(self.active), drops_by_reason(stats)))
+        logger.info(progress_line(stats, rate, len(self.active), drops_by_reason(stats),
+                                  queue=self._queue()))
         self.active.clear()
+
+    def _queue(self) -> int | None:
+        """Requests in the scheduler (Redis or SQLite frontier included), None if unknown."""
+        slot = getattr(self.crawler.engine, "_slot", None)
+        try:
+            return len(slot.scheduler) if slot is not None else None
+        except Exception:  # noqa: BLE001 - a frontier that cannot answer now: use the stats
+            return None
 
     def spider_closed(self, spider=None, reason=""):
         if self.task is not None and self.task.running:
