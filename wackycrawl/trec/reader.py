@@ -59,13 +59,30 @@ def index_path(path: str) -> str:
     return path.removesuffix(".open") + INDEX_SUFFIX
 
 
-def _inflate(d, data: bytes, size: int, offset: int, path: str) -> bytes:
-    """Feed ``data`` to decompressor ``d``, refusing output beyond MAX_MEMBER_BYTES."""
-    out = d.decompress(data, MAX_MEMBER_BYTES - size + 1)
-    if size + len(out) > MAX_MEMBER_BYTES:
-        raise TrecFileError(f"{path}: member at byte {offset} expands beyond "
-                            f"{MAX_MEMBER_BYTES} bytes")
-    return out
+class _Member:
+    """One gzip member being inflated, refusing output beyond MAX_MEMBER_BYTES (a bomb)."""
+
+    def __init__(self, offset: int, path: str):
+        self.d, self.out, self.size = zlib.decompressobj(GZIP_WBITS), [], 0
+        self.offset, self.path = offset, path
+
+    def feed(self, data: bytes) -> None:
+        """Inflate ``data``; raises TrecFileError on corrupt data or an oversized member."""
+        try:
+            while data and not self.d.eof:
+                chunk = self.d.decompress(data, MAX_MEMBER_BYTES - self.size + 1)
+                self.size += len(chunk)
+                if self.size > MAX_MEMBER_BYTES:
+                    raise TrecFileError(f"{self.path}: member at byte {self.offset} expands "
+                                        f"beyond {MAX_MEMBER_BYTES} bytes")
+                self.out.append(chunk)
+                data = self.d.unconsumed_tail
+        except zlib.error as exc:
+            raise TrecFileError(f"{self.path}: corrupt gzip member at byte {self.offset}: "
+                                f"{exc}") from None
+
+    def data(self) -> bytes:
+        return b"".join(self.out)
 
 
 def iter_members(f: BinaryIO, path: str = "<file>") -> Iterator[Member]:
@@ -76,8 +93,8 @@ def iter_members(f: BinaryIO, path: str = "<file>") -> Iterator[Member]:
     """
     offset, pending, count = 0, b"", 0
     while True:
-        d, out, size, used = zlib.decompressobj(GZIP_WBITS), [], 0, 0
-        while not d.eof:
+        member, used = _Member(offset, path), 0
+        while not member.d.eof:
             data = pending or f.read(CHUNK_BYTES)
             pending = b""
             if not data:
@@ -85,16 +102,10 @@ def iter_members(f: BinaryIO, path: str = "<file>") -> Iterator[Member]:
                     return
                 raise TruncatedFileError(path, offset, count)
             used += len(data)
-            try:
-                while data and not d.eof:
-                    out.append(_inflate(d, data, size, offset, path))
-                    size += len(out[-1])
-                    data = d.unconsumed_tail
-            except zlib.error as exc:
-                raise TrecFileError(f"{path}: corrupt gzip member at byte {offset}: {exc}") from None
-        pending = d.unused_data
+            member.feed(data)
+        pending = member.d.unused_data
         length = used - len(pending)
-        yield Member(offset, length, b"".join(out))
+        yield Member(offset, length, member.data())
         offset += length
         count += 1
 
@@ -125,24 +136,17 @@ def read_member(f: BinaryIO, offset: int, length: int | None = None, path: str =
     within ``length``.
     """
     f.seek(offset)
-    d, out, size = zlib.decompressobj(GZIP_WBITS), [], 0
-    remaining = length
-    try:
-        while not d.eof:
-            data = f.read(CHUNK_BYTES if remaining is None else min(CHUNK_BYTES, remaining))
-            if not data:
-                raise TruncatedFileError(path, offset, 0)
-            if remaining is not None:
-                remaining -= len(data)
-            while data and not d.eof:
-                out.append(_inflate(d, data, size, offset, path))
-                size += len(out[-1])
-                data = d.unconsumed_tail
-    except zlib.error as exc:
-        raise TrecFileError(f"{path}: corrupt gzip member at byte {offset}: {exc}") from None
-    if remaining and d.unused_data:
+    member, remaining = _Member(offset, path), length
+    while not member.d.eof:
+        data = f.read(CHUNK_BYTES if remaining is None else min(CHUNK_BYTES, remaining))
+        if not data:
+            raise TruncatedFileError(path, offset, 0)
+        if remaining is not None:
+            remaining -= len(data)
+        member.feed(data)
+    if remaining and member.d.unused_data:
         raise TrecFileError(f"{path}: index length {length} at byte {offset} spans two members")
-    return b"".join(out)
+    return member.data()
 
 
 def read_index(path: str) -> list[IndexEntry]:
