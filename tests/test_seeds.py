@@ -28,3 +28,17 @@ def test_spider_refuses_a_missing_seed_file(tmp_path):
     # raised when the spider is built, so `scrapy crawl` exits non-zero (not "finished")
     with pytest.raises(FileNotFoundError, match="nope.txt"):
         SeedsSpider(seeds=str(tmp_path / "nope.txt"))
+
+
+def test_empty_seed_list_ends_at_once_with_a_clear_error_and_no_files(tmp_path):
+    from tests.crawlrun import run_crawl
+    from tests.localweb import LocalWeb
+
+    with LocalWeb() as web:
+        result = run_crawl(web, ["# only a comment", "not a url"], tmp_path, timeout=60)
+        assert not web.hits
+    assert result.returncode == 0
+    assert "holds no usable URL" in result.log
+    assert result.stat("wacky/seeds/bad_line") == 1
+    assert "wacky summary: pages fetched 0, docs kept 0" in result.log
+    assert not list((tmp_path / "corpus").glob("*.trec.gz*"))
