@@ -84,3 +84,53 @@ def test_usage_errors_exit_2():
     with pytest.raises(SystemExit) as info:
         run("cat")
     assert info.value.code == 2
+
+
+def test_index_has_the_url_and_get_by_url(corpus, capsysbinary):
+    directory, files, docnos = corpus
+    lines = Path(reader.index_path(files[0])).read_text().splitlines()
+    assert lines[0] == "# docno\turl\tmember_offset\tmember_length"
+    assert lines[1].split("\t")[:2] == [docnos[0], "http://a.test/0"]
+    assert run("get", "--url", "http://a.test/4", "--dir", str(directory)) == 0
+    out = capsysbinary.readouterr().out
+    assert out.count(b"<DOC>\n") == 1 and f"<DOCNO>{docnos[4]}</DOCNO>".encode() in out
+    assert b"\nhttp://a.test/4 " in out
+    assert run("get", "--url", "http://a.test/404", "--dir", str(directory)) == 1
+    assert b"is in no index" in capsysbinary.readouterr().err
+
+
+def test_old_three_column_indexes_still_read(corpus, capsysbinary):
+    directory, files, docnos = corpus
+    for path in files:
+        entries = reader.read_index(path)
+        Path(reader.index_path(path)).write_text(
+            "# docno\tmember_offset\tmember_length\n"
+            + "".join(f"{e.docno}\t{e.offset}\t{e.length}\n" for e in entries))
+        assert [e.url for e in reader.read_index(path)] == ["-"] * len(entries)
+    assert run("check", str(directory)) == 0
+    assert run("get", docnos[2], "--dir", str(directory)) == 0
+    assert run("get", "--url", "http://a.test/5", "--dir", str(directory)) == 0
+    assert f"<DOCNO>{docnos[5]}</DOCNO>".encode() in capsysbinary.readouterr().out
+    assert run("index", str(directory)) == 0  # rebuilt with the URL column
+    assert reader.read_index(files[0])[0].url == "http://a.test/0"
+
+
+def test_every_subcommand_takes_a_folder(corpus, capsysbinary, tmp_path):
+    directory, files, docnos = corpus
+    assert run("cat", str(directory)) == 0
+    out = capsysbinary.readouterr().out
+    assert out.count(b"<DOC>\n") == 6 and all(d.encode() in out for d in docnos)
+    assert run("check", str(directory)) == 0
+    assert capsysbinary.readouterr().out.count(b"OK ") == len(files)
+    leave_open_file(directory, "c9", 1)  # a file still being written is left out, with a note
+    assert run("cat", str(directory)) == 0
+    captured = capsysbinary.readouterr()
+    assert captured.out.count(b"<DOC>\n") == 6 and b"still open" in captured.err
+    for path in files:
+        Path(reader.index_path(path)).unlink()
+    assert run("check", str(directory)) == 1
+    assert run("index", str(directory)) == 0 and run("check", str(directory)) == 0
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert run("check", str(empty)) == 1
+    assert run("get", "--url", "http://a.test/1", "--dir", str(directory / "nope")) == 1

@@ -28,14 +28,14 @@ def test_round_trip_nasty_text():
     assert data.count(b"</DOC>\n") == 1 and data.endswith(b"</DOC>\n")
     assert data.count(b"<DOCNO>") == 1
     doc = parse_doc(data)
-    assert doc == TrecDoc(**_fields())
+    assert doc == TrecDoc(**_fields(content_type="text/html;charset=utf-8"))
     assert doc.text == "\n".join(NASTY)
 
 
 def test_first_dochdr_line_follows_trec_web():
     lines = format_doc(**_fields()).decode().split("\n")
     assert lines[3] == ("http://a.example.test/x?a=1&amp;b=&lt;2&gt; 192.0.2.7 20261130101502 "
-                        "text/html; charset=utf-8 18231")
+                        "text/html;charset=utf-8 18231")
     assert lines[4] == "HTTP/1.1 200 OK"
     assert "X-Wacky-Language: de" in lines
 

@@ -1,7 +1,10 @@
 """``wackycrawl trec cat|get|check|index|recover``: read, validate and repair TREC files.
 
-Exit codes: 0 success; 1 damage found (truncated or corrupt file, index mismatch) or DOCNO not
-found; 2 usage errors (argparse).
+Every FILE argument may be a folder: it stands for the compound files in it (``*.trec.gz``;
+files still being written, ``*.trec.gz.open``, are left out with a note on stderr, name them
+explicitly to read them). Exit codes: 0 success; 1 damage found (truncated or corrupt file,
+index mismatch, a document a strict TREC reader refuses) or document not found; 2 usage errors
+(argparse).
 """
 
 import os
@@ -17,10 +20,20 @@ def _err(message: str) -> None:
     print(f"wackycrawl trec: {message}", file=sys.stderr)
 
 
+def _files(paths: list[str]) -> list[str]:
+    """FILE arguments with folders expanded (:func:`reader.corpus_files`); notes open files."""
+    open_files: list[str] = []
+    files = reader.corpus_files(paths, open_files)
+    if open_files:
+        _err(f"left out {len(open_files)} file(s) still open (being written, or left by a "
+             f"crash: 'wackycrawl trec recover DIR'): {', '.join(open_files)}")
+    return files
+
+
 def cat(args) -> int:
     """All documents of the files, decompressed, to stdout; damage goes to stderr."""
     status = 0
-    for path in args.files:
+    for path in _files(args.files):
         try:
             for member, _ in reader.iter_docs(path):
                 sys.stdout.buffer.write(member.data)
@@ -34,17 +47,26 @@ def cat(args) -> int:
 
 
 def get(args) -> int:
-    """One document by DOCNO, found through the index files of ``--dir``."""
+    """One document by DOCNO, or every document of ``--url``, found through the index files
+    of ``--dir`` (a corpus folder)."""
+    if not os.path.isdir(args.dir):
+        _err(f"{args.dir} is not a directory")
+        return 1
     try:
-        found = reader.find_doc(args.dir, args.docno)
-        if found is None:
-            _err(f"{args.docno} is in no index in {args.dir}")
+        if args.url is not None:
+            found = reader.find_url(args.dir, args.url)
+            wanted = args.url
+        else:
+            hit = reader.find_doc(args.dir, args.docno)
+            found, wanted = [hit] if hit else [], args.docno
+        if not found:
+            _err(f"{wanted} is in no index in {args.dir}")
             return 1
-        data = reader.get_doc(*found)
+        data = [reader.get_doc(*hit) for hit in found]
     except DAMAGE as exc:
         _err(str(exc))
         return 1
-    sys.stdout.buffer.write(data)
+    sys.stdout.buffer.write(b"".join(data))
     sys.stdout.buffer.flush()
     return 0
 
@@ -52,7 +74,11 @@ def get(args) -> int:
 def check(args) -> int:
     """Validate each file; one line per file, ``OK`` or ``DAMAGED`` with the problems."""
     status = 0
-    for path in args.files:
+    files = _files(args.files)
+    if not files:
+        _err("no .trec.gz file to check")
+        return 1
+    for path in files:
         result = reader.check(path)
         if result.ok:
             print(f"OK {path}: {result.docs} documents")
@@ -63,21 +89,25 @@ def check(args) -> int:
     return status
 
 
-def index(args) -> int:
-    """Rebuild ``FILE.idx.tsv`` from the members of a complete file."""
+def _index_one(path: str) -> int:
     entries = []
     try:
-        for member, doc in reader.iter_docs(args.file):
-            entries.append((doc.docno, member.offset, member.length))
+        for member, doc in reader.iter_docs(path):
+            entries.append(reader.IndexEntry(doc.docno, member.offset, member.length, doc.url))
     except DAMAGE as exc:
         _err(f"{exc}; index not written (run 'wackycrawl trec recover' on .open files)")
         return 1
-    if len({offset for _, offset, _ in entries}) != len(entries):
-        _err(f"{args.file}: several documents share a member; no random access possible")
+    if len({entry.offset for entry in entries}) != len(entries):
+        _err(f"{path}: several documents share a member; no random access possible")
         return 1
-    writer.write_index(args.file, entries)
-    print(f"{reader.index_path(args.file)}: {len(entries)} entries")
+    writer.write_index(path, entries)
+    print(f"{reader.index_path(path)}: {len(entries)} entries")
     return 0
+
+
+def index(args) -> int:
+    """Rebuild ``FILE.idx.tsv`` from the members of each complete file."""
+    return max((_index_one(path) for path in _files(args.files)), default=0)
 
 
 def recover(args) -> int:
@@ -94,20 +124,22 @@ def recover(args) -> int:
 def register(subparsers) -> None:
     parser = subparsers.add_parser("trec", help="read, check and repair gzip TREC files")
     sub = parser.add_subparsers(dest="trec_command", required=True)
+    files = {"nargs": "+", "metavar": "FILE", "help": "compound files or corpus folders"}
     p = sub.add_parser("cat", help="print every document of the files")
-    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("files", **files)
     p.set_defaults(func=cat)
-    p = sub.add_parser("get", help="print one document by DOCNO (random access)")
-    p.add_argument("docno")
+    p = sub.add_parser("get", help="print one document by DOCNO, or those of a URL")
+    which = p.add_mutually_exclusive_group(required=True)
+    which.add_argument("docno", nargs="?", help="the document's DOCNO")
+    which.add_argument("--url", help="every document fetched from this URL")
     p.add_argument("--dir", default=writer.DIRECTORY, help="corpus directory (default: corpus)")
     p.set_defaults(func=get)
     p = sub.add_parser("check", help="validate files and indexes; exit 1 on damage")
-    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("files", **files)
     p.set_defaults(func=check)
-    p = sub.add_parser("index", help="rebuild the .idx.tsv of a file")
-    p.add_argument("file", metavar="FILE")
+    p = sub.add_parser("index", help="rebuild the .idx.tsv of files")
+    p.add_argument("files", **files)
     p.set_defaults(func=index)
     p = sub.add_parser("recover", help="close the .open files crashed writers left in DIR")
     p.add_argument("dir", metavar="DIR", nargs="?", default=writer.DIRECTORY)
     p.set_defaults(func=recover)
-

@@ -4,8 +4,9 @@ Settings: ``WACKY_OUTPUT_DIR`` (empty turns the writer off), ``WACKY_TREC_ROTATE
 ``WACKY_DOCNO_PREFIX``, ``WACKY_WORKER_ID``, ``WACKY_TREC_FSYNC``, ``WACKY_TREC_COMPRESSLEVEL``.
 Stats: ``wacky/trec/docs``, ``wacky/trec/bytes_written`` (compressed), ``wacky/trec/files``,
 ``wacky/trec/recovered_files``, ``wacky/trec/recovered_docs``, ``wacky/trec/recovered_cut_bytes``,
-``wacky/kept``, ``wacky/words_kept`` (whitespace tokens); drops ``wacky/drop/trec_bad_item`` and
-``wacky/drop/trec_write_error``. Sets ``item["docno"]`` and passes the item on unchanged otherwise.
+``wacky/kept``, ``wacky/words_kept`` (whitespace tokens); drops ``wacky/drop/trec_bad_item``,
+``wacky/drop/trec_bad_text`` (text or metadata with a control character or U+FFFD: the writer
+refuses it, nothing is written) and ``wacky/drop/trec_write_error``. Sets ``item["docno"]`` and passes the item on unchanged otherwise.
 """
 
 import logging
@@ -15,7 +16,7 @@ from scrapy.exceptions import NotConfigured
 
 from wackycrawl.pipelines import crawl_worker_id, drop
 from wackycrawl.trec import writer
-from wackycrawl.trec.format import TrecDoc
+from wackycrawl.trec.format import TrecContentError, TrecDoc
 
 logger = logging.getLogger(__name__)
 
@@ -84,6 +85,8 @@ class TrecWriterPipeline:
             raise drop(self.stats, "trec_bad_item", item, repr(exc)) from None
         try:
             written = self.writer.write(doc)
+        except TrecContentError as exc:
+            raise drop(self.stats, "trec_bad_text", item, str(exc)) from None
         except OSError as exc:
             logger.error("cannot write %s to %s: %s", item["url"], self.writer.path, exc)
             raise drop(self.stats, "trec_write_error", item, str(exc)) from None

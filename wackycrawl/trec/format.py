@@ -5,7 +5,7 @@ One document, as UTF-8 bytes (Croft et al., *Search Engines*, section 3.6; seed 
     <DOC>
     <DOCNO>WACKY-20261130T101500Z-3f2a1c-00000-000001</DOCNO>
     <DOCHDR>
-    http://example.com/a.html 93.184.216.34 20261130101502 text/html; charset=utf-8 18231
+    http://example.com/a.html 93.184.216.34 20261130101502 text/html;charset=utf-8 18231
     HTTP/1.1 200 OK
     Content-Type: text/html; charset=utf-8
     X-Wacky-Language: de
@@ -13,9 +13,14 @@ One document, as UTF-8 bytes (Croft et al., *Search Engines*, section 3.6; seed 
     clean text, one paragraph per line
     </DOC>
 
-The first DOCHDR line is URL, IP, fetch time (UTC ``YYYYMMDDhhmmss``), content type (may contain
-spaces) and the length in bytes of the raw body; unknown fields are ``-``. Then the status line,
-the response headers (``Name: value``) and the crawl metadata (``X-Wacky-<Key>: value``).
+The first DOCHDR line is exactly five space-separated fields: URL, IP, fetch time (UTC
+``YYYYMMDDhhmmss``), content type and the length in bytes of the raw body; unknown fields are
+``-``. No field contains whitespace, since strict readers (GOV2 tools) split the line on it: the
+content type is normalised (``text/html; charset=utf-8`` -> ``text/html;charset=utf-8``) and any
+other whitespace in a field is percent-encoded (``%20``). Then the status line, the response
+headers (``Name: value``, as received) and the crawl metadata (``X-Wacky-<Key>: value``), whose
+values are whitespace-free too (whitespace percent-encoded, an empty value written ``-``).
+Control characters in header values (other than TAB) are percent-encoded as well.
 
 Escaping: everything between the tags has ``&``, ``<`` and ``>`` written as ``&amp;``, ``&lt;``,
 ``&gt;``, so no page text can imitate TREC markup (a page containing ``</DOC>`` round-trips), and
@@ -34,12 +39,24 @@ UNKNOWN = "-"
 
 _NEWLINES = re.compile(r"[\r\n]+")
 _WHITESPACE = re.compile(r"\s")
+_MIME_SPACE = re.compile(r"\s*([;=,])\s*")
+# C0 controls other than TAB/LF, DEL, C1 controls: never written into a header line
+_HEADER_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _NAME_BAD = re.compile(r"[^!#$%&'*+.^_`|~0-9A-Za-z-]")  # RFC 9110 token characters
 _DOC_END = b"</DOC>\n"
 
 
+# Never in a stored document: C0 controls other than TAB and LF, DEL, C1 controls, U+FFFD (a
+# decoding failure). Matched on the UTF-8 bytes (0xC2 is never a continuation byte).
+_FORBIDDEN = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]|\xef\xbf\xbd")
+
+
 class TrecFormatError(ValueError):
     """Bytes that are not one well-formed TREC document; the message says what is wrong."""
+
+
+class TrecContentError(TrecFormatError):
+    """A document whose text or metadata holds a control character or U+FFFD."""
 
 
 @dataclass
@@ -70,9 +87,32 @@ def _value(text: object) -> str:
     return escape(_NEWLINES.sub(" ", str(text)))
 
 
+def _percent(match: re.Match) -> str:
+    return "".join(f"%{b:02X}" for b in match.group().encode("utf-8", "replace"))
+
+
+def _header(text: object) -> str:
+    """A header value on one line: CR/LF runs become a space, other controls are %-encoded."""
+    return escape(_HEADER_CONTROLS.sub(_percent, _NEWLINES.sub(" ", str(text))))
+
+
 def _token(text: object) -> str:
-    """A space-free field of the first DOCHDR line: whitespace is percent-encoded."""
-    return _value(_WHITESPACE.sub(lambda m: f"%{ord(m.group()):02X}", str(text))) or UNKNOWN
+    """A whitespace-free field (first DOCHDR line, metadata value): whitespace and controls
+    are percent-encoded, an empty field is ``-``."""
+    return _value(_WHITESPACE.sub(_percent, _HEADER_CONTROLS.sub(_percent, str(text)))) or UNKNOWN
+
+
+def url_token(url: object) -> str:
+    """A URL as the first DOCHDR line and the index hold it once unescaped: whitespace and
+    controls percent-encoded, ``-`` if empty (``parse_doc(...).url`` gives this back)."""
+    return _WHITESPACE.sub(_percent, _HEADER_CONTROLS.sub(_percent, str(url))) or UNKNOWN
+
+
+def mime_token(content_type: object) -> str:
+    """A Content-Type as one whitespace-free field: blanks around ``;``, ``=`` and ``,`` go
+    (``text/html; charset=utf-8`` -> ``text/html;charset=utf-8``), other whitespace is
+    percent-encoded, an empty value is ``-``."""
+    return _token(_MIME_SPACE.sub(r"\1", str(content_type).strip()))
 
 
 def _name(text: str) -> str:
@@ -85,15 +125,17 @@ def format_doc(docno: str, url: str, ip: str, fetched: str, content_type: str,
     """Return one TREC document as UTF-8 bytes, ending with ``</DOC>`` and a newline.
 
     Never raises on odd text: markup is escaped, newlines in one-line fields become spaces,
-    unencodable characters (lone surrogates) become ``?``, a status line not starting with
-    ``HTTP/`` is written after ``HTTP/-``.
+    whitespace in the first line's fields and in metadata values is removed or percent-encoded
+    (see the module doc), unencodable characters (lone surrogates) become ``?``, a status line
+    not starting with ``HTTP/`` is written after ``HTTP/-``. Text characters are not judged
+    here: the writer refuses a document with control characters or U+FFFD
+    (:func:`forbidden_characters`).
     """
     length = UNKNOWN if raw_length is None else str(int(raw_length))
-    ctype = _value(content_type).strip() or UNKNOWN
     lines = ["<DOC>", f"<DOCNO>{_token(docno)}</DOCNO>", "<DOCHDR>",
-             f"{_token(url)} {_token(ip)} {_token(fetched)} {ctype} {length}"]
+             f"{_token(url)} {_token(ip)} {_token(fetched)} {mime_token(content_type)} {length}"]
     if status_line:
-        status = _value(status_line)
+        status = _header(status_line)
         # parse_doc knows the status line by its "HTTP/" (RFC 9112 4); another one (Scrapy's
         # HTTP/2 handler says "h2") would read as a malformed header and fail the document
         lines.append(status if status.startswith("HTTP/") else f"HTTP/{UNKNOWN} {status}")
@@ -101,12 +143,46 @@ def format_doc(docno: str, url: str, ip: str, fetched: str, content_type: str,
         name = _name(str(name))
         if name.lower().startswith(META_PREFIX.lower()):
             name = UPSTREAM_PREFIX + name
-        lines.append(f"{name}: {_value(value)}")
-    lines += [f"{META_PREFIX}{_name(str(key))}: {_value(value)}" for key, value in meta.items()]
+        lines.append(f"{name}: {_header(value)}")
+    lines += [f"{META_PREFIX}{_name(str(key))}: {_token(value)}" for key, value in meta.items()]
     lines.append("</DOCHDR>")
     lines += [p for p in (_value(p).strip() for p in paragraphs) if p]
     lines.append("</DOC>\n")
     return "\n".join(lines).encode("utf-8", "replace")
+
+
+def forbidden_characters(data: bytes) -> str | None:
+    """Describe the first forbidden character of a formatted document (``data``, UTF-8: a C0
+    control other than TAB/LF, DEL, a C1 control or U+FFFD), e.g. ``"U+FFFD at byte 212"``;
+    None if there is none."""
+    match = _FORBIDDEN.search(data)
+    if match is None:
+        return None
+    char = match.group().decode("utf-8")
+    return f"U+{ord(char):04X} at byte {match.start()}"
+
+
+def strict_problems(data: bytes) -> list[str]:
+    """What a strict TREC reader would refuse in one document (``data`` as stored): a first
+    DOCHDR line without exactly five whitespace-separated fields, a metadata value that is
+    empty or holds whitespace, a forbidden character (:func:`forbidden_characters`).
+    Assumes ``data`` parses (:func:`parse_doc`); returns an empty list for a sound document."""
+    problems = []
+    text = data.decode("utf-8", "replace")
+    lines = text.split("\n")
+    docno = lines[1].removeprefix("<DOCNO>").removesuffix("</DOCNO>")
+    fields = lines[3].split()
+    if len(fields) != 5 or lines[3] != " ".join(fields):
+        problems.append(f"{docno}: DOCHDR first line has {len(fields)} fields, not 5 "
+                        f"separated by single spaces: {lines[3][:120]!r}")
+    for line in lines[4:lines.index("</DOCHDR>")]:
+        if line.startswith(META_PREFIX):
+            value = line.partition(": ")[2]
+            if not value or _WHITESPACE.search(value):
+                problems.append(f"{docno}: metadata value with whitespace: {line[:120]!r}")
+    if (bad := forbidden_characters(data)) is not None:
+        problems.append(f"{docno}: forbidden character {bad}")
+    return problems
 
 
 def _first_line(line: str) -> dict:

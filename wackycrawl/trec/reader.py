@@ -1,8 +1,9 @@
 """Read gzip-compressed TREC compound files: every member, random access, truncation, checks.
 
 A file is a sequence of gzip members (RFC 1952 section 2.2), normally one per document, with an
-index ``<file>.idx.tsv`` of ``docno TAB member offset TAB member length`` (offsets and lengths
-in bytes of the compressed file). A reader built on one zlib stream stops after the first member
+index ``<file>.idx.tsv`` of ``docno TAB url TAB member offset TAB member length`` (offsets and
+lengths in bytes of the compressed file; the URL as in the DOCHDR, whitespace percent-encoded).
+Indexes of older files have no URL column (``docno TAB offset TAB length``) and still read. A reader built on one zlib stream stops after the first member
 without an error (``zlib.decompress(data, 31)``; internetarchive/warc#21, iipc/warc-specifications
 #47): this one restarts the decompressor at every member end, and a member cut short raises
 :class:`TruncatedFileError` after the complete documents were yielded, never a silent short read
@@ -15,7 +16,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import BinaryIO, NamedTuple
 
-from wackycrawl.trec.format import TrecDoc, TrecFormatError, parse_doc, split_docs
+from wackycrawl.trec.format import (
+    TrecDoc,
+    TrecFormatError,
+    parse_doc,
+    split_docs,
+    strict_problems,
+    url_token,
+)
 
 GZIP_WBITS = 31  # zlib: gzip header and trailer
 CHUNK_BYTES = 1 << 20
@@ -23,7 +31,9 @@ CHUNK_BYTES = 1 << 20
 # member expanding beyond this is a decompression bomb or not ours.
 MAX_MEMBER_BYTES = 64 << 20
 INDEX_SUFFIX = ".idx.tsv"
-INDEX_HEADER = "# docno\tmember_offset\tmember_length\n"
+INDEX_HEADER = "# docno\turl\tmember_offset\tmember_length\n"
+TREC_SUFFIX = ".trec.gz"
+OPEN_SUFFIX = ".open"
 
 
 class TrecFileError(Exception):
@@ -49,14 +59,43 @@ class Member(NamedTuple):
 
 
 class IndexEntry(NamedTuple):
+    """One index line: ``offset``/``length`` of the member in compressed bytes, ``url`` ``-``
+    when the index is of the older three-column kind."""
+
     docno: str
     offset: int
     length: int
+    url: str = "-"
+
+    def line(self) -> str:
+        return f"{self.docno}\t{self.url}\t{self.offset}\t{self.length}\n"
+
+    def same_place(self, other: "IndexEntry") -> bool:
+        """Same DOCNO and member, and same URL unless one of them has none (old index)."""
+        return self[:3] == other[:3] and (self.url == other.url or "-" in (self.url, other.url))
 
 
 def index_path(path: str) -> str:
     """The index file of a compound file (``x.trec.gz`` and ``x.trec.gz.open`` share one)."""
-    return path.removesuffix(".open") + INDEX_SUFFIX
+    return path.removesuffix(OPEN_SUFFIX) + INDEX_SUFFIX
+
+
+def corpus_files(paths, open_files: list | None = None) -> list[str]:
+    """``paths`` with every folder replaced by its compound files (``*.trec.gz``, sorted).
+
+    Files still being written (``*.trec.gz.open``) in a folder are left out and appended to
+    ``open_files`` when given; a path that is not a folder is kept as it is (even ``.open``)."""
+    files = []
+    for path in paths:
+        if not os.path.isdir(path):
+            files.append(path)
+            continue
+        for name in sorted(os.listdir(path)):
+            if name.endswith(TREC_SUFFIX):
+                files.append(os.path.join(path, name))
+            elif name.endswith(TREC_SUFFIX + OPEN_SUFFIX) and open_files is not None:
+                open_files.append(os.path.join(path, name))
+    return files
 
 
 class _Member:
@@ -158,9 +197,11 @@ def read_index(path: str) -> list[IndexEntry]:
             if line.startswith("#") or not line.strip():
                 continue
             parts = line.rstrip("\n").split("\t")
-            if len(parts) != 3 or not all(p.isascii() and p.isdigit() for p in parts[1:]):
+            numbers = parts[-2:]
+            if len(parts) not in (3, 4) or not all(p.isascii() and p.isdigit() for p in numbers):
                 raise TrecFileError(f"{index_path(path)}:{n}: bad index line {line!r}")
-            entries.append(IndexEntry(parts[0], int(parts[1]), int(parts[2])))
+            url = parts[1] if len(parts) == 4 else "-"
+            entries.append(IndexEntry(parts[0], int(numbers[0]), int(numbers[1]), url))
     return entries
 
 
@@ -170,21 +211,42 @@ def get_doc(path: str, entry: IndexEntry) -> bytes:
         return read_member(f, entry.offset, entry.length, path)
 
 
+def _indexed_files(directory: str, first: str = "") -> list[str]:
+    """Compound files of ``directory`` that have an index (``first``'s file name first)."""
+    names = sorted(n for n in os.listdir(directory) if n.endswith(INDEX_SUFFIX))
+    names.sort(key=lambda n: n != first + INDEX_SUFFIX)
+    paths = []
+    for name in names:
+        data_path = os.path.join(directory, name.removesuffix(INDEX_SUFFIX))
+        paths.append(data_path if os.path.exists(data_path) else data_path + OPEN_SUFFIX)
+    return paths
+
+
 def find_doc(directory: str, docno: str) -> tuple[str, IndexEntry] | None:
     """Find ``docno`` through the index files in ``directory``: ``(file path, entry)`` or None.
 
     The index of the file the writer's DOCNO scheme names (``<file stem>-<doc#>``) is read
     first, then all others."""
-    names = sorted(n for n in os.listdir(directory) if n.endswith(INDEX_SUFFIX))
-    names.sort(key=lambda n: n != docno.rsplit("-", 1)[0] + ".trec.gz" + INDEX_SUFFIX)
-    for name in names:
-        data_path = os.path.join(directory, name.removesuffix(INDEX_SUFFIX))
-        if not os.path.exists(data_path):
-            data_path += ".open"
+    for data_path in _indexed_files(directory, docno.rsplit("-", 1)[0] + TREC_SUFFIX):
         for entry in read_index(data_path):
             if entry.docno == docno:
                 return data_path, entry
     return None
+
+
+def find_url(directory: str, url: str) -> list[tuple[str, IndexEntry]]:
+    """Every document of ``url`` in ``directory``'s files: ``[(file path, entry), ...]``.
+
+    ``url`` is compared as written (whitespace percent-encoded, :func:`url_token`). Indexes
+    with a URL column are read; a file whose index has none (older files) is read whole."""
+    url, found = url_token(url), []
+    for data_path in _indexed_files(directory):
+        index = read_index(data_path)
+        if index and all(e.url == "-" for e in index):
+            index = [IndexEntry(doc.docno, m.offset, m.length, doc.url)
+                     for m, doc in iter_docs(data_path)]
+        found += [(data_path, entry) for entry in index if entry.url == url]
+    return found
 
 
 @dataclass
@@ -204,19 +266,27 @@ class CheckResult:
 
 def check(path: str) -> CheckResult:
     """Validate a compound file: every member decompresses and parses, one document per member,
-    and the index lists exactly those members (docno, offset, length). Never raises for damage."""
-    result, found = CheckResult(path), []
+    each document passes the strict reader's rules (:func:`strict_problems`: five fields in
+    the first DOCHDR line, metadata values without whitespace, no control character or
+    U+FFFD), and the index lists exactly those members (docno, url, offset, length; an older
+    index without URLs is accepted). Never raises for damage."""
+    result, found, strict = CheckResult(path), [], []
     try:
         last = None
         for member, doc in iter_docs(path):
             result.docs += 1
             if member is last and not result.problems:
                 result.problems.append(f"several documents in the member at byte {member.offset}")
-            result.members += member is not last
+            if member is not last:
+                result.members += 1
+                strict += [p for raw in split_docs(member.data) for p in strict_problems(raw)]
             last = member
-            found.append(IndexEntry(doc.docno, member.offset, member.length))
+            found.append(IndexEntry(doc.docno, member.offset, member.length, doc.url))
     except (TrecFileError, TrecFormatError, OSError) as exc:
         result.problems.append(str(exc))
+    if strict:
+        more = f" (and {len(strict) - 1} more)" if len(strict) > 1 else ""
+        result.problems.append(f"not strict TREC: {strict[0]}{more}")
     try:
         index = read_index(path)
     except FileNotFoundError:
@@ -228,7 +298,7 @@ def check(path: str) -> CheckResult:
     result.index_lines = len(index)
     if len(index) != result.docs:
         result.problems.append(f"{result.docs} documents but {len(index)} index lines")
-    bad = [e for e, f in zip(index, found) if e != f]
+    bad = [e for e, f in zip(index, found) if not e.same_place(f)]
     if bad:
         result.problems.append(f"index line for {bad[0].docno} does not match the file")
     return result

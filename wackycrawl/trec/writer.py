@@ -3,8 +3,8 @@
 Layout (Croft et al. section 3.6.3, "large files compressed in blocks"; seed notes sections 4-6):
 documents are appended to ``<prefix>-<worker>-<file#>.trec.gz``, each as ONE gzip member
 (RFC 1952), so any document can be read by seeking to its member and decompressing only that
-(cost measured in ``benchmarks/trec_io.py``). ``<file>.idx.tsv`` lists ``docno TAB member offset
-TAB member length`` in compressed bytes, one line per document. A file is rotated before a
+(cost measured in ``benchmarks/trec_io.py``). ``<file>.idx.tsv`` lists ``docno TAB url TAB member
+offset TAB member length`` (compressed bytes), one line per document. A file is rotated before a
 member would take it past ``rotate_bytes`` COMPRESSED bytes (a single larger member gets a
 file of its own).
 
@@ -36,8 +36,24 @@ from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from typing import NamedTuple, Self
 
-from wackycrawl.trec.format import TrecDoc, TrecFormatError, format_doc, parse_doc, split_docs
-from wackycrawl.trec.reader import INDEX_HEADER, TrecFileError, index_path, iter_members
+from wackycrawl.trec.format import (
+    TrecContentError,
+    TrecDoc,
+    TrecFormatError,
+    forbidden_characters,
+    format_doc,
+    parse_doc,
+    split_docs,
+    url_token,
+)
+from wackycrawl.trec.reader import (
+    INDEX_HEADER,
+    OPEN_SUFFIX,
+    IndexEntry,
+    TrecFileError,
+    index_path,
+    iter_members,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -48,7 +64,6 @@ PREFIX = "WACKY"
 ROTATE_BYTES = 100 * 1000 * 1000  # ~100 MB compressed, the size of a GOV2 bundle file
 COMPRESSLEVEL = 6  # zlib's default trade-off
 FSYNC = False
-OPEN_SUFFIX = ".open"
 LOCK_NAME = ".trec.lock"
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
@@ -89,10 +104,11 @@ def _dir_lock(directory: str):
 
 
 def write_index(path: str, entries) -> None:
-    """Atomically replace the index of ``path`` with ``entries`` (docno, offset, length)."""
+    """Atomically replace the index of ``path`` with ``entries``: :class:`IndexEntry` or
+    tuples (docno, offset, length[, url])."""
     tmp = index_path(path) + ".tmp"
     with open(tmp, "w", encoding="utf-8") as f:
-        f.write(INDEX_HEADER + "".join(f"{d}\t{o}\t{n}\n" for d, o, n in entries))
+        f.write(INDEX_HEADER + "".join(IndexEntry(*e).line() for e in entries))
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, index_path(path))
@@ -114,7 +130,8 @@ def recover_file(path: str) -> Recovery | None:
                 docs = split_docs(member.data)
                 if len(docs) != 1:
                     raise TrecFormatError(f"{len(docs)} documents in member at {member.offset}")
-                entries.append((parse_doc(docs[0]).docno, member.offset, member.length))
+                doc = parse_doc(docs[0])
+                entries.append(IndexEntry(doc.docno, member.offset, member.length, doc.url))
                 end = member.offset + member.length
         except (TrecFileError, TrecFormatError) as exc:
             reason = str(exc)
@@ -191,9 +208,13 @@ class TrecWriter:
         self._docs = self._size = 0
 
     def _member(self, doc: TrecDoc) -> tuple[str, bytes]:
+        """(DOCNO, gzip member); raises TrecContentError before anything is written."""
         docno = f"{self.stem}{self._number:05d}-{self._docs:06d}"
         # shallow field access: dataclasses.asdict deep-copies every paragraph and header
         data = format_doc(**{name: getattr(doc, name) for name in _DOC_FIELDS}, docno=docno)
+        bad = forbidden_characters(data)
+        if bad is not None:
+            raise TrecContentError(f"{doc.url}: {bad} (control character or U+FFFD)")
         return docno, gzip.compress(data, self.compresslevel, mtime=0)
 
     def _append(self, f, pos: int, data: bytes) -> None:
@@ -211,16 +232,21 @@ class TrecWriter:
             raise
 
     def write(self, doc: TrecDoc) -> Written:
-        """Append ``doc`` (its ``docno`` is ignored: the writer assigns one) as one member."""
+        """Append ``doc`` (its ``docno`` is ignored: the writer assigns one) as one member.
+
+        Raises :class:`TrecContentError`, writing nothing, when the document's text or
+        metadata holds a C0 control other than TAB/LF, DEL, a C1 control or U+FFFD: a
+        corpus never stores them (header fields are sanitised by :func:`format_doc`)."""
+        docno, member = self._member(doc)
         if self._file is None:
             self._open()
-        docno, member = self._member(doc)
+            docno, member = self._member(doc)
         if self._docs and self._size + len(member) > self.rotate_bytes:
             self.close()
             self._number += 1
             self._open()
             docno, member = self._member(doc)
-        line = f"{docno}\t{self._size}\t{len(member)}\n".encode()
+        line = IndexEntry(docno, self._size, len(member), url_token(doc.url)).line().encode()
         index_pos = self._index.tell()
         self._append(self._file, self._size, member)
         try:
