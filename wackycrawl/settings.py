@@ -267,6 +267,13 @@ WACKY_WORKER_ID = None
 WACKY_TREC_FSYNC = False
 # gzip level of each one-document member (zlib's default, 6).
 WACKY_TREC_COMPRESSLEVEL = 6
+# Rejects stream (wackycrawl.pipelines.rejects; issue 9 "annotate, don't only drop"): documents
+# dropped for one of these reasons go, with their scores and X-Wacky-Rejected, to TREC files
+# <prefix>-<worker>-rejects-<file#>.trec.gz in WACKY_REJECTS_DIR ("" = <WACKY_OUTPUT_DIR>/rejects).
+WACKY_KEEP_REJECTS = False
+WACKY_REJECT_REASONS = ["too_short", "badwords", "not_prose", "wrong_language",
+                        "exact_duplicate", "near_duplicate"]
+WACKY_REJECTS_DIR = ""
 
 # --- Components ---------------------------------------------------------------------------
 # (stage runner settings) StagesPipeline runs the stateless stages of WACKY_STAGES, in order,
@@ -291,6 +298,7 @@ WACKY_STAGE_WORKERS = None
 EXTENSIONS = {
     "wackycrawl.extensions.progress.Progress": 800,  # before Summary: yield stats
     "wackycrawl.extensions.summary.Summary": 900,
+    "wackycrawl.pipelines.rejects.RejectsWriter": 950,  # only with WACKY_KEEP_REJECTS
 }
 # Write all crawl stats as JSON to this file at close ("" = off).
 WACKY_STATS_FILE = ""

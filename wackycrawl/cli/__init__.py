@@ -10,7 +10,8 @@ import importlib
 import os
 import sys
 
-SUBCOMMANDS = ["clean", "langid", "trec", "tuples", "queries", "seeds", "status"]
+SUBCOMMANDS = ["clean", "langid", "trec", "tuples", "queries", "seeds", "status",
+               "filter"]
 
 
 def write_output(command: str, output: str | None, text: str) -> bool:

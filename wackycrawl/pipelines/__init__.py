@@ -15,8 +15,24 @@ def drop(stats, reason: str, item: dict, detail: str = "") -> DropItem:
     The exception message starts with the reason, so Scrapy's "Dropped:" log line tells it.
     """
     stats.inc_value(f"wacky/drop/{reason}")
-    msg = f"{reason}: {item.get('url', '?')}" + (f" ({detail})" if detail else "")
-    return DropItem(msg)
+    return dropped(reason, item, detail)
+
+
+def dropped(reason: str, item: dict | None, detail: str = "",
+            message: str | None = None) -> DropItem:
+    """The DropItem of a drop (not counted: :func:`drop` counts). It carries ``reason``,
+    ``detail`` and the item as it was when dropped, for the rejects stream
+    (:func:`rejection`; ``item`` may be None when a worker process did not send it back).
+    ``message`` replaces the default one (``reason: url (detail)``)."""
+    url = item.get("url", "?") if item else "?"
+    exc = DropItem(message or f"{reason}: {url}" + (f" ({detail})" if detail else ""))
+    exc.wacky_drop = (reason, detail, item)
+    return exc
+
+
+def rejection(exc: BaseException) -> tuple[str, str, dict | None] | None:
+    """``(reason, detail, item as dropped)`` of a DropItem made by :func:`drop`, else None."""
+    return getattr(exc, "wacky_drop", None)
 
 
 def crawl_worker_id(crawler) -> str:

@@ -19,7 +19,8 @@ here too, so a bad setting stops the crawl at start-up in both modes.
 
 In a worker, each stage's stats calls and log records (at ``LOG_LEVEL`` and above) are
 recorded per item and replayed here, in order: counters, drop reasons and log lines are the
-same as in-process. Workers ignore SIGINT and SIGTERM, so a graceful stop (Ctrl-C, Scrapyd
+same as in-process. With ``WACKY_KEEP_REJECTS`` a worker sends an item dropped for one of
+``WACKY_REJECT_REASONS`` back as it was when dropped, for the rejects stream. Workers ignore SIGINT and SIGTERM, so a graceful stop (Ctrl-C, Scrapyd
 cancel) lets the items in flight finish; a worker exits when its socket closes, i.e. when
 this process closes the spider or dies (even by kill -9). A worker that dies (killed, out of
 memory) is logged at ERROR; its items in flight are dropped as ``stage_worker_died`` and a
@@ -41,7 +42,8 @@ from scrapy.exceptions import DropItem, NotConfigured
 from scrapy.settings import Settings
 from scrapy.utils.misc import load_object
 
-from wackycrawl.pipelines import drop
+from wackycrawl.pipelines import drop, dropped, rejection
+from wackycrawl.pipelines.rejects import reject_reasons
 
 logger = logging.getLogger(__name__)
 _PROTOCOL = pickle.HIGHEST_PROTOCOL
@@ -147,14 +149,17 @@ class _Capture(logging.Handler):
         return records
 
 
-def _answer(stages, item, stats: StatsRecorder, capture: _Capture) -> tuple:
+def _answer(stages, item, stats: StatsRecorder, capture: _Capture,
+            send_back: frozenset = frozenset()) -> tuple:
     try:
         if item is None:
             result = ("ready", len(stages()))
         else:
             result = ("item", run_stages(stages(), item))
     except DropItem as exc:
-        result = ("drop", str(exc))
+        reason, detail, state = rejection(exc) or ("", "", None)
+        # the dropped item travels back only for the rejects stream (WACKY_KEEP_REJECTS)
+        result = ("drop", (str(exc), reason, detail, state if reason in send_back else None))
     except Exception:  # noqa: BLE001 - sent back and raised as StageError by the caller
         url = item.get("url", "?") if isinstance(item, dict) else "start-up"
         result = ("error", f"{url}: {traceback.format_exc()}")
@@ -168,6 +173,7 @@ def worker_main(sock: socket.socket, paths: list[str], settings: dict, level: in
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     capture, stats = _Capture(), StatsRecorder()
+    send_back = reject_reasons(Settings(settings))
     root = logging.getLogger()
     root.handlers[:] = [capture]
     root.setLevel(level)
@@ -183,7 +189,8 @@ def worker_main(sock: socket.socket, paths: list[str], settings: dict, level: in
     with sock, sock.makefile("rwb") as stream:
         while len(header := stream.read(_HEADER)) == _HEADER:
             seq, item = pickle.loads(stream.read(int.from_bytes(header, "big")))
-            data = pickle.dumps((seq, *_answer(stages, item, stats, capture)), _PROTOCOL)
+            answer = _answer(stages, item, stats, capture, send_back)
+            data = pickle.dumps((seq, *answer), _PROTOCOL)
             stream.write(len(data).to_bytes(_HEADER, "big") + data)
             stream.flush()
 
@@ -335,7 +342,8 @@ class StagesPipeline:
             if log.isEnabledFor(record.levelno):
                 log.handle(record)
         if kind == "drop":
-            raise DropItem(payload)
+            message, reason, detail, state = payload
+            raise dropped(reason, state, detail, message) if reason else DropItem(message)
         if kind == "error":
             raise StageError(payload)
         return payload

@@ -1,0 +1,116 @@
+"""``wackycrawl.corpus.refilter`` and ``wackycrawl filter`` on hand-made corpora (no crawl)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from tests.corpusweb import _DE, _EN, same_words
+from tests.webpages import prose, pseudo_word
+from wackycrawl.cli import main
+from wackycrawl.cli.filter import crawl_settings
+from wackycrawl.corpus.refilter import Policy, Refilter
+from wackycrawl.corpus.source import corpus_files, iter_corpus
+from wackycrawl.trec.format import TrecDoc
+from wackycrawl.trec.writer import TrecWriter
+
+
+def doc(url, paragraphs, **meta) -> TrecDoc:
+    return TrecDoc(url=url, paragraphs=paragraphs, meta=dict(meta))
+
+
+def policy(*pairs, **kw) -> Policy:
+    return Policy.from_settings(crawl_settings(list(pairs)), **kw)
+
+
+def test_policy_defaults_are_the_crawl_settings():
+    p = policy()
+    assert (p.min_words, p.k, p.prose["min_types"], p.languages) == (30, 3, 10, ())
+    assert policy("WACKY_LANGUAGES=en,de", "WACKY_SIMHASH_K=5").languages == ("en", "de")
+    with pytest.raises(ValueError):
+        policy("WACKY_LANGUAGES=xx-nonsense")
+    with pytest.raises(ValueError):
+        crawl_settings(["WACKY_LANGUAGES"])
+
+
+def test_stored_scores_decide_and_missing_ones_are_computed():
+    r = Refilter(policy("WACKY_LANGUAGES=en"))
+    stored = doc("http://a/", prose(1), Language="de", **{
+        "Language-Score": "0.9", "Language-Method": "funcwords", "Funcword-Types": "40",
+        "Funcword-Tokens": "400", "Funcword-Share": "0.500"})
+    rejection = r.decide(stored)  # the stored label wins: no identification
+    assert rejection.reason == "wrong_language" and r.reidentified == 0
+    assert stored.meta["Rejected"] == "wrong_language"
+    fresh = doc("http://b/", prose(2))
+    assert r.decide(fresh) is None and r.reidentified == 1
+    assert fresh.meta["Language"] == "en" and "Rejected" not in fresh.meta
+    border = doc("http://c/", prose(3), **{**stored.meta, "Language": "en",
+                                             "Funcword-Share": "0.250"})
+    r.decide(border)
+    assert r.reidentified == 2  # 0.250 may be 0.2496 before rounding: read again
+
+
+def test_length_and_badwords_are_recomputed_from_the_text():
+    r = Refilter(policy("WACKY_MIN_CLEAN_WORDS=5000"))
+    assert r.decide(doc("http://a/", prose(1))).reason == "too_short"
+    assert Refilter(policy()).decide(doc("http://a/", ["two words"])).reason == "too_short"
+
+
+def _cross_pair():
+    rng = random.Random(7)
+    words = [pseudo_word(rng) for _ in range(800)]
+    return doc("http://de/", same_words(_DE, words)), doc("http://en/", same_words(_EN, words))
+
+
+@pytest.mark.parametrize(("mode", "reason"), [("near", "near_duplicate"), ("exact", None),
+                                               ("off", None)])
+def test_dedup_modes(mode, reason):
+    german, english = _cross_pair()
+    r = Refilter(policy(dedup=mode))
+    assert r.decide(german) is None
+    found = r.decide(english)
+    assert (found.reason if found else None) == reason
+    copy = doc("http://copy/", list(german.paragraphs))
+    found = r.decide(copy)
+    assert (found.reason if found else None) == (None if mode == "off" else "exact_duplicate")
+
+
+def test_a_near_duplicate_of_a_dropped_document_comes_back():
+    german, english = _cross_pair()
+    english.meta.update(Rejected="near_duplicate")
+    r = Refilter(policy("WACKY_LANGUAGES=en"))
+    out = list(r.run([german], [english]))
+    assert out[0][1].reason == "wrong_language"
+    assert out[1][1] is None and "Rejected" not in english.meta
+
+
+def _write(directory, docs, worker="w1"):
+    with TrecWriter(str(directory), worker=worker) as w:
+        for d in docs:
+            w.write(d)
+
+
+def test_filter_command_writes_kept_and_rejects_and_refuses_its_input(tmp_path, capsys):
+    src = tmp_path / "corpus"
+    _write(src, [doc("http://a/", prose(1)), doc("http://d/", prose(2, lang="de"))])
+    _write(src / "rejects", [doc("http://s/", ["a few words"], Rejected="too_short")],
+           worker="w1-rejects")
+    assert main(["filter", str(src), "-o", str(tmp_path / "out"), "--languages", "en"]) == 0
+    kept = list(iter_corpus(corpus_files([str(tmp_path / "out")])))
+    rejected = list(iter_corpus(corpus_files([str(tmp_path / "out" / "rejects")])))
+    assert [d.url for d in kept] == ["http://a/"]
+    assert {d.url: d.meta["Rejected"] for d in rejected} == {
+        "http://d/": "wrong_language", "http://s/": "too_short"}
+    assert "read 3 documents" in capsys.readouterr().err
+    assert main(["filter", str(src), "-o", str(src)]) == 1
+
+
+def test_filter_uses_the_complete_documents_of_a_damaged_file(tmp_path):
+    src = tmp_path / "corpus"
+    _write(src, [doc("http://a/", prose(1)), doc("http://b/", prose(2))])
+    path = corpus_files([str(src)])[0]
+    with open(path, "r+b") as f:
+        f.truncate(f.seek(0, 2) - 20)
+    assert main(["filter", str(src), "-o", str(tmp_path / "out")]) == 1
+    assert [d.url for d in iter_corpus(corpus_files([str(tmp_path / "out")]))] == ["http://a/"]

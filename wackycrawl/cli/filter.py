@@ -1,0 +1,120 @@
+"""``wackycrawl filter CORPUS... -o OUTDIR``: re-decide a corpus and its rejects with other
+thresholds and write a new corpus, without crawling again.
+
+CORPUS is a corpus directory (its ``*.trec.gz`` and ``rejects/*.trec.gz``) or TREC files
+(a file under a ``rejects`` folder, or with ``-rejects-`` in its name, counts as rejected).
+The thresholds are the crawl's own settings, given as ``-s NAME=VALUE`` with the crawl's
+defaults (``wackycrawl.settings``): ``WACKY_LANGUAGES``, ``WACKY_MIN_CLEAN_WORDS``,
+``WACKY_BADWORDS_*``, ``WACKY_MIN_FUNCWORD_TYPES``/``_TOKENS``/``_RATIO``,
+``WACKY_LID_*``, ``WACKY_LANGUAGE_ENABLED``, ``WACKY_DEDUP_ENABLED``, ``WACKY_SIMHASH_K``,
+``WACKY_SIMHASH_MIN_FEATURES``; ``--languages`` is short for ``-s WACKY_LANGUAGES=``.
+``--dedup exact`` keeps near duplicates (exact ones still go), ``--dedup off`` keeps both.
+Kept documents go to OUTDIR as TREC files (new DOCNOs; ``X-Wacky-Source-Docno`` names the
+input document), the documents now rejected to ``OUTDIR/rejects/`` with
+``X-Wacky-Rejected`` (``--no-rejects``: not written). Decisions: :mod:`wackycrawl.corpus.refilter`.
+Exit codes: 0 done, 1 unreadable input or damaged file (its complete documents are still
+used), 2 usage errors.
+"""
+
+import os
+import sys
+from collections import Counter
+
+from scrapy.settings import Settings
+
+from wackycrawl.corpus.refilter import DEDUP_MODES, Policy, Refilter
+from wackycrawl.corpus.source import REJECTS_SUBDIR, SourceErrors, corpus_files, iter_corpus
+from wackycrawl.trec import writer
+
+SOURCE_DOCNO = "Source-Docno"
+
+
+def _err(message: str) -> None:
+    print(f"wackycrawl filter: {message}", file=sys.stderr)
+
+
+def crawl_settings(pairs: list[str]) -> Settings:
+    """The crawl's settings (``wackycrawl.settings``) with ``NAME=VALUE`` overrides; raises
+    ValueError for a pair without ``=``."""
+    settings = Settings()
+    settings.setmodule("wackycrawl.settings", priority="project")
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep:
+            raise ValueError(f"-s wants NAME=VALUE, not {pair!r}")
+        settings.set(name.strip(), value, priority="cmdline")
+    return settings
+
+
+def is_reject_file(path: str) -> bool:
+    return (os.path.basename(os.path.dirname(os.path.abspath(path))) == REJECTS_SUBDIR
+            or "-rejects-" in os.path.basename(path))
+
+
+def run(args) -> int:
+    try:
+        settings = crawl_settings(args.set + ([f"WACKY_LANGUAGES={args.languages}"]
+                                              if args.languages is not None else []))
+        policy = Policy.from_settings(settings, args.dedup, args.recompute_language)
+        files = corpus_files(args.corpus, rejects=True)
+    except (ValueError, OSError) as exc:
+        _err(str(exc))
+        return 1
+    out = os.path.abspath(args.output)
+    if any(os.path.abspath(os.path.dirname(f)) in (out, os.path.join(out, REJECTS_SUBDIR))
+           for f in files):
+        _err(f"{args.output} holds input files; write the new corpus elsewhere")
+        return 1
+    errors, counts = SourceErrors(), Counter()
+    kept_files = [f for f in files if not is_reject_file(f)]
+    reject_files = [f for f in files if is_reject_file(f)]
+    refilter = Refilter(policy)
+    worker = args.worker or writer.default_worker_id()
+    kept_out = writer.TrecWriter(args.output, args.prefix, worker)
+    rejects_out = None if args.no_rejects else writer.TrecWriter(
+        os.path.join(args.output, REJECTS_SUBDIR), args.prefix, worker + "-rejects")
+    try:
+        for doc, rejection in refilter.run(iter_corpus(kept_files, errors),
+                                           iter_corpus(reject_files, errors)):
+            doc.meta[SOURCE_DOCNO] = doc.docno
+            counts["read"] += 1
+            if rejection is None:
+                kept_out.write(doc)
+                counts["kept"] += 1
+            else:
+                counts[rejection.reason] += 1
+                if rejects_out:
+                    rejects_out.write(doc)
+    except OSError as exc:
+        _err(f"cannot write: {exc}")
+        return 1
+    finally:
+        kept_out.close()
+        if rejects_out:
+            rejects_out.close()
+    drops = ", ".join(f"{k} {v}" for k, v in counts.most_common() if k not in ("read", "kept"))
+    print(f"read {counts['read']} documents ({len(kept_files)} kept and {len(reject_files)} "
+          f"rejects files), kept {counts['kept']}; rejected: {drops or 'none'}; language "
+          f"identified again for {refilter.reidentified}", file=sys.stderr)
+    for path, message in errors.damaged:
+        _err(f"damaged {path}: {message}")
+    return 1 if errors.damaged else 0
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("filter", help="re-decide a corpus and its rejects with other "
+                                             "thresholds, write a new corpus")
+    p.add_argument("corpus", nargs="+", metavar="CORPUS", help="corpus directory or TREC files")
+    p.add_argument("-o", "--output", required=True, metavar="OUTDIR")
+    p.add_argument("-s", "--set", action="append", default=[], metavar="NAME=VALUE",
+                   help="a crawl setting (repeatable), e.g. -s WACKY_MIN_CLEAN_WORDS=100")
+    p.add_argument("--languages", help="languages to keep, e.g. en or en,de ('' keeps all)")
+    p.add_argument("--dedup", choices=DEDUP_MODES, default="near",
+                   help="near: drop exact and near duplicates (default); exact: keep near "
+                        "duplicates; off: keep all")
+    p.add_argument("--recompute-language", action="store_true",
+                   help="identify every text again instead of reading its stored scores")
+    p.add_argument("--no-rejects", action="store_true", help="do not write OUTDIR/rejects/")
+    p.add_argument("--prefix", default=writer.PREFIX, help="DOCNO prefix (default: WACKY)")
+    p.add_argument("--worker", default="", help="DOCNO worker part (default: time + hash)")
+    p.set_defaults(func=run)
