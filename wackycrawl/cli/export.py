@@ -14,12 +14,10 @@ damaged file (its complete documents are exported), 2 usage errors.
 import gzip
 import os
 import sys
-from collections import deque
 from contextlib import nullcontext
 
 from wackycrawl.corpus import export
 from wackycrawl.corpus.source import SourceErrors, corpus_files, iter_corpus
-from wackycrawl.corpus.tokens import tokenize_all
 
 
 def _err(message: str) -> None:
@@ -33,21 +31,6 @@ def open_output(path: str | None):
     if path.endswith(".gz"):
         return gzip.open(path, "wt", encoding="utf-8", newline="\n")
     return open(path, "w", encoding="utf-8", newline="\n")
-
-
-def vertical_stream(docs, workers: int, counts: export.Counts):
-    """VRT blocks of ``docs`` (an iterator), tokenised in ``workers`` processes, in order."""
-    pending: deque = deque()
-
-    def jobs():
-        for doc in docs:
-            langs = export.paragraph_languages(doc)
-            pending.append((doc, langs))
-            yield doc.paragraphs, langs
-
-    for tokenized in tokenize_all(jobs(), workers):
-        doc, langs = pending.popleft()
-        yield export.vrt(doc, tokenized, langs, counts)
 
 
 def run(args) -> int:
@@ -72,7 +55,8 @@ def run(args) -> int:
         else:
             with open_output(args.output) as out:
                 if args.format == "vrt":
-                    blocks = vertical_stream(docs, args.workers, counts)
+                    blocks = (export.vrt(doc, tokens, langs, counts)
+                              for doc, langs, tokens in export.tokenized(docs, args.workers))
                 else:
                     blocks = (_counted(getattr(export, args.format)(doc), counts) for doc in docs)
                 for block in blocks:

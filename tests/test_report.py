@@ -1,0 +1,124 @@
+"""``wackycrawl report``: its counts against an independent count over the exported vertical
+file, valid PNGs (read by Pillow), an offline HTML page, freq.tsv read by ``tuples``, and
+the Zipf and Heaps fits on data with known parameters."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from collections import Counter
+from html.parser import HTMLParser
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from tests.corpusdocs import corpus_docs, write_corpus
+from wackycrawl.cli import main
+from wackycrawl.corpus.report import PLOTS
+from wackycrawl.corpus.stats import CorpusStats, Paragraph, heaps_fit, zipf_fit
+
+
+@pytest.fixture(scope="module")
+def reported(tmp_path_factory):
+    base = tmp_path_factory.mktemp("report")
+    corpus = write_corpus(base / "corpus", corpus_docs(9))
+    stats_file = base / "stats.json"
+    stats_file.write_text(json.dumps({"wacky/drop/too_short": 4, "wacky/kept": 9,
+                                      "wacky/size/too_small": 2}))
+    assert main(["report", str(corpus), "-o", str(base / "out"), "--stats",
+                 str(stats_file)]) == 0
+    assert main(["export", str(corpus), "-o", str(base / "c.vrt")]) == 0
+    summary = json.loads((base / "out" / "report.json").read_text(encoding="utf-8"))
+    return base, summary
+
+
+def test_counts_equal_an_independent_count_over_the_vertical_file(reported):
+    base, summary = reported
+    root = ET.fromstring("<corpus>" + (base / "c.vrt").read_text(encoding="utf-8") + "</corpus>")
+    words = Counter()
+    for s in root.iter("s"):
+        for chunk in [s.text or ""] + [g.tail or "" for g in s.iter("g")]:
+            words.update(line for line in chunk.split("\n") if line)
+    assert summary["tokens"] == sum(words.values()) > 2000
+    assert summary["types"] == len(words)
+    assert summary["hapax_legomena"] == sum(1 for c in words.values() if c == 1)
+    assert summary["documents"] == len(root.findall("text")) == 9
+    assert summary["paragraphs"] == len(list(root.iter("p")))
+    assert summary["type_token_ratio"] == round(len(words) / sum(words.values()), 6)
+
+
+def test_report_of_the_vertical_file_gives_the_same_numbers(reported):
+    base, summary = reported
+    assert main(["report", str(base / "c.vrt"), "-o", str(base / "from-vrt")]) == 0
+    again = json.loads((base / "from-vrt" / "report.json").read_text(encoding="utf-8"))
+    for key in ("documents", "paragraphs", "sentences", "tokens", "types", "hapax_legomena",
+                "zipf", "heaps", "tlds", "hosts", "languages", "document_tokens"):
+        assert again[key] == summary[key], key
+
+
+def test_plots_are_png_images_and_the_page_references_them(reported):
+    base, summary = reported
+    out = base / "out"
+    for name in PLOTS:
+        with Image.open(out / name) as img:
+            assert img.format == "PNG" and img.size[0] > 200 and img.size[1] > 100
+            img.verify()
+
+    class Images(HTMLParser):
+        srcs: list = []
+
+        def handle_starttag(self, tag, attrs):
+            if tag == "img":
+                self.srcs.append(dict(attrs)["src"])
+
+    page = (out / "report.html").read_text(encoding="utf-8")
+    parser = Images()
+    parser.feed(page)
+    assert sorted(parser.srcs) == sorted(PLOTS)
+    assert "<script" not in page and "<link" not in page and 'src="http' not in page
+    assert str(summary["tokens"]) in page and "too_short" in page
+
+
+def test_tables_and_drops(reported):
+    _, summary = reported
+    assert set(summary["tlds"]) == {"uk", "de", "-"}
+    assert summary["hosts_total"] == 3 and summary["languages"]["documents"]["de"] == 3
+    assert summary["languages"]["tokens_by_paragraph"]["de"] > 0
+    assert summary["drops"] == {"too_short": 4, "too_small": 2}
+    d = summary["document_tokens"]
+    assert d["min"] <= d["p25"] <= d["median"] <= d["p75"] <= d["max"]
+
+
+def test_frequency_list_feeds_tuples(reported, capsys):
+    base, summary = reported
+    lines = (base / "out" / "freq.tsv").read_text(encoding="utf-8").splitlines()
+    assert len(lines) == summary["types"]
+    counts = [int(line.split("\t")[1]) for line in lines]
+    assert counts == sorted(counts, reverse=True) and sum(counts) == summary["tokens"]
+    capsys.readouterr()
+    assert main(["tuples", str(base / "out" / "freq.tsv"), "-n", "5", "--seed", "1",
+                 "--skip-top", "10"]) == 0
+    tuples = capsys.readouterr().out.splitlines()
+    assert len(tuples) == 5 and all(len(t.split()) == 3 for t in tuples)
+
+
+def test_zipf_and_heaps_fits_recover_known_parameters():
+    ranks = np.arange(1, 5001)
+    freqs = np.round(1e6 / ranks ** 1.2).astype(np.int64)
+    fit = zipf_fit(freqs, int(freqs.sum()))
+    assert fit["exponent"] == pytest.approx(1.2, abs=0.02)
+    n = np.geomspace(100, 1e7, 40)
+    fit = heaps_fit([(int(x), int(30 * x ** 0.5)) for x in n])
+    assert fit["beta"] == pytest.approx(0.5, abs=0.01) and fit["K"] == pytest.approx(30, rel=0.05)
+
+
+def test_heaps_curve_is_sampled_not_stored():
+    stats = CorpusStats()
+    rng = np.random.default_rng(1)
+    for _ in range(200):
+        words = [f"w{x}" for x in rng.zipf(1.5, 500)]
+        stats.add({"host": "h", "tld": "t", "lang": "en"}, [Paragraph("en", [words])])
+    curve = stats.heaps_curve()
+    assert curve[-1] == (100_000, len(stats.freq)) and len(curve) < 150
+    assert all(a[0] < b[0] and a[1] <= b[1] for a, b in zip(curve, curve[1:]))

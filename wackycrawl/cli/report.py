@@ -1,0 +1,79 @@
+"""``wackycrawl report CORPUS... -o DIR``: statistics and plots of a corpus.
+
+CORPUS is a corpus directory or TREC files (tokenised with SoMaJo as the vertical export is,
+``--workers`` processes), or vertical files written by ``wackycrawl export`` (``.vrt``,
+``.vrt.gz``: read, not tokenised again, so much faster). DIR receives ``report.html`` (one
+page, opens offline), its PNG plots, ``report.json`` (the same numbers) and ``freq.tsv``
+(``type TAB count``, input for ``wackycrawl tuples``). ``--stats`` adds the drop reasons of
+the crawl's stats file (``WACKY_STATS_FILE``). What is counted and fitted:
+:mod:`wackycrawl.corpus.stats`. Exit codes: 0 done, 1 unreadable input, a damaged file (its
+complete documents are counted) or an unwritable DIR, 2 usage errors.
+"""
+
+import gzip
+import json
+import sys
+
+from wackycrawl.corpus.export import paragraphs_of, read_vertical, text_attributes, tokenized
+from wackycrawl.corpus.report import write_report
+from wackycrawl.corpus.source import SourceErrors, corpus_files, iter_corpus
+from wackycrawl.corpus.stats import CorpusStats
+from wackycrawl.extensions.summary import drops_by_reason
+
+VERTICAL = (".vrt", ".vrt.gz")
+
+
+def _err(message: str) -> None:
+    print(f"wackycrawl report: {message}", file=sys.stderr)
+
+
+def add_trec(stats: CorpusStats, paths: list[str], workers: int, errors: SourceErrors) -> None:
+    docs = iter_corpus(corpus_files(paths), errors)
+    for doc, langs, tokens in tokenized(docs, workers):
+        paragraphs = paragraphs_of(tokens, langs)
+        if paragraphs:  # as the vertical export, which leaves documents without tokens out
+            stats.add(text_attributes(doc), paragraphs)
+
+
+def add_vertical(stats: CorpusStats, path: str) -> None:
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8") as f:
+        for attrs, paragraphs in read_vertical(f):
+            stats.add(attrs, paragraphs)
+
+
+def run(args) -> int:
+    stats, errors = CorpusStats(), SourceErrors()
+    drops = None
+    try:
+        if args.stats:
+            with open(args.stats, encoding="utf-8") as f:
+                drops = drops_by_reason(json.load(f))
+        vertical = [p for p in args.corpus if p.endswith(VERTICAL)]
+        for path in vertical:
+            add_vertical(stats, path)
+        trec = [p for p in args.corpus if not p.endswith(VERTICAL)]
+        if trec:
+            add_trec(stats, trec, args.workers, errors)
+        summary = write_report(stats, args.output, args.title, drops)
+    except (OSError, ValueError, UnicodeDecodeError) as exc:
+        _err(str(exc))
+        return 1
+    print(f"{summary['documents']} documents, {summary['tokens']} tokens, {summary['types']} "
+          f"types, {summary['hapax_legomena']} hapax legomena; report in "
+          f"{args.output}/report.html", file=sys.stderr)
+    for path, message in errors.damaged:
+        _err(f"damaged {path}: {message}")
+    return 1 if errors.damaged else 0
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("report", help="corpus statistics (Zipf, Heaps, hapax, TLDs, "
+                                             "languages) as HTML, PNG and JSON, and freq.tsv")
+    p.add_argument("corpus", nargs="+", metavar="CORPUS",
+                   help="corpus directory, TREC files or .vrt[.gz] files from export")
+    p.add_argument("-o", "--output", required=True, metavar="DIR")
+    p.add_argument("--stats", metavar="FILE", help="the crawl's stats JSON (drop reasons)")
+    p.add_argument("--workers", type=int, default=1, help="tokenizer processes (TREC input)")
+    p.add_argument("--title", default="Corpus report")
+    p.set_defaults(func=run)
