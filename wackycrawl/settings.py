@@ -207,6 +207,15 @@ WACKY_MAX_LINK_DENSITY = 0.2
 # "blocks": words a block outside the BTE span needs to be kept (no published value; 30
 # scored best on the CleanEval dev set, benchmarks/boilerplate_eval.py).
 WACKY_MIN_OUTSIDE_WORDS = 30
+# "blocks": host-level templates (wackycrawl.text.templates; Bar-Yossef & Rajagopalan 2002):
+# blocks seen on at least WACKY_TEMPLATE_MIN_PAGES pages of a host are boilerplate on its
+# pages, learnt as the crawl goes (in the stage worker, or in Redis with REDIS_URL). At most
+# WACKY_TEMPLATE_MAX_BLOCKS block hashes per host (lowest counts evicted) and, in one
+# process, WACKY_TEMPLATE_MAX_HOSTS hosts (least recently used evicted). No published values.
+WACKY_HOST_TEMPLATES = True
+WACKY_TEMPLATE_MIN_PAGES = 3
+WACKY_TEMPLATE_MAX_BLOCKS = 512
+WACKY_TEMPLATE_MAX_HOSTS = 1000
 
 # --- Language ---------------------------------------------------------------------------
 # Function-word language ID (Baroni, "Linguistic Crawls" slides: "small list of function

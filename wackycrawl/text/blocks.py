@@ -5,19 +5,27 @@ text on pages with several content blocks and cuts articles at tag-heavy lists (
 Baroni et al. 2008; jusText issue #24). This extractor:
 
 1. :func:`segment` the page into blocks (one per block-level element, like BTE's paragraphs),
-   counting words and words inside ``<a>`` (link words) per block;
+   counting words and words inside ``<a>`` (link words) per block, and marking blocks inside
+   an element whose ``class``/``id`` names boilerplate (:mod:`wackycrawl.text.cues`);
 2. finds a BTE span (:func:`wackycrawl.text.bte.best_span`) over re-weighted pieces: inline
    and list tags (:data:`NEUTRAL_ELEMENTS`) cost nothing and link words score 0, so lists
    inside an article do not cut it while link lists (menus: two ``<a>`` tags per item) do;
-3. :func:`classify` blocks: link-dense blocks are boilerplate; blocks inside the span are
-   content; blocks outside it are content only if long (a second content area); a heading
-   is content exactly when the block after it is (the context rule of jusText, Pomikálek
-   2011), so "Popular posts" over a link list goes with the list.
+   words of host-template blocks (:mod:`wackycrawl.text.templates`) score as tags;
+3. :func:`classify` blocks: link-dense blocks, host-template blocks and cue blocks (consent
+   banners, newsletter boxes, legal footers, "related articles" sections; also inside the
+   span) are boilerplate; other blocks inside the span are content; blocks outside it are
+   content only if long (a second content area); a heading is content exactly when the block
+   after it is (the context rule of jusText, Pomikálek 2011). When the span holds words but
+   the rules would keep nothing of it, its blocks are kept (never an empty page by rule).
 """
 
-from dataclasses import dataclass
+from __future__ import annotations
 
-from wackycrawl.text import bte
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from hashlib import blake2b
+
+from wackycrawl.text import bte, cues
 
 #: Tags that do not count against the span (inline formatting and list structure; not ``<a>``).
 NEUTRAL_ELEMENTS = frozenset(
@@ -35,11 +43,13 @@ MAX_LINK_DENSITY = 0.2
 #: value: 30 words, the shortest WaCky document, scored best on the CleanEval dev set).
 MIN_OUTSIDE_WORDS = 30
 HEADINGS = frozenset(["h1", "h2", "h3", "h4", "h5", "h6"])
+_DIGITS = str.maketrans("0123456789", "0000000000")
 
 
-@dataclass
+@dataclass(slots=True)
 class Block:
-    """One block-level element's text: ``words`` and ``link_words`` are counts of words."""
+    """One block-level element's text: ``words`` and ``link_words`` are counts of words;
+    ``cue`` is True inside an element whose class/id names boilerplate."""
 
     text: str
     words: int
@@ -47,18 +57,43 @@ class Block:
     heading: bool
     start: int  # index of its first piece
     end: int  # index after its last piece
+    cue: bool = False
 
 
-def segment(parts: list[str]) -> tuple[list[Block], list[int]]:
+@dataclass(slots=True)
+class Extraction:
+    """What :func:`analyse` finds: the clean ``paragraphs``, ``text_chars`` (characters of
+    the whole page's text, blocks joined by newlines, as ``clean_chars`` of the paragraphs)
+    and ``template_blocks`` (blocks removed as host template)."""
+
+    paragraphs: list[str]
+    text_chars: int
+    template_blocks: int = 0
+
+    @property
+    def clean_chars(self) -> int:
+        return sum(map(len, self.paragraphs)) + max(len(self.paragraphs) - 1, 0)
+
+    @property
+    def boilerplate_share(self) -> float:
+        """Share of the page's text characters removed (0.0 for a page without text)."""
+        return 1.0 - self.clean_chars / self.text_chars if self.text_chars else 0.0
+
+
+def segment(parts: list[str], named: set[str] = frozenset()) -> tuple[list[Block], list[int]]:
     """Blocks of the pieces (from :func:`wackycrawl.text.bte.pieces`), empty ones left out,
     and each piece's BTE score (one pass): words +1, link words :data:`LINK_WORD_WEIGHT`,
-    :data:`NEUTRAL_ELEMENTS` tags 0, other tags -1."""
+    :data:`NEUTRAL_ELEMENTS` tags 0, other tags -1. Whitespace between inline elements is
+    kept (``<b>Hallo</b> <i>Welt</i>`` is "Hallo Welt"). Blocks inside an element whose
+    opening tag is ``<footer>``, ``<nav>`` or in ``named``
+    (:func:`wackycrawl.text.cues.named_tags`) get ``cue`` True."""
     blocks: list[Block] = []
     scores: list[int] = []
     chunks: list[str] = []
     words = link_words = 0
     in_link = heading = False
     first = 0
+    cue_name, cue_depth = "", 0  # the open boilerplate-named element and its nesting depth
     for k, piece in enumerate(parts):
         if k % 2 == 0:
             n = len(piece.split())
@@ -69,23 +104,35 @@ def segment(parts: list[str]) -> tuple[list[Block], list[int]]:
                 chunks.append(piece)
                 words += n
                 link_words += n if in_link else 0
+            elif chunks and piece:
+                chunks.append(" ")
             continue
         name = bte.tag_name(piece)
         scores.append(0 if name in NEUTRAL_ELEMENTS else bte.TAG_WEIGHT)
+        closing = piece[1] == "/"
         if name == "a":
-            in_link = piece[1] != "/"
+            in_link = not closing
         elif name in bte.BLOCK_ELEMENTS:
             if chunks:
-                blocks.append(
-                    Block(bte.normalise("".join(chunks)), words, link_words, heading, first, k)
-                )
+                blocks.append(Block(bte.normalise("".join(chunks)), words, link_words,
+                                    heading, first, k, cue_depth > 0))
             chunks, words, link_words = [], 0, 0
-            heading = name in HEADINGS and piece[1] != "/"
+            heading = name in HEADINGS and not closing
+        if cue_depth:
+            if name == cue_name:
+                cue_depth += -1 if closing else 1
+        elif not closing and name in cues.CONTAINERS and cues.names_boilerplate(piece, name, named):
+            cue_name, cue_depth = name, 1
     if chunks:
-        blocks.append(
-            Block(bte.normalise("".join(chunks)), words, link_words, heading, first, len(parts))
-        )
+        blocks.append(Block(bte.normalise("".join(chunks)), words, link_words, heading,
+                            first, len(parts), cue_depth > 0))
     return blocks, scores
+
+
+def block_hash(text: str) -> int:
+    """64-bit hash of a block's text for host templates: digits folded to 0 (dates, counters
+    and years vary between pages of one template), BLAKE2b (stable across processes)."""
+    return int.from_bytes(blake2b(text.translate(_DIGITS).encode(), digest_size=8).digest())
 
 
 def classify(
@@ -93,20 +140,69 @@ def classify(
     span: tuple[int, int],
     max_link_density: float = MAX_LINK_DENSITY,
     min_outside_words: int = MIN_OUTSIDE_WORDS,
+    template: list[bool] | None = None,
 ) -> list[bool]:
-    """Content (True) or boilerplate (False) for each block; ``span`` in piece indexes."""
+    """Content (True) or boilerplate (False) for each block; ``span`` in piece indexes,
+    ``template[i]`` True when block ``i`` is part of the host's template."""
+    inside = [b.end > span[0] and b.start < span[1] for b in blocks]
+    text_cue = cues.text_cues([b.text for b in blocks], [b.heading for b in blocks],
+                              [b.words for b in blocks])
+    # A class/id cue on an element holding most of the span is a wrapper, not a banner.
+    span_words = sum(b.words for b, i in zip(blocks, inside) if i)
+    cue_words = sum(b.words for b, i in zip(blocks, inside) if i and b.cue)
+    attr_cue = cue_words * 2 <= span_words
     good = []
-    for b in blocks:
-        if b.link_words > max_link_density * b.words:
+    for i, b in enumerate(blocks):
+        if b.link_words > max_link_density * b.words or text_cue[i] or (attr_cue and b.cue):
             good.append(False)
-        elif b.end > span[0] and b.start < span[1]:
-            good.append(True)
+        elif template is not None and template[i]:
+            good.append(False)
         else:
-            good.append(b.words >= min_outside_words)
+            good.append(inside[i] or b.words >= min_outside_words)
     for i in range(len(blocks) - 1, -1, -1):
-        if blocks[i].heading:
+        if blocks[i].heading and not text_cue[i]:
             good[i] = i + 1 < len(blocks) and good[i + 1] and blocks[i].link_words == 0
+    if span_words and not any(good):  # the rules would empty a page BTE found text in
+        good = [i and not (template and template[n]) for n, i in enumerate(inside)]
     return good
+
+
+def analyse(
+    markup: str,
+    templates: Callable[[list[int]], Iterable[int]] | None = None,
+    max_link_density: float = MAX_LINK_DENSITY,
+    min_outside_words: int = MIN_OUTSIDE_WORDS,
+) -> Extraction:
+    """Main text of an HTML page (str, already decoded) with the figures of the DOCHDR.
+
+    ``templates``, when given, maps the page's block hashes (:func:`block_hash`, in block
+    order) to those that belong to the host's template (it may learn from them too: see
+    :meth:`wackycrawl.text.templates.TemplateStore.learn`). ``max_link_density`` is a share
+    of a block's words, ``min_outside_words`` a count of words. Never raises on malformed
+    markup.
+    """
+    visible = bte.strip_invisible(markup)
+    parts = bte.pieces(visible)
+    blocks, scores = segment(parts, cues.named_tags(visible))
+    template = None
+    if templates is not None and blocks:
+        hashes = [block_hash(b.text) for b in blocks]
+        known = set(templates(hashes))
+        template = [h in known for h in hashes]
+        for b, t in zip(blocks, template):
+            if t:
+                for k in range(b.start, b.end, 2):
+                    scores[k] = -abs(scores[k])
+    keep = classify(blocks, bte.best_span(scores), max_link_density, min_outside_words, template)
+    text_chars = sum(len(b.text) for b in blocks) + max(len(blocks) - 1, 0)
+    removed = sum(1 for t, ok in zip(template or (), keep) if t and not ok)
+    return Extraction([b.text for b, ok in zip(blocks, keep) if ok], text_chars, removed)
+
+
+def block_hashes(markup: str) -> list[int]:
+    """:func:`block_hash` of every block of a page, in order (to learn a host's template)."""
+    visible = bte.strip_invisible(markup)
+    return [block_hash(b.text) for b in segment(bte.pieces(visible), cues.named_tags(visible))[0]]
 
 
 def extract(
@@ -119,7 +215,4 @@ def extract(
     ``max_link_density`` is a share of a block's words, ``min_outside_words`` a count of
     words. Never raises on malformed markup; returns ``[]`` when nothing is content.
     """
-    blocks, scores = segment(bte.pieces(bte.strip_invisible(markup)))
-    span = bte.best_span(scores)
-    keep = classify(blocks, span, max_link_density, min_outside_words)
-    return [b.text for b, ok in zip(blocks, keep) if ok]
+    return analyse(markup, None, max_link_density, min_outside_words).paragraphs

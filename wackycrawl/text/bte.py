@@ -10,7 +10,7 @@ i.e. tags outside the span plus words inside it. That equals the total tag count
 sum over [i, j] of (+1 per word, -1 per tag), so the span is a maximum-sum subarray, found in
 O(N) (Kadane / prefix minima) instead of trying every (i, j) pair (O(N^2) or O(N^3)).
 
-Stages: :func:`strip_invisible` (comments, script, style, title... out) -> :func:`pieces`
+Stages: :func:`strip_invisible` (comments, script, style, title... out, unclosed ones too) -> :func:`pieces`
 (alternating text chunks and tags, by one compiled regex) -> :func:`weights` ->
 :func:`best_span` -> :func:`paragraphs` (one string per block-level element or line break).
 """
@@ -40,11 +40,16 @@ BLOCK_ELEMENTS = frozenset(
 WORD_WEIGHT = 1
 TAG_WEIGHT = -1
 
-_INVISIBLE_RE = re.compile(
-    r"<!--.*?(?:-->|\Z)"
-    r"|<({})\b[^<>]*>.*?(?:</\1\s*>|\Z)".format("|".join(INVISIBLE_ELEMENTS)),
-    re.DOTALL | re.IGNORECASE,
+_INVISIBLE_OPEN_RE = re.compile(
+    r"<!--|<({})\b[^<>]*>".format("|".join(INVISIBLE_ELEMENTS)), re.IGNORECASE
 )
+_INVISIBLE_CLOSE_RE = {
+    name: re.compile(rf"</{name}\b[^<>]*>?", re.IGNORECASE) for name in INVISIBLE_ELEMENTS
+}
+# HTML 5 13.2.5.43-52: "-->" ends a comment, so do "--!>" and the abrupt "<!-->", "<!--->".
+_COMMENT_END_RE = re.compile(r"--!?>")
+_NEXT_TAG_RE = re.compile(r"<[A-Za-z/!?]")
+_NEXT_GT_RE = re.compile(">")
 # A tag is "<" followed by a letter, "/", "!" or "?" (so "a < b" in text stays text) and
 # ends before the next "<": every pattern here fails or succeeds before the next "<", so
 # hostile markup ("<a<a<a...") costs linear time, not quadratic.
@@ -55,10 +60,45 @@ _TAG_NAME_RE = re.compile(r"</?([A-Za-z][A-Za-z0-9]*)")
 def strip_invisible(markup: str) -> str:
     """Remove comments and :data:`INVISIBLE_ELEMENTS` with their content.
 
-    An unclosed comment or ``<script>`` (etc.) runs to the end of the document, as in
-    browsers. Returns the remaining markup (str).
+    Browsers let an unclosed comment, ``<title>`` or ``<script>`` swallow the rest of the
+    document; a corpus would then lose a whole page to one typo. Here an unclosed
+    ``<title>``, ``<script>`` (etc.) ends at the next tag and an unclosed comment at the next
+    ``>``, and a malformed end tag (``</title foo>``, ``</script`` without ``>``) still ends
+    its element. Linear time, also on hostile markup (many unclosed openers): each search
+    for an end is remembered. Returns the remaining markup (str).
     """
-    return _INVISIBLE_RE.sub(" ", markup)
+    out: list[str] = []
+    found: dict = {}  # pattern -> (searched from, match or None)
+
+    def after(pattern, start):
+        hit = found.get(pattern)
+        if hit is None or (hit[1] is not None and hit[1].start() < start) or (
+                hit[1] is None and hit[0] > start):
+            hit = (start, pattern.search(markup, start))
+            found[pattern] = hit
+        return hit[1]
+
+    pos = 0
+    while (m := _INVISIBLE_OPEN_RE.search(markup, pos)) is not None:
+        out.append(markup[pos:m.start()])
+        start = m.end()
+        if m.group(1) is None:  # a comment
+            if markup.startswith(">", start) or markup.startswith("->", start):
+                end = markup.index(">", start) + 1
+            else:
+                close = after(_COMMENT_END_RE, start) or after(_NEXT_GT_RE, start)
+                end = close.end() if close else len(markup)
+        else:
+            close = after(_INVISIBLE_CLOSE_RE[m.group(1).lower()], start)
+            if close is None:
+                close = after(_NEXT_TAG_RE, start)
+                end = close.start() if close else len(markup)
+            else:
+                end = close.end()
+        out.append(" ")
+        pos = end
+    out.append(markup[pos:])
+    return "".join(out)
 
 
 def pieces(markup: str) -> list[str]:
@@ -120,9 +160,33 @@ def paragraphs(parts: list[str], start: int = 0, end: int | None = None) -> list
     return out
 
 
+# Numeric character references: decimal or hexadecimal, ";" optional (HTML 5 13.2.5.80).
+_NUMERIC_REF_RE = re.compile(r"&#([xX][0-9a-fA-F]+|[0-9]+);?")
+
+
+def _numeric_ref(m: re.Match) -> str:
+    """"" for a reference that names no character (NUL, a surrogate, beyond U+10FFFF) or
+    U+FFFD itself: HTML 5 turns those into U+FFFD, which must not reach a corpus. Other
+    references are left for :func:`html.unescape`, which follows HTML 5: 0x80-0x9F as the
+    windows-1252 characters, other controls and non-characters dropped."""
+    ref = m.group(1)
+    n = int(ref[1:], 16) if ref[0] in "xX" else int(ref)
+    if n == 0 or n == 0xFFFD or 0xD800 <= n <= 0xDFFF or n > 0x10FFFF:
+        return ""
+    return m.group(0)
+
+
 def normalise(text: str) -> str:
-    """Decode HTML entities and collapse whitespace (incl. no-break space) to single spaces."""
-    return " ".join((html.unescape(text) if "&" in text else text).split())
+    """Decode HTML entities and collapse whitespace (incl. no-break space) to single spaces.
+
+    Numeric references that name no character are dropped (:func:`_numeric_ref`), so no
+    U+FFFD comes from an entity.
+    """
+    if "&" in text:
+        if "&#" in text:
+            text = _NUMERIC_REF_RE.sub(_numeric_ref, text)
+        text = html.unescape(text)
+    return " ".join(text.split())
 
 
 def _flush(current: list[str], out: list[str]) -> None:

@@ -1,0 +1,151 @@
+"""Cues that name boilerplate a page shares with every other site: consent and cookie
+banners, newsletter boxes, legal and imprint footers, "related articles" sections.
+
+Such blocks are grammatical sentences full of function words, and they often sit inside the
+content span, so neither BTE's tag/word balance nor link density removes them. Two kinds of
+evidence, both plain regular expressions (no model):
+
+* :func:`named_tags`, :func:`names_boilerplate`: the ``class`` or ``id`` of a container
+  element contains one of
+  :data:`ATTRIBUTE_WORDS` as a word part (``cookie-banner``, ``gdprConsent``,
+  ``site-footer``, ``related_posts``); the HTML 5 ``<footer>`` and ``<nav>`` elements count
+  as named. Everything inside the element is then a cue block.
+* :func:`text_cues`: short blocks (at most :data:`MAX_CUE_WORDS` words) whose text carries a
+  phrase of :data:`BLOCK_PHRASES` (consent, newsletter, legal: en, de, fr, it, es, nl), and
+  headings carrying a phrase of :data:`SECTION_PHRASES` ("Related articles", "Das könnte Sie
+  auch interessieren", "Lire aussi"...) together with the blocks after them up to the next
+  heading.
+
+The phrase lists are ours (collected from the banners and footers of sites in those six
+languages); :mod:`wackycrawl.text.blocks` applies them.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+
+#: Elements whose class/id is read (a cue on an inline element or ``<p>``, often left
+#: unclosed, would run on too far).
+CONTAINERS = frozenset(["aside", "div", "dl", "footer", "form", "nav", "ol", "section",
+                        "table", "ul"])
+#: Word parts of class/id values that name boilerplate.
+ATTRIBUTE_WORDS = ("cookie", "consent", "gdpr", "newsletter", "related", "footer", "imprint",
+                   "impressum", "disclaimer", "banner", "subscribe", "share", "social",
+                   "breadcrumb", "sidebar", "comments-form", "promo", "advert")
+#: A block longer than this (words) is never a cue block: banners and footers are short.
+MAX_CUE_WORDS = 80
+
+_ATTR_RE = re.compile(
+    r"""\b(?:class|id)\s*=\s*(?:"[^"]*?|'[^']*?|[^\s>]*?)(?<![a-z])(?:{})""".format(
+        "|".join(ATTRIBUTE_WORDS)), re.IGNORECASE)
+_ALWAYS_NAMED = frozenset(["footer", "nav"])
+
+#: Phrases of consent banners, newsletter boxes and legal footers (en, de, fr, it, es, nl).
+BLOCK_PHRASES = (
+    # consent / cookies
+    r"(?:we|this (?:web)?site|our (?:web)?site|it) uses? cookies", r"we use cookies",
+    r"cookie (?:policy|settings|preferences|consent)", r"accept (?:all )?cookies",
+    r"by (?:continuing to (?:use|browse)|using) (?:this|our) (?:web)?site",
+    r"(?:verwendet|verwenden|nutzt|nutzen|setzt|setzen) (?:\w+ )?cookies",
+    r"cookie-?(?:einstellungen|richtlinie|hinweis)", r"alle akzeptieren",
+    r"(?:utilise|utilisons|utilisent) des cookies", r"(?:accepter|acceptez) (?:les )?cookies",
+    r"gestion des cookies", r"(?:utilizza|utilizziamo|usa|usiamo) (?:i )?cookie",
+    r"informativa (?:sui|sull'uso dei) cookie", r"accetta (?:tutti )?(?:i )?cookie",
+    r"(?:utiliza|utilizamos|usa|usamos) cookies", r"pol[ií]tica de cookies",
+    r"aceptar (?:todas )?(?:las )?cookies",
+    r"(?:gebruikt|gebruiken|maakt gebruik van) cookies", r"cookiebeleid",
+    r"cookie-?instellingen", r"alle cookies accepteren",
+    # newsletter
+    r"(?:subscribe|sign up) (?:to|for) (?:our|the) newsletter", r"newsletter abonnieren",
+    r"(?:zum|für den|unseren) newsletter (?:an|ab)", r"abonnez-vous (?:à|a) (?:notre|la) newsletter",
+    r"inscri(?:vez|s)-(?:vous|toi) (?:à|a) (?:notre|la) newsletter",
+    r"iscriviti alla (?:nostra )?newsletter", r"suscr[ií]bete a (?:nuestro|nuestra|el|la) (?:newsletter|bolet[ií]n)",
+    r"(?:schrijf|meld) (?:je|u) (?:in|aan) (?:voor|op) (?:onze|de) nieuwsbrief",
+    # legal
+    r"all rights reserved", r"alle rechte vorbehalten", r"tous droits r[ée]serv[ée]s",
+    r"tutti i diritti riservati", r"todos los derechos reservados", r"alle rechten voorbehouden",
+    r"(?:©|\(c\)) ?(?:\d{4}|copyright)", r"copyright (?:©|\(c\)) ?\d{4}",
+)
+#: Phrases of headings that open a "related articles" section.
+SECTION_PHRASES = (
+    r"related (?:articles|posts|stories|content|news|links)", r"you (?:may|might) also like",
+    r"more (?:stories|articles) from", r"recommended (?:for you|articles|stories)",
+    r"(?:ähnliche|verwandte|weitere) (?:artikel|beiträge|themen|nachrichten)",
+    r"das könnte (?:sie|dich) auch interessieren", r"mehr zum thema", r"auch interessant",
+    r"articles? (?:similaires|connexes|liés)", r"(?:à|a) lire aussi", r"lire aussi",
+    r"sur le même sujet", r"articoli (?:correlati|simili)", r"leggi anche",
+    r"potrebbe (?:interessarti|anche interessarti)", r"art[ií]culos relacionados",
+    r"noticias relacionadas", r"te puede interesar", r"tambi[ée]n te puede interesar",
+    r"gerelateerde (?:artikelen|berichten)", r"lees ook", r"meer (?:nieuws|artikelen) over",
+)
+_BLOCK_RE = re.compile("|".join(BLOCK_PHRASES), re.IGNORECASE)
+_SECTION_RE = re.compile(r"^\W*(?:{})\b".format("|".join(SECTION_PHRASES)), re.IGNORECASE)
+# Every phrase of BLOCK_PHRASES contains one of these (lower case): str.find over the page
+# finds the few blocks worth the full expression (which costs ~1 us per character).
+_BLOCK_KEYS = ("cookie", "newsletter", "nieuwsbrief", "bolet", "reserv", "rechte", "©", "(c)")
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def _lower(text: str) -> str:
+    """Lower case with the same offsets (str.lower() lengthens a few letters, e.g. U+0130)."""
+    low = text.lower()
+    return low if len(low) == len(text) else text.translate(_ASCII_LOWER)
+
+
+def _positions(text: str, words) -> list[int]:
+    """Start offsets of every occurrence of each of ``words`` in ``text`` (unordered)."""
+    out = []
+    for w in words:
+        i = text.find(w)
+        while i >= 0:
+            out.append(i)
+            i = text.find(w, i + 1)
+    return out
+
+
+def named_tags(markup: str) -> set[str]:
+    """The opening tags (their exact markup) of :data:`CONTAINERS` elements whose class or id
+    contains one of :data:`ATTRIBUTE_WORDS`. One ``str.find`` pass per word over the page,
+    then a check of the few tags around the hits (a regular expression per tag would cost
+    several microseconds for each of a page's thousands of tags)."""
+    low = _lower(markup)
+    found: set[str] = set()
+    for pos in _positions(low, ATTRIBUTE_WORDS):
+        start = low.rfind("<", 0, pos)
+        end = low.find(">", pos)
+        if start < 0 or end < 0 or low.find(">", start, pos) >= 0:
+            continue  # not inside a tag
+        tag = markup[start:end + 1]
+        name = low[start + 1:end].split(None, 1)[0].rstrip("/") if end > start + 1 else ""
+        if name in CONTAINERS and _ATTR_RE.search(tag):
+            found.add(tag)
+    return found
+
+
+def names_boilerplate(tag: str, name: str, named: set[str]) -> bool:
+    """True if the opening ``tag`` (its markup, element ``name``) names boilerplate:
+    ``<footer>``, ``<nav>``, or one of ``named`` (from :func:`named_tags`)."""
+    return name in _ALWAYS_NAMED or tag in named
+
+
+def text_cues(texts: list[str], headings: list[bool], words: list[int]) -> list[bool]:
+    """For each block (its text, whether it is a heading, its word count): True when its text
+    marks it as boilerplate, or it follows a "related articles" heading before the next
+    heading."""
+    hits = sorted(_positions(_lower("\n".join(texts)), _BLOCK_KEYS))
+    candidates = set()
+    if hits:
+        ends, total = [], -1
+        for t in texts:
+            total += len(t) + 1
+            ends.append(total)
+        candidates = {bisect_left(ends, h) for h in hits}
+    out = []
+    section = False
+    for i, (text, heading, n) in enumerate(zip(texts, headings, words)):
+        if heading:
+            section = n <= MAX_CUE_WORDS and _SECTION_RE.search(text) is not None
+        out.append(section or (n <= MAX_CUE_WORDS and i in candidates
+                               and _BLOCK_RE.search(text) is not None))
+    return out

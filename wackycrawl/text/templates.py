@@ -1,0 +1,102 @@
+"""Host-level template learning: blocks that repeat on many pages of one host are boilerplate.
+
+A site's menus, footers, banners and sidebars come from one template and repeat, word for
+word, on its pages; a single-page extractor must guess them, a crawl can count them. This
+is the site-level template detection of Bar-Yossef & Rajagopalan (2002, "Template detection
+via data mining and its applications", WWW: a pagelet is template when it recurs on many
+pages of a site) and Gibson, Punera & Tomkins (2005, "The volume and evolution of web page
+templates", WWW), over the blocks of :mod:`wackycrawl.text.blocks` (64-bit hashes of their
+text, :func:`wackycrawl.text.blocks.block_hash`).
+
+Per host, a bounded table counts on how many pages each block hash was seen (a hash counts
+once per page). A block is template once seen on at least ``min_pages`` pages. When a table
+exceeds ``max_blocks`` entries, the entries with the lowest counts (the oldest first among
+equal counts) are evicted down to half of it: template blocks, seen on page after page, keep
+high counts while one-page content blocks come and go. At most ``max_hosts`` hosts are kept
+(least recently used evicted). Memory: about ``max_hosts * max_blocks * 100`` bytes at most.
+
+:class:`TemplateStore` lives in one process (a stage worker, ``wackycrawl clean``);
+:class:`wackycrawl.distributed.templates.RedisTemplateStore` has the same methods over Redis
+for the workers of a distributed crawl.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import OrderedDict
+from collections.abc import Iterable
+from operator import itemgetter
+
+#: Pages of a host a block must be seen on to be template (no published value; Bar-Yossef &
+#: Rajagopalan count a pagelet by its frequency in the site; 3 pages keeps a block shared by
+#: two pages only - an article and its print version - as content).
+MIN_PAGES = 3
+#: Block hashes counted per host (eviction to half when exceeded).
+MAX_BLOCKS = 512
+#: Hosts kept in one process (least recently used evicted).
+MAX_HOSTS = 1000
+
+
+def evict(counts: dict[int, int], keep: int) -> list[int]:
+    """Keys to delete from ``counts`` so that ``keep`` remain: lowest counts first, among equal
+    counts the first inserted (``counts`` in insertion order)."""
+    drop = len(counts) - keep
+    if drop <= 0:
+        return []
+    return [h for h, _ in heapq.nsmallest(drop, counts.items(), key=itemgetter(1))]
+
+
+class TemplateStore:
+    """Block-hash counts per host, in this process.
+
+    ``min_pages``, ``max_blocks`` and ``max_hosts`` as in the module doc; ValueError if one
+    is below 1.
+    """
+
+    def __init__(self, min_pages: int = MIN_PAGES, max_blocks: int = MAX_BLOCKS,
+                 max_hosts: int = MAX_HOSTS):
+        if min(min_pages, max_blocks, max_hosts) < 1:
+            raise ValueError("min_pages, max_blocks and max_hosts must be at least 1")
+        self.min_pages, self.max_blocks, self.max_hosts = min_pages, max_blocks, max_hosts
+        self._hosts: OrderedDict[str, dict[int, int]] = OrderedDict()
+
+    def __len__(self) -> int:
+        """Hosts in the store."""
+        return len(self._hosts)
+
+    def _table(self, host: str) -> dict[int, int]:
+        table = self._hosts.get(host)
+        if table is None:
+            table = self._hosts[host] = {}
+            if len(self._hosts) > self.max_hosts:
+                self._hosts.popitem(last=False)
+        else:
+            self._hosts.move_to_end(host)
+        return table
+
+    def observe(self, host: str, hashes: Iterable[int]) -> None:
+        """Count one page of ``host`` with these block hashes (duplicates count once)."""
+        table = self._table(host)
+        for h in dict.fromkeys(hashes):
+            table[h] = table.get(h, 0) + 1
+        if len(table) > self.max_blocks:
+            for h in evict(table, self.max_blocks // 2):
+                del table[h]
+
+    def templates(self, host: str, hashes: Iterable[int]) -> set[int]:
+        """Those of ``hashes`` seen on at least ``min_pages`` pages of ``host`` (no counting)."""
+        table = self._hosts.get(host)
+        if not table:
+            return set()
+        return {h for h in hashes if table.get(h, 0) >= self.min_pages}
+
+    def learn(self, host: str, hashes: Iterable[int]) -> set[int]:
+        """:meth:`observe` this page, then its :meth:`templates` (as the crawl goes: a block is
+        template on the page that makes it reach ``min_pages``, and on every later page)."""
+        hashes = list(hashes)
+        self.observe(host, hashes)
+        return self.templates(host, hashes)
+
+    def count(self, host: str, block: int) -> int:
+        """Pages of ``host`` block hash ``block`` was seen on (0 if unknown or evicted)."""
+        return self._hosts.get(host, {}).get(block, 0)
