@@ -70,3 +70,49 @@ def test_console_entry_point(tmp_path):
     assert run.returncode == 1
     assert "nope.html: not cleaned" in run.stderr and "Traceback" not in run.stderr
     assert (tmp_path / "article_lists.txt").exists()
+
+
+def test_pages_of_one_site_lose_their_shared_template(tmp_path):
+    from tests.test_templates import TEMPLATE_TEXTS, site_page
+
+    site = tmp_path / "site"
+    site.mkdir()
+    for i in range(4):
+        (site / f"p{i}.html").write_text(site_page(i), encoding="utf-8")
+    files = [str(p) for p in sorted(site.iterdir())]
+    assert main(["clean", "-o", str(tmp_path / "on"), *files]) == 0
+    assert main(["clean", "--no-templates", "-o", str(tmp_path / "off"), *files]) == 0
+    for i in range(4):
+        on = (tmp_path / "on" / f"p{i}.txt").read_text(encoding="utf-8")
+        off = (tmp_path / "off" / f"p{i}.txt").read_text(encoding="utf-8")
+        assert f"Story {i}, part 2" in on and f"Story {i}, part 2" in off
+        assert not any(t in on for t in TEMPLATE_TEXTS)
+        assert all(t in off for t in TEMPLATE_TEXTS)
+    # fewer pages than --template-min-pages: nothing is template
+    assert main(["clean", "--template-min-pages", "5", "-o", str(tmp_path / "few"), *files]) == 0
+    assert TEMPLATE_TEXTS[0] in (tmp_path / "few" / "p0.txt").read_text(encoding="utf-8")
+
+
+def test_site_is_the_canonical_host_else_the_folder(tmp_path):
+    from wackycrawl.cli.clean import site_of
+
+    assert site_of('<link rel="canonical" href="https://www.a.test/x">', tmp_path / "f") == "a.test"
+    assert site_of('<meta content="http://b.test/" property="og:url">', tmp_path / "f") == "b.test"
+    assert site_of('<link rel="stylesheet" href="http://c.test/s.css">', tmp_path / "f") == (
+        str(tmp_path.resolve()))
+
+
+def test_undecodable_page_is_reported_and_the_others_are_cleaned(tmp_path, capsys):
+    # UTF-8 declared, but most of the body is bytes no codec reads as text: EncodingError.
+    garbled = tmp_path / "garbled.html"
+    garbled.write_bytes(b'<meta charset="utf-8"><p>' + b"\xff\xfe\x80\xc3" * 400 + b"</p>")
+    first, last = tmp_path / "a.html", tmp_path / "z.html"
+    for p in (first, last):
+        p.write_bytes(ARTICLE.read_bytes())
+    out = tmp_path / "out"
+    status = main(["clean", "-o", str(out), str(first), str(garbled), str(last)])
+    err = capsys.readouterr().err
+    assert status == 1
+    assert f"{garbled}: not cleaned:" in err and "Traceback" not in err
+    assert sorted(p.name for p in out.iterdir()) == ["a.txt", "z.txt"]
+    assert "Six: water it again" in (out / "z.txt").read_text(encoding="utf-8")

@@ -2,28 +2,83 @@
 
 Each FILE is decoded (:func:`wackycrawl.text.encoding.decode_html`, no HTTP header), cleaned
 by the chosen extractor and written to ``OUTDIR/<name>.txt`` (UTF-8, one paragraph a line;
-written to a temporary file first, so no half-written output is left). Exit codes: 0 when
-every file was cleaned (a page without text gives an empty file and a note), 1 when some
-file could not be read or decoded (each named on stderr), 2 for usage errors (argparse).
+written to a temporary file first, so no half-written output is left).
+
+Host templates (``blocks`` extractor, on unless ``--no-templates``): given several pages of
+one site, blocks found on at least ``--template-min-pages`` of them (menus, footers,
+banners) are removed from all of them (:mod:`wackycrawl.text.templates`). A first pass
+counts the blocks of every file, the second cleans. A page's site is the host of its
+``<link rel="canonical">``, ``og:url`` or ``<base href>``, else the folder it lies in.
+
+A file that cannot be read or decoded is reported on stderr and skipped; the others are
+cleaned. Exit codes: 0 when every file was cleaned (a page without text gives an empty file
+and a note), 1 when some file could not be read or decoded (each named on stderr), 2 for
+usage errors (argparse).
 """
 
+import argparse
 import os
+import re
 import sys
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from wackycrawl import settings
+from wackycrawl.text import blocks
 from wackycrawl.text.encoding import EncodingError, decode_html
-from wackycrawl.text.extractors import EXTRACTORS, get_extractor
+from wackycrawl.text.extractors import EXTRACTORS, get_analyser
+from wackycrawl.text.templates import TemplateStore
+
+# Tags that may state the page's own URL, and their parts (in the first 64 KB, the head).
+_HEAD_TAG_RE = re.compile(r"<(?:link|meta|base)\b[^<>]*>", re.IGNORECASE)
+_SELF_RE = re.compile(r"""rel\s*=\s*["']?canonical|property\s*=\s*["']?og:url|^<base""",
+                      re.IGNORECASE)
+_URL_RE = re.compile(r"""(?:href|content)\s*=\s*["']?(https?://[^"'\s>]+)""", re.IGNORECASE)
+#: Errors of reading or decoding one file: reported, the file skipped.
+FILE_ERRORS = (OSError, EncodingError, UnicodeError, LookupError, ValueError)
 
 
 def _err(message: str) -> None:
     print(f"wackycrawl clean: {message}", file=sys.stderr)
 
 
+def site_of(text: str, path: Path) -> str:
+    """The site a page belongs to: the host of the URL its markup names (canonical link,
+    og:url, base), else its folder (resolved path)."""
+    for tag in _HEAD_TAG_RE.findall(text, 0, 65536):
+        url = _URL_RE.search(tag) if _SELF_RE.search(tag) else None
+        host = urlsplit(url.group(1)).hostname if url else None
+        if host:
+            return host.removeprefix("www.")
+    return str(path.resolve().parent)
+
+
+def _read(name: str) -> str:
+    return decode_html(Path(name).read_bytes()).text
+
+
+def learn_templates(files: list[str], min_pages: int) -> tuple[TemplateStore, dict[str, str]]:
+    """First pass: a store with the block counts of every readable file, and each file's
+    site. Unreadable files are left out (the second pass reports them)."""
+    store = TemplateStore(min_pages=min_pages, max_hosts=max(len(files), 1))
+    sites = {}
+    for name in files:
+        try:
+            text = _read(name)
+        except FILE_ERRORS:
+            continue
+        sites[name] = site_of(text, Path(name))
+        store.observe(sites[name], blocks.block_hashes(text))
+    return store, sites
+
+
 def clean(args) -> int:
-    extract = get_extractor(
+    analyse = get_analyser(
         args.extractor, settings.WACKY_MAX_LINK_DENSITY, settings.WACKY_MIN_OUTSIDE_WORDS
     )
+    store = sites = None
+    if args.templates and args.extractor == "blocks" and len(args.files) > 1:
+        store, sites = learn_templates(args.files, args.template_min_pages)
     outdir = Path(args.outdir)
     outdir.mkdir(parents=True, exist_ok=True)
     status, written = 0, set()
@@ -34,11 +89,14 @@ def clean(args) -> int:
             status = 1
             continue
         try:
-            paragraphs = extract(decode_html(Path(name).read_bytes()).text)
+            text = _read(name)
+            site = sites.get(name) if sites else None
+            lookup = (lambda hashes, site=site: store.templates(site, hashes)) if site else None
+            paragraphs = analyse(text, lookup).paragraphs
             tmp = target.with_name(target.name + ".tmp")
             tmp.write_text("".join(p + "\n" for p in paragraphs), encoding="utf-8")
             os.replace(tmp, target)
-        except (OSError, EncodingError) as exc:
+        except FILE_ERRORS as exc:
             _err(f"{name}: not cleaned: {exc}")
             status = 1
             continue
@@ -46,6 +104,13 @@ def clean(args) -> int:
         if not paragraphs:
             _err(f"{name}: no text left after boilerplate removal ({target} is empty)")
     return status
+
+
+def _positive(value: str) -> int:
+    n = int(value)
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {n}")
+    return n
 
 
 def register(subparsers) -> None:
@@ -60,4 +125,14 @@ def register(subparsers) -> None:
         default=settings.WACKY_EXTRACTOR,
         help=f"boilerplate remover (default: {settings.WACKY_EXTRACTOR})",
     )
+    parser.add_argument(
+        "--templates", action=argparse.BooleanOptionalAction, default=settings.WACKY_HOST_TEMPLATES,
+        help="remove blocks shared by several pages of one site (default: on)",
+    )
+    parser.add_argument(
+        "--template-min-pages", type=_positive, default=settings.WACKY_TEMPLATE_MIN_PAGES,
+        metavar="N", help="pages of a site a block must be on to be template "
+        f"(default: {settings.WACKY_TEMPLATE_MIN_PAGES})",
+    )
     parser.set_defaults(func=clean)
+

@@ -164,14 +164,20 @@ def paragraphs(parts: list[str], start: int = 0, end: int | None = None) -> list
 _NUMERIC_REF_RE = re.compile(r"&#([xX][0-9a-fA-F]+|[0-9]+);?")
 
 
+# NUL and U+FFFD, and the five C1 code points windows-1252 leaves undefined (HTML 5 keeps
+# them as C1 controls).
+_NO_CHARACTER = frozenset([0, 0xFFFD, 0x81, 0x8D, 0x8F, 0x90, 0x9D])
+
+
 def _numeric_ref(m: re.Match) -> str:
-    """"" for a reference that names no character (NUL, a surrogate, beyond U+10FFFF) or
-    U+FFFD itself: HTML 5 turns those into U+FFFD, which must not reach a corpus. Other
+    """"" for a reference that names no character (NUL, a surrogate, beyond U+10FFFF, a C1
+    control) or U+FFFD itself: HTML 5 turns most of those into U+FFFD, which must not reach
+    a corpus. Other
     references are left for :func:`html.unescape`, which follows HTML 5: 0x80-0x9F as the
     windows-1252 characters, other controls and non-characters dropped."""
     ref = m.group(1)
     n = int(ref[1:], 16) if ref[0] in "xX" else int(ref)
-    if n == 0 or n == 0xFFFD or 0xD800 <= n <= 0xDFFF or n > 0x10FFFF:
+    if n in _NO_CHARACTER or 0xD800 <= n <= 0xDFFF or n > 0x10FFFF:
         return ""
     return m.group(0)
 

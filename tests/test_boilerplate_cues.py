@@ -1,0 +1,173 @@
+"""Malformed markup, inline whitespace, entities and boilerplate cues inside the content span."""
+
+import pytest
+
+from wackycrawl.text import blocks, bte, cues
+
+ARTICLE = (
+    "<p>The river rose slowly through the night, and by morning the lower streets of the old "
+    "town stood under water up to the doorsteps of the houses along the quay.</p>"
+    "<p>Volunteers carried sandbags from the square to the bakery, the school and the church, "
+    "while the fire brigade pumped the cellars one after the other until noon.</p>"
+)
+WORDS = ["river rose slowly", "Volunteers carried sandbags"]
+
+
+def page(body: str, head: str = "<title>Flood</title>") -> str:
+    return f"<html><head>{head}</head><body>{body}</body></html>"
+
+
+def has_article(paragraphs: list[str]) -> bool:
+    text = "\n".join(paragraphs)
+    return all(w in text for w in WORDS)
+
+
+# --- malformed markup ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("head", [
+    "<title>Flood in the old town",  # never closed
+    "<title>Flood</title foo=1>",  # end tag with junk
+    "<title>Flood</title",  # end tag without ">"
+    "<TITLE>Flood</Title >",
+])
+@pytest.mark.parametrize("extract", [bte.extract, blocks.extract])
+def test_unclosed_or_malformed_title_keeps_the_page(head, extract):
+    out = extract(page(ARTICLE, head))
+    assert has_article(out)
+    assert not any("Flood" in p for p in out)
+
+
+@pytest.mark.parametrize("junk", [
+    "<script>var x = 1;",  # unclosed script: ends at the next tag
+    "<style>p { color: red }",
+    "<!-- an unclosed comment",
+    "<script>if (a < b) x();</script",
+    "<!--> <!---> <!-- ends oddly --!>",
+])
+def test_unclosed_script_style_comment_keep_the_page(junk):
+    out = blocks.extract(page(junk + ARTICLE))
+    assert has_article(out)
+    assert not any("var x" in p or "color" in p or "comment" in p or "oddly" in p for p in out)
+
+
+def test_comments_are_still_removed_whole():
+    out = blocks.extract(page("<!-- <p>hidden words that never show</p> -->" + ARTICLE))
+    assert has_article(out) and not any("hidden" in p for p in out)
+
+
+def test_many_unclosed_openers_stay_linear():
+    hostile = "<!--" * 20000 + "<title>" * 20000 + "<script>" * 20000 + ARTICLE
+    assert bte.strip_invisible(hostile).count("<p>") == 2
+
+
+# --- inline elements and entities ------------------------------------------------------------
+
+@pytest.mark.parametrize("extract", [lambda m: bte.paragraphs(bte.pieces(m)), blocks.extract])
+def test_whitespace_between_inline_elements_is_kept(extract):
+    out = extract("<div><b>Hallo</b> <i>Welt</i>, <span>wie</span>\n<em>geht</em>"
+                  "<strong>s</strong> dir heute, sagt der Mann am Fenster.</div>")
+    assert out == ["Hallo Welt, wie gehts dir heute, sagt der Mann am Fenster."]
+
+
+@pytest.mark.parametrize("ref, char", [
+    ("&#0;", ""), ("&#x0;", ""), ("&#xD800;", ""), ("&#xDFFF;", ""), ("&#56320;", ""),
+    ("&#x110000;", ""), ("&#xFFFD;", ""), ("&#xFFFE;", ""), ("&#xFDD0;", ""), ("&#1;", ""),
+    ("&#x80;", "\u20ac"), ("&#150;", "\u2013"), ("&#x9F;", "\u0178"), ("&#x81;", ""), ("&#x9D;", ""), ("&#127;", ""), ("&#x0B;", ""),
+    ("&#233;", "\xe9"), ("&#x1F600;", "\U0001F600"), ("&#65", "A"), ("&amp;", "&"),
+])
+def test_numeric_entities(ref, char):
+    out = blocks.extract(f"<p>ab{ref}cd</p>")
+    assert out == [f"ab{char}cd"]
+    assert "\ufffd" not in out[0]
+
+
+# --- boilerplate cues inside the span --------------------------------------------------------
+
+BANNERS = {
+    "en": "We use cookies to give you the best experience on our website. Accept all cookies.",
+    "de": "Diese Website verwendet Cookies, um Ihnen ein besseres Nutzererlebnis zu bieten.",
+    "fr": "Ce site utilise des cookies pour améliorer votre expérience de navigation.",
+    "it": "Questo sito utilizza i cookie per migliorare la tua esperienza di navigazione.",
+    "es": "Este sitio web utiliza cookies para mejorar la experiencia de usuario.",
+    "nl": "Deze website maakt gebruik van cookies om uw ervaring te verbeteren.",
+}
+NEWSLETTERS = {
+    "en": "Subscribe to our newsletter and get the best stories every week.",
+    "de": "Jetzt Newsletter abonnieren und keine Nachricht mehr verpassen.",
+    "fr": "Abonnez-vous à notre newsletter pour recevoir nos articles.",
+    "it": "Iscriviti alla newsletter per ricevere le ultime notizie.",
+    "es": "Suscríbete a nuestro boletín para recibir las noticias.",
+    "nl": "Schrijf je in voor onze nieuwsbrief en blijf op de hoogte.",
+}
+LEGAL = {
+    "en": "© 2024 Riverside Gazette. All rights reserved.",
+    "de": "© 2024 Flussblatt GmbH. Alle Rechte vorbehalten.",
+    "fr": "Copyright © 2024 La Gazette. Tous droits réservés.",
+    "it": "© 2024 La Gazzetta. Tutti i diritti riservati.",
+    "es": "© 2024 La Gaceta. Todos los derechos reservados.",
+    "nl": "© 2024 De Krant. Alle rechten voorbehouden.",
+}
+RELATED = {
+    "en": "Related articles", "de": "Das könnte Sie auch interessieren",
+    "fr": "À lire aussi", "it": "Articoli correlati", "es": "Artículos relacionados",
+    "nl": "Gerelateerde artikelen",
+}
+
+
+@pytest.mark.parametrize("lang", sorted(BANNERS))
+def test_text_cues_inside_the_span_are_boilerplate(lang):
+    middle = f"<p>{BANNERS[lang]}</p><p>{NEWSLETTERS[lang]}</p><p>{LEGAL[lang]}</p>"
+    body = f"<div>{ARTICLE[:ARTICLE.index('<p>Vol')]}{middle}{ARTICLE[ARTICLE.index('<p>Vol'):]}"
+    out = blocks.extract(page(body + "</div>"))
+    assert has_article(out)
+    assert len(out) == 2, out  # neither banner, newsletter box nor legal line kept
+
+
+@pytest.mark.parametrize("lang", sorted(RELATED))
+def test_related_section_is_boilerplate_up_to_the_next_heading(lang):
+    teasers = "".join(f"<p>Teaser number {i} tells of another flood in another town far "
+                      "away from here.</p>" for i in range(3))
+    out = blocks.extract(page(f"<div><h1>Flood</h1>{ARTICLE}<h2>{RELATED[lang]}</h2>{teasers}"
+                              "<h2>Weather</h2><p>Rain will stop tomorrow morning, and the sun "
+                              "comes back to the valley in the afternoon.</p></div>"))
+    assert has_article(out) and "Flood" in out
+    assert not any("Teaser" in p or p == RELATED[lang] for p in out)
+    assert "Weather" in out
+
+
+@pytest.mark.parametrize("attr", ['class="cookie-notice"', 'id="gdprConsent"',
+                                  "class='newsletter box'", 'id="site-footer"',
+                                  'class="related_posts"', 'class="imprint"'])
+def test_class_or_id_naming_boilerplate(attr):
+    box = (f"<div {attr}><div><p>Some words in a box that nobody reads but every page of the "
+           "site has in the middle of its text.</p></div></div>")
+    out = blocks.extract(page("<div>" + ARTICLE.replace("</p><p>", f"</p>{box}<p>", 1)
+                              + "</div>"))
+    assert has_article(out) and not any("nobody reads" in p for p in out)
+
+
+def test_a_named_wrapper_of_the_whole_text_is_not_boilerplate():
+    out = blocks.extract(page(f'<div class="footer-wrapper">{ARTICLE}</div>'))
+    assert has_article(out)
+
+
+def test_named_tags_finds_only_container_tags():
+    markup = ('<div class="a cookie-bar">x</div><span class="cookie">y</span>'
+              '<p>the cookie jar</p><section id="Related">z</section>')
+    assert cues.named_tags(markup) == {'<div class="a cookie-bar">', '<section id="Related">'}
+
+
+def test_block_pass_never_empties_a_page_bte_found_text_in():
+    # All of the page's text sits in a footer element: the block pass would drop it all.
+    markup = page(f"<footer>{ARTICLE}</footer>")
+    assert has_article(bte.extract(markup))
+    assert has_article(blocks.extract(markup))
+
+
+def test_boilerplate_share():
+    result = blocks.analyse(page(f"<div>{ARTICLE}</div><p>{LEGAL['en']}</p>"))
+    article = blocks.extract(page(ARTICLE))
+    assert result.paragraphs == article
+    assert result.text_chars == len("\n".join([*article, LEGAL["en"]]))
+    assert result.boilerplate_share == pytest.approx(1 - len("\n".join(article))
+                                                     / result.text_chars)
