@@ -14,7 +14,8 @@ text stage
     ``html`` str (decoded), ``meta["Encoding"]``; ``body`` is deleted afterwards.
 boilerplate stage
     ``paragraphs`` list[str] of clean text, one paragraph each; ``meta["Extractor"]``,
-    ``meta["Clean-Chars"]``; ``html`` is deleted afterwards.
+    ``meta["Clean-Chars"]``, ``meta["Boilerplate-Share"]`` and, with host templates on,
+    ``meta["Template-Blocks"]``; ``html`` is deleted afterwards.
 language stage
     ``language`` str (ISO 639-1); ``meta["Language"]``, ``meta["Language-Score"]``.
 fingerprint stage (``wackycrawl.pipelines.dedup.FingerprintPipeline``)
