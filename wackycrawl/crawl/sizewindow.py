@@ -10,10 +10,11 @@ stages, in the order a download meets them:
 
 1. headers: :func:`media_type` / :func:`is_html` on Content-Type (no type: sniff later);
    Content-Length above the upper bound rejects before any body byte is read;
-2. body bytes: :class:`DecodedMeter` measures the decoded size of a gzip/deflate body while
-   it streams, without keeping the output, so a decompression bomb is stopped at
-   ``max_bytes + 1`` decoded bytes; :func:`sniff_binary` looks at the first bytes of an
-   untyped body;
+2. body bytes: :class:`DecodedMeter` measures the decoded size of a body while it streams,
+   for every Content-Encoding Scrapy's HttpCompressionMiddleware decodes (gzip, x-gzip,
+   deflate, br, zstd, and stacks of them such as ``gzip, gzip``), without keeping the
+   output, so a decompression bomb is stopped at ``max_bytes + 1`` decoded bytes;
+   :func:`sniff_binary` looks at the first bytes of an untyped body;
 3. complete body: :func:`window_reason` places the decoded size in the window.
 
 Rejection reasons are the ``wacky/size/<reason>`` stats keys: ``too_small``,
@@ -23,21 +24,37 @@ Rejection reasons are the ``wacky/size/<reason>`` stats keys: ``too_small``,
 
 from __future__ import annotations
 
+import sys
 import zlib
+from collections.abc import Iterable
 
 from w3lib.encoding import read_bom
 
 from wackycrawl.text.encoding import SNIFF_BYTES, BinaryContentError
 from wackycrawl.text.encoding import sniff_binary as _sniff
 
+try:
+    import brotli
+except ImportError:  # PyPy: Scrapy depends on brotlicffi there, same API
+    import brotlicffi as brotli
+
+if sys.version_info >= (3, 14):
+    from compression import zstd
+else:
+    from backports import zstd
+
 # Bounds in bytes of the decoded body (WACKY_MIN_DOC_BYTES, WACKY_MAX_DOC_BYTES).
 MIN_DOC_BYTES = 5 * 1024
 MAX_DOC_BYTES = 200 * 1024
 # Media types stored as documents (WACKY_HTML_TYPES): HTML and its XML serialisation.
 HTML_TYPES = ("text/html", "application/xhtml+xml")
-# Content-Encodings the meter can follow (zlib), and the Accept-Encoding asking for them.
-METERED_ENCODINGS = ("gzip", "x-gzip", "deflate")
-ACCEPT_ENCODING = "gzip, deflate"
+# Content-Encodings the meter follows: those Scrapy's HttpCompressionMiddleware decodes
+# (zlib; brotli/brotlicffi and zstd are the libraries Scrapy 2.19 decodes with), and the
+# Accept-Encoding asking for them (Scrapy's own ACCEPTED_ENCODINGS).
+METERED_ENCODINGS = ("gzip", "x-gzip", "deflate", "br", "zstd")
+ACCEPT_ENCODING = "gzip, deflate, br, zstd"
+# Decoded bytes asked of a decoder per step (Scrapy's own decompression chunk, 64 KiB).
+CHUNK_BYTES = 64 * 1024
 
 
 def media_type(content_type: str | bytes | None) -> str | None:
@@ -86,45 +103,176 @@ def window_reason(size: int, min_bytes: int = MIN_DOC_BYTES, max_bytes: int = MA
     return None
 
 
-class DecodedMeter:
-    """Counts the decoded size of a gzip or deflate body fed piece by piece.
+def content_codings(values: Iterable[bytes | str]) -> list[str]:
+    """The codings of Content-Encoding header values, lowercased, in the order applied
+    (RFC 9110 8.4: ``gzip, br`` = gzip first, then br)."""
+    out = []
+    for value in values:
+        if isinstance(value, bytes):
+            value = value.decode("latin-1")
+        out += [c.strip().lower() for c in value.split(",") if c.strip()]
+    return out
 
-    Decoded output is thrown away as it comes, and each :meth:`feed` decodes at most
-    ``limit + 1 - size`` bytes (zlib's ``max_length``), so the meter never holds more than
-    ``limit + 1`` bytes however large the compression ratio. ``size`` is the decoded byte
-    count so far; ``over`` is True once it passed ``limit``; ``broken`` is True when the
-    stream is not valid for its Content-Encoding (the body cannot be decoded; the meter
-    then stops counting).
-    A second gzip member (RFC 1952 2.2) is not followed. Raises ValueError for an encoding
-    not in :data:`METERED_ENCODINGS`.
+
+def decoded_codings(codings: list[str]) -> list[str]:
+    """The codings Scrapy's HttpCompressionMiddleware removes, in the order it removes them:
+    from the last applied backwards, stopping at the first one it cannot decode."""
+    out = []
+    for coding in reversed(codings):
+        if coding not in METERED_ENCODINGS:
+            break
+        out.append(coding)
+    return out
+
+
+class _DecodeError(Exception):
+    """The data are not what their coding says."""
+
+
+class _Zlib:
+    """gzip (every member, RFC 1952 2.2) or deflate (zlib, RFC 9110 8.4.1.2, or raw, as some
+    servers send it), as Scrapy's ``gunzip``/``_inflate``: data after the end are ignored,
+    and a gzip error after some output (a bad CRC, trailing bytes) ends the stream."""
+
+    def __init__(self, coding: str):
+        self.gzip = coding != "deflate"
+        self._raw_fallback = not self.gzip
+        self._z = zlib.decompressobj(31 if self.gzip else 15)
+        self._tail = b""
+        self._out = 0
+        self._done = False
+
+    def decode(self, data: bytes, max_length: int) -> bytes:
+        if self._done:
+            return b""
+        data, self._tail = self._tail + data, b""
+        if self._z is None:  # between gzip members
+            if len(data) < 2:
+                self._tail = data
+                return b""
+            if data[:2] != b"\x1f\x8b":
+                self._done = True  # trailing bytes, ignored as GzipFile does
+                return b""
+            self._z = zlib.decompressobj(31)
+        try:
+            out = self._z.decompress(data, max_length)
+        except zlib.error as exc:
+            if self._raw_fallback and self._out == 0:
+                self._raw_fallback, self._z = False, zlib.decompressobj(-15)
+                return self.decode(data, max_length)
+            if self.gzip and self._out:
+                self._done = True
+                return b""
+            raise _DecodeError(str(exc)) from None
+        self._out += len(out)
+        self._tail = self._z.unconsumed_tail
+        if self._z.eof:
+            if self.gzip:
+                self._tail, self._z = self._z.unused_data, None
+            else:
+                self._done = True
+        return out
+
+
+class _Brotli:
+    """br (RFC 7932) through the brotli module Scrapy decodes with."""
+
+    def __init__(self):
+        self._d = brotli.Decompressor()
+        self._in = b""
+
+    def decode(self, data: bytes, max_length: int) -> bytes:
+        self._in += data
+        if self._d.is_finished():
+            return b""
+        feed = b""
+        if self._in and self._d.can_accept_more_data():
+            feed, self._in = self._in, b""
+        try:
+            return self._d.process(feed, output_buffer_limit=max_length)
+        except brotli.error as exc:
+            raise _DecodeError(str(exc)) from None
+
+
+class _Zstd:
+    """zstd (RFC 8878), every frame, through the decoder Scrapy uses (compression.zstd or
+    its backport)."""
+
+    def __init__(self):
+        self._d = zstd.ZstdDecompressor()
+
+    def decode(self, data: bytes, max_length: int) -> bytes:
+        if self._d.eof:
+            data = self._d.unused_data + data
+            if not data:
+                return b""
+            self._d = zstd.ZstdDecompressor()
+        if not data and self._d.needs_input:
+            return b""
+        try:
+            return self._d.decompress(data, max_length)
+        except zstd.ZstdError as exc:
+            raise _DecodeError(str(exc)) from None
+
+
+def _decoder(coding: str):
+    if coding == "br":
+        return _Brotli()
+    if coding == "zstd":
+        return _Zstd()
+    return _Zlib(coding)
+
+
+class DecodedMeter:
+    """Counts the decoded size of a body fed piece by piece, through every coding of its
+    Content-Encoding that Scrapy decodes (``"gzip"``, ``"br"``, ``"gzip, gzip"``...).
+
+    ``encoding`` is a Content-Encoding value or a list of codings in the order applied.
+    Decoded output is thrown away as it comes; each decoder yields at most
+    ``limit + 1`` bytes in all (a stacked coding's inner data count against the same bound,
+    as Scrapy's DOWNLOAD_MAXSIZE does per decoding step), so the meter never holds more than
+    ``limit + 1`` bytes however large the compression ratio. ``size`` is the fully decoded
+    byte count so far; ``over`` is True once any step passed ``limit``; ``broken`` is True
+    when the data are not valid for their coding (Scrapy's decoder would fail on them; the
+    meter then stops counting). Raises ValueError when no coding is one Scrapy decodes
+    (:data:`METERED_ENCODINGS`).
     """
 
-    def __init__(self, encoding: str, limit: int):
-        if encoding not in METERED_ENCODINGS:
+    def __init__(self, encoding: str | list[str], limit: int):
+        codings = content_codings([encoding]) if isinstance(encoding, str) else list(encoding)
+        steps = decoded_codings(codings)
+        if not steps:
             raise ValueError(f"cannot meter Content-Encoding {encoding!r}")
-        self.encoding, self.limit = encoding, limit
-        self.size = 0
+        self.encoding = ", ".join(codings)
+        self.limit = limit
         self.broken = False
-        self._raw_fallback = encoding == "deflate"  # RFC 9110 says zlib; some send raw deflate
-        # gzip framing only for gzip (Scrapy's decoder refuses a zlib stream labelled gzip)
-        self._z = zlib.decompressobj(15 + 16 if encoding != "deflate" else 15)
+        self._steps = [_decoder(c) for c in steps]
+        self._out = [0] * len(steps)
+
+    @property
+    def size(self) -> int:
+        return self._out[-1]
 
     @property
     def over(self) -> bool:
-        return self.size > self.limit
+        return any(n > self.limit for n in self._out)
 
     def feed(self, data: bytes) -> int:
         """Decode ``data`` (the next wire bytes) and return the decoded size so far."""
-        if self.broken or self.over or self._z.eof:
-            return self.size
-        try:
-            out = self._z.decompress(data, self.limit + 1 - self.size)
-        except zlib.error:
-            if not (self._raw_fallback and self.size == 0):
+        if not (self.broken or self.over):
+            try:
+                self._push(0, data)
+            except _DecodeError:
                 self.broken = True
-                return self.size
-            self._raw_fallback = False
-            self._z = zlib.decompressobj(-15)
-            return self.feed(data)
-        self.size += len(out)
         return self.size
+
+    def _push(self, i: int, data: bytes) -> None:
+        step, last = self._steps[i], i == len(self._steps) - 1
+        while not self.over:
+            out = step.decode(data, min(self.limit + 1 - self._out[i], CHUNK_BYTES))
+            data = b""
+            if not out:
+                return
+            self._out[i] += len(out)
+            if not last:
+                self._push(i + 1, out)
