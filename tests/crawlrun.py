@@ -42,24 +42,28 @@ class CrawlResult:
 
 
 def crawl_command(seeds_file: Path, outdir: Path, settings: dict | None = None,
-                  fast: bool = True) -> tuple[list[str], Path]:
-    """The ``scrapy crawl seeds`` command line and the stats file it will write."""
+                  fast: bool = True, spider_args: dict | None = None) -> tuple[list[str], Path]:
+    """The ``scrapy crawl seeds`` command line and the stats file it will write
+    (``spider_args``: more ``-a NAME=VALUE``, e.g. ``queries``)."""
     stats_file = outdir / "stats.json"
     s = {**(FAST if fast else {}), "WACKY_OUTPUT_DIR": str(outdir / "corpus"),
          "WACKY_STATS_FILE": str(stats_file), **(settings or {})}
     cmd = [sys.executable, "-m", "scrapy", "crawl", "seeds", "-a", f"seeds={seeds_file}"]
+    for k, v in (spider_args or {}).items():
+        cmd += ["-a", f"{k}={v}"]
     for k, v in s.items():
         cmd += ["-s", f"{k}={v}"]
     return cmd, stats_file
 
 
 def start_crawl(web, seeds: list[str], outdir: Path, settings: dict | None = None,
-                fast: bool = True) -> tuple[subprocess.Popen, Path]:
+                fast: bool = True, spider_args: dict | None = None
+                ) -> tuple[subprocess.Popen, Path]:
     """Start a crawl in the background; returns (process, stats file). Log goes to outdir/crawl.log."""
     outdir.mkdir(parents=True, exist_ok=True)
     seeds_file = outdir / "seeds.txt"
     seeds_file.write_text("\n".join(seeds) + "\n", encoding="utf-8")
-    cmd, stats_file = crawl_command(seeds_file, outdir, settings, fast)
+    cmd, stats_file = crawl_command(seeds_file, outdir, settings, fast, spider_args)
     env = {**os.environ, **web.env(), "PYTHONUNBUFFERED": "1"}
     with open(outdir / "crawl.log", "ab") as log:  # the child keeps its own descriptor
         proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
@@ -78,9 +82,10 @@ def finish(proc: subprocess.Popen, outdir: Path, stats_file: Path, timeout: floa
 
 
 def run_crawl(web, seeds: list[str], outdir: Path, settings: dict | None = None,
-              timeout: float = 120, fast: bool = True) -> CrawlResult:
+              timeout: float = 120, fast: bool = True,
+              spider_args: dict | None = None) -> CrawlResult:
     """Run a crawl to completion (``settings`` are ``-s`` overrides, values as strings)."""
-    proc, stats_file = start_crawl(web, seeds, outdir, settings, fast)
+    proc, stats_file = start_crawl(web, seeds, outdir, settings, fast, spider_args)
     return finish(proc, outdir, stats_file, timeout)
 
 

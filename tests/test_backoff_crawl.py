@@ -104,7 +104,8 @@ def test_c06_503_retry_after_holds_the_host_then_the_page_is_stored_or_dropped(t
     down = [h.time for h in hits(web, "down.test") if h.path == "/"]
     assert len(down) == 3 and all(b - a >= 1 - TOLERANCE for a, b in pairwise(down)), down
     assert result.stat("wacky/drop/overloaded") == 1
-    assert "Gave up after 2 retries, host still overloaded (503): http://down.test/" in result.log
+    assert "Dropped: overloaded: http://down.test/ (503 after 2 retries, host still overloaded)" \
+        in result.log
     assert result.stat("wacky/backoff/retried") == 3
     assert result.stat("wacky/politeness/retry_after") == 4
     assert result.stat("retry/count") == 0  # Scrapy's RetryMiddleware did not act as well

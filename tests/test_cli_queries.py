@@ -20,9 +20,12 @@ def tuples(tmp_path):
 
 
 def test_searxng_urls_round_trip(tuples, capsys):
-    code, urls, _ = run(["--engine", "searxng", "--base", "http://searx.test/", str(tuples)],
-                        capsys)
+    code, lines, _ = run(["--engine", "searxng", "--base", "http://searx.test/", str(tuples)],
+                         capsys)
     assert code == 0
+    head, *urls = lines
+    # the file remembers its engine: the spider needs no WACKY_SERP_SEARXNG_URL
+    assert engines.declared([head]) == ([engines.searxng("http://searx.test")], [])
     assert urls == ["http://searx.test/search?q=river+apple+stone&format=json",
                     "http://searx.test/search?q=%C3%BCber+caf%C3%A9+a%26b&format=json"]
     found = engines.configured("http://searx.test")
@@ -32,7 +35,7 @@ def test_searxng_urls_round_trip(tuples, capsys):
 def test_brave_key_is_noted_never_printed(tuples, capsys, monkeypatch):
     monkeypatch.delenv("WACKY_BRAVE_KEY", raising=False)
     code, urls, err = run(["--engine", "brave", "--count", "5", str(tuples)], capsys)
-    assert code == 0 and urls[0].endswith("?q=river+apple+stone&count=5")
+    assert code == 0 and urls[1].endswith("?q=river+apple+stone&count=5")
     assert "WACKY_BRAVE_KEY" in err
     monkeypatch.setenv("WACKY_BRAVE_KEY", "s3cret-value")
     code, urls, err = run(["--engine", "brave", str(tuples)], capsys)
@@ -44,7 +47,15 @@ def test_template_and_output_file(tuples, tmp_path, capsys):
     code, urls, _ = run(["--engine", "template", "--template", "https://se.example/?q={query}",
                          "-o", str(out), str(tuples)], capsys)
     assert code == 0 and urls == []
-    assert out.read_text().splitlines()[0] == "https://se.example/?q=river+apple+stone"
+    head, first = out.read_text().splitlines()[:2]
+    assert first == "https://se.example/?q=river+apple+stone"
+    assert engines.declared([head])[0] == [engines.template("https://se.example/?q={query}")]
+
+
+def test_a_directive_naming_no_engine_is_an_error_not_an_engine():
+    found, errors = engines.declared(["# wackycrawl-engine: altavista http://a.test/?q={query}",
+                                      "# wackycrawl-engine: template http://a.test/", "# x"])
+    assert found == [] and len(errors) == 2
 
 
 @pytest.mark.parametrize("args", [["--engine", "template", "--template", "https://x/{query}"],

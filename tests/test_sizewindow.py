@@ -6,6 +6,7 @@ test_sizewindow_crawl.py.
 
 from __future__ import annotations
 
+import functools
 import gzip
 import zlib
 
@@ -84,6 +85,63 @@ def test_meter_stops_a_bomb_at_the_limit_plus_one():
     assert meter.feed(bomb) == MAX + 1  # no further decoding once over
 
 
+ZEROS = b"<html><body>" + b"\0" * 10_000_000
+
+
+@functools.cache
+def _bombs() -> dict[str, bytes]:
+    import brotli
+    from backports import zstd
+
+    return {"br": brotli.compress(ZEROS), "zstd": zstd.compress(ZEROS),
+            "gzip, gzip": gzip.compress(gzip.compress(ZEROS)),
+            "x-gzip": gzip.compress(ZEROS), "deflate": zlib.compress(ZEROS),
+            "br, gzip": gzip.compress(brotli.compress(ZEROS)),
+            # a harmless first gzip member, then the bomb as the second (RFC 1952 2.2)
+            "gzip": gzip.compress(b"<p>hi</p>") + gzip.compress(ZEROS)}
+
+
+@pytest.mark.parametrize("coding", list(_bombs()))
+def test_meter_stops_a_bomb_in_every_coding_scrapy_decodes(coding):
+    data = _bombs()[coding]
+    assert len(data) < 50_000
+    meter = sw.DecodedMeter(coding, MAX)
+    for i in range(0, len(data), 4096):
+        meter.feed(data[i:i + 4096])
+    assert meter.over and not meter.broken and meter.size <= MAX + 64 * 1024
+
+
+@pytest.mark.parametrize("coding", ["br", "zstd", "gzip, gzip", "gzip, br", "zstd, deflate"])
+def test_meter_measures_stacked_and_new_codings_exactly(coding):
+    import brotli
+    from backports import zstd
+
+    body = b"<p>some words of a page</p>" * 2000
+    enc = {"gzip": gzip.compress, "br": brotli.compress, "zstd": zstd.compress,
+           "deflate": zlib.compress}
+    data = body
+    for c in sw.content_codings([coding]):
+        data = enc[c](data)
+    meter = sw.DecodedMeter(coding, MAX)
+    for i in range(0, len(data), 50):
+        meter.feed(data[i:i + 50])
+    assert meter.size == len(body) and not meter.over and not meter.broken
+
+
+def test_meter_follows_only_what_scrapy_decodes():
+    assert sw.decoded_codings(["compress", "gzip"]) == ["gzip"]
+    assert sw.decoded_codings(["gzip", "identity"]) == []
+    with pytest.raises(ValueError):
+        sw.DecodedMeter("gzip, identity", MAX)
+
+
+@pytest.mark.parametrize("coding", ["br", "zstd"])
+def test_meter_calls_garbage_in_br_and_zstd_broken(coding):
+    meter = sw.DecodedMeter(coding, MAX)
+    meter.feed(b"\xff" * 100)
+    assert meter.broken
+
+
 def test_meter_on_a_broken_stream_gives_up():
     meter = sw.DecodedMeter("gzip", MAX)
     meter.feed(b"\x1f\x8b\x08\0\0\0\0\0\0\x03" + b"\xff" * 50)
@@ -91,8 +149,8 @@ def test_meter_on_a_broken_stream_gives_up():
 
 
 def test_meter_refuses_an_unknown_encoding():
-    with pytest.raises(ValueError, match="br"):
-        sw.DecodedMeter("br", MAX)
+    with pytest.raises(ValueError, match="compress"):
+        sw.DecodedMeter("compress", MAX)
 
 
 # -- settings ---------------------------------------------------------------------------------
@@ -136,7 +194,7 @@ def test_process_request_sets_the_backstop_and_asks_for_metered_encodings(mw):
     mw.process_request(req)
     assert req.meta["download_maxsize"] > MAX
     assert req.meta["download_fail_on_dataloss"] is False
-    assert req.headers[b"Accept-Encoding"] == b"gzip, deflate"
+    assert req.headers[b"Accept-Encoding"] == b"gzip, deflate, br, zstd"
 
 
 def test_undersize_page_goes_on_but_is_not_stored(mw):
@@ -159,7 +217,7 @@ def test_data_loss_is_truncated_not_too_small(mw, caplog):
         mw.process_response(req, resp)
     assert stats(mw) == {"wacky/size/truncated": 1}
     assert [r.getMessage() for r in caplog.records] == [
-        "size window: truncated http://a.test/ (3929 B received, Content-Length 100000)"]
+        "Dropped: truncated: http://a.test/ (3929 B received, Content-Length 100000)"]
 
 
 def test_non_2xx_and_robots_txt_pass_untouched(mw):

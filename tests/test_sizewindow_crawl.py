@@ -120,12 +120,12 @@ def test_undersize_page_is_not_stored_but_its_links_are_followed(crawl):
     result, stored, _, web = crawl
     assert "http://small.test/" not in stored
     assert web.hits_for("smallchild.test") and "http://smallchild.test/" in stored
-    assert "too_small http://small.test/ (3929 B < 5120 B" in result.log
+    assert "too_small: http://small.test/ (3929 B < 5120 B" in result.log
 
 
 def test_truncated_body_is_refused_once_and_not_retried(crawl):
     result, stored, _, web = crawl
-    assert "truncated http://lying.test/ (3929 B received, Content-Length 100000)" in result.log
+    assert "truncated: http://lying.test/ (3929 B received, Content-Length 100000)" in result.log
     assert "http://lying.test/" not in stored
     assert [h.path for h in web.hits_for("lying.test")] == ["/robots.txt", "/"]
     assert "Got data loss" not in result.log
@@ -134,7 +134,7 @@ def test_truncated_body_is_refused_once_and_not_retried(crawl):
 def test_gzip_bomb_and_gzip_600k_are_cut_while_downloading(crawl):
     result, _, routes, _ = crawl
     for host, wire in (("bomb", 20_000), ("gz600k", len(routes["gz600k"]))):
-        m = re.search(rf"too_large_decoded http://{host}\.test/ \((\d+) B > \d+ B decoded "
+        m = re.search(rf"too_large_decoded: http://{host}\.test/ \((\d+) B > \d+ B decoded "
                       r"from the first (\d+) B",
                       result.log)
         assert m, host
@@ -145,7 +145,7 @@ def test_gzip_bomb_and_gzip_600k_are_cut_while_downloading(crawl):
 
 def test_stream_without_length_is_cancelled_early(crawl):
     result, _, routes, _ = crawl
-    assert "too_large_wire http://stream600k.test/" in result.log
+    assert "too_large_wire: http://stream600k.test/" in result.log
     assert "download cancelled" in result.log
     cut = routes["stream600k"].cut_off_at
     assert cut is not None and MAX < cut < 631505 // 2  # server saw the close after ~50 chunks
@@ -153,21 +153,21 @@ def test_stream_without_length_is_cancelled_early(crawl):
 
 def test_oversize_content_length_is_refused_at_the_headers(crawl):
     result, _, _, _ = crawl
-    assert "too_large_wire http://bigcl.test/ (Content-Length 300000 B > 204800 B, body not " \
+    assert "too_large_wire: http://bigcl.test/ (Content-Length 300000 B > 204800 B, body not " \
            "downloaded)" in result.log
 
 
 def test_non_html_is_cut_off_at_the_headers(crawl):
     result, _, routes, _ = crawl
-    assert "not_html http://pdf.test/download?id=1 (Content-Type application/pdf" in result.log
+    assert "not_html: http://pdf.test/download?id=1 (Content-Type application/pdf" in result.log
     assert routes["pdf"].cut_off_at is not None and routes["pdf"].cut_off_at < 100_000
-    assert "not_html http://notype.test/ (no Content-Type" in result.log
-    assert "robots.txt" not in "".join(re.findall(r"size window: .*", result.log))
+    assert "not_html: http://notype.test/ (no Content-Type" in result.log
+    assert "robots.txt" not in "".join(re.findall(r"Dropped: .*", result.log))
 
 
 def test_rejections_are_logged_once_and_never_as_errors(crawl):
     result, _, _, _ = crawl
-    lines = re.findall(r"size window: (\w+) (\S+)", result.log)
+    lines = re.findall(r"Dropped: (\w+): (\S+)", result.log)
     assert len(lines) == len(set(lines)) == 8  # every rejection once (too_small included)
     assert " ERROR: " not in result.log
     assert "larger than download max size" not in result.log  # Scrapy's own limit never fired

@@ -124,7 +124,7 @@ def test_crawl_stays_in_scope(trap_crawl):
     assert {h.host for h in hits} <= {"www.alpha.test", "cal.alpha.test", "shop.beta.test"}
     assert result.stat("wacky/scope/out") >= 1
     assert result.stat("wacky/scope/derived") == 2
-    assert "Out of scope (out), not followed: host www.gamma.test" in result.log
+    assert "Dropped: out_of_scope: http://www.gamma.test/" in result.log
 
 
 def test_url_shape_rules_counted(trap_crawl):

@@ -9,6 +9,12 @@ BOT_NAME = "wackycrawl"
 SPIDER_MODULES = ["wackycrawl.spiders"]
 NEWSPIDER_MODULE = "wackycrawl.spiders"
 
+# --- Profile --------------------------------------------------------------------------
+# A named set of the settings below for a kind of crawl (wackycrawl.crawl.profiles): "local"
+# = a server you own (no delay, AutoThrottle off, 4 per host, scope from the seeds, private
+# addresses allowed; robots.txt still obeyed). "" = none. -s settings still win over it.
+WACKY_PROFILE = ""
+
 # --- Identity -------------------------------------------------------------------------
 # Contact URL or e-mail put into the User-Agent so webmasters can reach the operator.
 WACKY_CONTACT = "https://github.com/wackycrawl/wackycrawl"
@@ -76,6 +82,9 @@ DOWNLOADER_MIDDLEWARES = {
     # Scrapy's, but a Location that is no usable URL is logged and counted, not a traceback
     "scrapy.downloadermiddlewares.redirect.RedirectMiddleware": None,
     "wackycrawl.middlewares.redirect.RedirectMiddleware": 600,
+    # both: a redirect target is judged as a page of its own (no per-response meta inherited)
+    "scrapy.downloadermiddlewares.redirect.MetaRefreshMiddleware": None,
+    "wackycrawl.middlewares.redirect.MetaRefreshMiddleware": 580,
 }
 
 # --- Seeding (BootCaT-style random queries, wackycrawl.seeding) --------------------------
@@ -305,10 +314,15 @@ WACKY_STAGES = [
 WACKY_STAGE_WORKERS = None
 
 EXTENSIONS = {
+    "wackycrawl.extensions.drops.DropsLog": 700,
     "wackycrawl.extensions.progress.Progress": 800,  # before Summary: yield stats
     "wackycrawl.extensions.summary.Summary": 900,
     "wackycrawl.pipelines.rejects.RejectsWriter": 950,  # only with WACKY_KEEP_REJECTS
 }
+# Every drop (any stage or middleware) is one INFO line "Dropped: <reason>: <url> (<detail>)",
+# a count wacky/drop/<reason> and a row "time, URL, reason, detail" of this TSV file
+# (relative = under WACKY_OUTPUT_DIR; {worker} = this process's worker id; "" = no file).
+WACKY_DROPS_FILE = "drops-{worker}.tsv"
 # Write all crawl stats as JSON to this file at close ("" = off).
 WACKY_STATS_FILE = ""
 

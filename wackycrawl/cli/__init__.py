@@ -11,7 +11,7 @@ import os
 import sys
 
 SUBCOMMANDS = ["clean", "langid", "trec", "tuples", "queries", "seeds", "status",
-               "filter", "export", "report"]
+               "filter", "export", "report", "stats"]
 
 
 def write_output(command: str, output: str | None, text: str) -> bool:

@@ -4,7 +4,9 @@ TUPLES holds one tuple a line, words separated by white space (``wackycrawl tupl
 output; ``-`` reads stdin; blank lines and ``#`` comments skipped). The URLs go into a seed
 file or ``scrapy crawl seeds -a queries=FILE``. Engines (:mod:`wackycrawl.seeding.engines`):
 ``searxng`` (``--base``, default WACKY_SERP_SEARXNG_URL), ``bing``, ``brave``, ``template``
-(``--template``, default WACKY_SERP_TEMPLATE). API keys are not part of the URLs: the crawl
+(``--template``, default WACKY_SERP_TEMPLATE). The first line names the engine for the
+crawl (``# wackycrawl-engine: NAME TEMPLATE``, a comment line to other readers), so the
+spider needs no WACKY_SERP_* setting for it. API keys are not part of the URLs: the crawl
 reads them from the environment (a missing one is noted here, its value never printed).
 Exit codes: 0 done, 1 unreadable or empty input, 2 usage errors (bad engine options).
 """
@@ -20,8 +22,6 @@ from wackycrawl.seeding import engines
 
 def _err(message: str) -> None:
     print(f"wackycrawl queries: {message}", file=sys.stderr)
-
-
 
 
 def run(args) -> int:
@@ -41,7 +41,8 @@ def run(args) -> int:
         _err(f"{args.file}: no tuples")
         return 1
     urls = [engine.url(words, args.count) for words in lines]
-    if not write_output("queries", args.output, "".join(u + "\n" for u in urls)):
+    text = engines.directive(engine) + "\n" + "".join(u + "\n" for u in urls)
+    if not write_output("queries", args.output, text):
         return 1
     if engine.key_env and not os.environ.get(engine.key_env, "").strip():
         _err(f"note: the crawl reads the {engine.name} API key from ${engine.key_env}, not set")

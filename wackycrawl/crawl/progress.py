@@ -78,3 +78,17 @@ def progress_line(stats: dict, pages_per_min: float, hosts_active: int,
             f"docs kept {stats.get('wacky/kept', 0)}, words {stats.get('wacky/words_kept', 0)}, "
             f"MB written {stats.get('wacky/trec/bytes_written', 0) / 1e6:.2f}, queue {queue}, "
             f"hosts active {hosts_active}; top drops: {top}")
+
+
+def time_left(queue: int | None, pages_per_min: float, shrinking: bool) -> str | None:
+    """``"about 12 min left"``: the queue drained at the recent rate, or None when that says
+    nothing (queue unknown or empty, no pages fetched lately, or a queue still growing with
+    the links of the pages fetched, where no finite frontier is in sight yet)."""
+    if not queue or pages_per_min <= 0 or not shrinking:
+        return None
+    minutes = queue / pages_per_min
+    if minutes < 1:
+        return f"about {max(1, round(minutes * 60))} s left"
+    if minutes < 120:
+        return f"about {round(minutes)} min left"
+    return f"about {minutes / 60:.1f} h left"

@@ -2,7 +2,9 @@
 with the per-host yield (``wackycrawl.crawl.progress``).
 
 The periodic line gives pages/min, pages, docs kept, words kept, MB written, queue size, hosts
-active (hosts that answered since the last line) and the top drop reasons. At close: stats
+active (hosts that answered since the last line) and the top drop reasons, and an estimate of
+the time left (queue / pages per minute) when the frontier is finite: a fixed seed list
+(WACKY_FOLLOW_LINKS off) or a queue that shrank since the last line. At close: stats
 ``wacky/yield/<host>`` (kept words per fetched MB, integer) for the WACKY_YIELD_TOP best and
 worst hosts only, so the stats stay small on a big crawl, ``wacky/yield/hosts``, one log line
 with those hosts, and every host's row in WACKY_YIELD_FILE (TSV; a relative path is under
@@ -19,7 +21,7 @@ from scrapy import signals
 from scrapy.utils.asyncio import create_looping_call
 from scrapy.utils.httpobj import urlparse_cached
 
-from wackycrawl.crawl.progress import YieldTable, progress_line
+from wackycrawl.crawl.progress import YieldTable, progress_line, time_left
 from wackycrawl.extensions.summary import drops_by_reason
 from wackycrawl.pipelines import crawl_worker_id
 
@@ -41,6 +43,8 @@ class Progress:
         self.table = YieldTable()
         self.active: set[str] = set()
         self.pages_before = 0
+        self.queue_before: int | None = None
+        self.fixed_frontier = not s.getbool("WACKY_FOLLOW_LINKS", True)
         self.task = None
 
     @classmethod
@@ -75,8 +79,14 @@ class Progress:
         pages = stats.get("response_received_count", 0)
         rate = (pages - self.pages_before) * 60.0 / self.interval
         self.pages_before = pages
-        logger.info(progress_line(stats, rate, len(self.active), drops_by_reason(stats),
-                                  queue=self._queue()))
+        queue = self._queue()
+        line = progress_line(stats, rate, len(self.active), drops_by_reason(stats), queue=queue)
+        shrinking = self.fixed_frontier or (None not in (queue, self.queue_before)
+                                            and queue < self.queue_before)
+        if left := time_left(queue, rate, shrinking):
+            line += f"; {left}"
+        self.queue_before = queue
+        logger.info(line)
         self.active.clear()
 
     def _queue(self) -> int | None:

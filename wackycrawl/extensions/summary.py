@@ -3,8 +3,12 @@
 Reads only ``crawler.stats``: pages fetched (``response_received_count``), documents kept
 (``wacky/kept``), words kept (``wacky/words_kept``, whitespace tokens), MB written
 (``wacky/trec/bytes_written``, compressed bytes / 10^6) and every drop counter
-(``wacky/drop/<reason>`` and the size-window and robots refusals). With WACKY_STATS_FILE set,
-all stats are also written there as JSON (datetimes as ISO 8601 strings) at close.
+(``wacky/drop/<reason>``, ``wackycrawl.crawl.drops``: items, size window, robots.txt, scope,
+traps, safety, non-2xx answers as ``http_<code>``...). With WACKY_STATS_FILE set,
+all stats are also written there as JSON (datetimes as ISO 8601 strings) at close. When
+WACKY_OUTPUT_DIR holds more than this run wrote (a resumed crawl, other workers), the line
+also gives the corpus total (documents from the indexes, files, crawl processes, MB;
+``wackycrawl stats`` reads everything).
 """
 
 from __future__ import annotations
@@ -16,38 +20,32 @@ from datetime import datetime
 
 from scrapy import signals
 
+from wackycrawl.crawl.drops import drops_by_reason
+from wackycrawl.crawl.totals import Totals, quick_totals
+
 logger = logging.getLogger(__name__)
 
-#: stats keys that are drops besides ``wacky/drop/*`` (refusals before a page becomes an item)
-REFUSAL_KEYS = ("wacky/size/too_small", "wacky/size/too_large_wire",
-                "wacky/size/too_large_decoded", "wacky/size/truncated", "wacky/size/not_html",
-                "wacky/robots/forbidden")
+__all__ = ["Summary", "drops_by_reason", "summary_line"]
 
 
-#: Scrapy's HttpErrorMiddleware count of non-2xx responses not passed to the spider
-HTTP_ERROR_PREFIX = "httperror/response_ignored_status_count/"
-
-
-def drops_by_reason(stats: dict) -> dict[str, int]:
-    """``{reason: count}`` from a stats dict, largest first; non-2xx answers are ``http_<code>``."""
-    out = {k.rsplit("/", 1)[1]: v for k, v in stats.items()
-           if k.startswith("wacky/drop/") or k in REFUSAL_KEYS}
-    out.update({f"http_{k[len(HTTP_ERROR_PREFIX):]}": v for k, v in stats.items()
-                if k.startswith(HTTP_ERROR_PREFIX)})
-    return dict(sorted(out.items(), key=lambda kv: -kv[1]))
-
-
-def summary_line(stats: dict) -> str:
+def summary_line(stats: dict, corpus: Totals | None = None) -> str:
+    """The summary of this run; with ``corpus`` (the output directory's totals, when they
+    differ from this run's: a resumed crawl, other workers) also the corpus total."""
     drops = ", ".join(f"{r} {n}" for r, n in drops_by_reason(stats).items()) or "none"
+    total = "" if corpus is None else (
+        f" (this run); corpus total: docs {corpus.documents} in {corpus.files} files from "
+        f"{len(corpus.writers)} crawl processes, MB {corpus.bytes / 1e6:.2f}")
     return (f"wacky summary: pages fetched {stats.get('response_received_count', 0)}, "
             f"docs kept {stats.get('wacky/kept', 0)}, words {stats.get('wacky/words_kept', 0)}, "
-            f"MB written {stats.get('wacky/trec/bytes_written', 0) / 1e6:.2f}; drops: {drops}")
+            f"MB written {stats.get('wacky/trec/bytes_written', 0) / 1e6:.2f}{total}; "
+            f"drops: {drops}")
 
 
 class Summary:
     def __init__(self, crawler):
         self.crawler = crawler
         self.stats_file = crawler.settings.get("WACKY_STATS_FILE") or ""
+        self.outdir = crawler.settings.get("WACKY_OUTPUT_DIR") or ""
 
     @classmethod
     def from_crawler(cls, crawler):
@@ -57,7 +55,7 @@ class Summary:
 
     def spider_closed(self, spider, reason):
         stats = self.crawler.stats.get_stats()
-        logger.info("%s (close reason: %s)", summary_line(stats), reason)
+        logger.info("%s (close reason: %s)", summary_line(stats, self._corpus(stats)), reason)
         if self.stats_file:
             os.makedirs(os.path.dirname(os.path.abspath(self.stats_file)), exist_ok=True)
             tmp = self.stats_file + ".tmp"
@@ -65,3 +63,15 @@ class Summary:
                 json.dump({**stats, "finish_reason": reason}, f, indent=1, sort_keys=True,
                           default=lambda o: o.isoformat() if isinstance(o, datetime) else str(o))
             os.replace(tmp, self.stats_file)
+
+    def _corpus(self, stats: dict) -> Totals | None:
+        """The output directory's totals when they are more than this run's."""
+        if not self.outdir or not os.path.isdir(self.outdir):
+            return None
+        try:
+            corpus = quick_totals(self.outdir)
+        except OSError:
+            return None
+        if corpus.documents == stats.get("wacky/kept", 0) and len(corpus.writers) <= 1:
+            return None
+        return corpus

@@ -23,6 +23,7 @@ from scrapy import Request
 from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.http import Response
 
+from wackycrawl.crawl import drops
 from wackycrawl.crawl.politeness import OVERLOAD_CODES
 
 logger = logging.getLogger(__name__)
@@ -36,7 +37,7 @@ class BackoffMiddleware:
         self.max_retries = s.getint("WACKY_BACKOFF_MAX_RETRIES")
         if self.max_retries < 0:
             raise NotConfigured("WACKY_BACKOFF_MAX_RETRIES < 0: 429/503 not retried")
-        self.stats = crawler.stats
+        self.crawler, self.stats = crawler, crawler.stats
         both = set(OVERLOAD_CODES) & {int(c) for c in s.getlist("RETRY_HTTP_CODES")}
         if both and s.getbool("RETRY_ENABLED"):
             logger.warning("RETRY_HTTP_CODES holds %s: RetryMiddleware would retry them at once "
@@ -51,9 +52,8 @@ class BackoffMiddleware:
             return response
         retries = request.meta.get(RETRIES_META, 0)
         if retries >= self.max_retries:
-            self.stats.inc_value("wacky/drop/overloaded")
-            logger.warning("Gave up after %d retries, host still overloaded (%d): %s",
-                           retries, response.status, request.url)
+            drops.record(self.crawler, "overloaded", request.url,
+                         f"{response.status} after {retries} retries, host still overloaded")
             raise IgnoreRequest(f"{response.status} after {retries} retries")
         self.stats.inc_value("wacky/backoff/retried")
         logger.debug("Retry %d of %s later (%d)", retries + 1, request.url, response.status)

@@ -1,27 +1,78 @@
-"""Scrapy's RedirectMiddleware, with a Location that is no usable URL logged and counted.
+"""Scrapy's RedirectMiddleware and MetaRefreshMiddleware, with the target judged as a page of
+its own and every refusal a drop.
 
-Scrapy builds the redirect target with w3lib's ``safe_url_string``, which raises ValueError
-for a bad port or IPv6 literal (``Location: http://a.test:99999/``, ``http://[::1/``); the
-response then ends as a download error with a traceback. Here such a redirect is refused with
-one INFO line and the stat ``wacky/redirect/bad_location`` (IgnoreRequest: not an error).
-Everything else is Scrapy's (REDIRECT_ENABLED, REDIRECT_MAX_TIMES, ``dont_redirect``).
+A redirect (3xx ``Location`` or ``<meta http-equiv="refresh">``) is built by Scrapy as a
+copy of the request, meta included. Meta keys that hold a verdict or a count about the
+response or host just answered (:data:`PER_RESPONSE_META`: the size window's "not stored"
+flag, robots.txt deferrals, 429/503 and Scrapy retries, politeness claims) are removed from
+the copy, so the target is judged afresh: a small meta-refresh stub no longer makes its
+target "too small to store". robots.txt's byte count starts again at 0.
+
+Refusals are drops (``wackycrawl.crawl.drops``): a Location that is no usable URL (w3lib's
+``safe_url_string`` raises ValueError for a bad port or IPv6 literal, which would end the
+download with a traceback) is ``bad_redirect`` (stat ``wacky/redirect/bad_location`` too), a
+chain longer than REDIRECT_MAX_TIMES is ``too_many_redirects``. Everything else is Scrapy's
+(REDIRECT_ENABLED, REDIRECT_MAX_TIMES, METAREFRESH_*, ``dont_redirect``).
 """
 
-import logging
-
+from scrapy.downloadermiddlewares.redirect import MetaRefreshMiddleware as ScrapyMetaRefresh
 from scrapy.downloadermiddlewares.redirect import RedirectMiddleware as ScrapyRedirectMiddleware
 from scrapy.exceptions import IgnoreRequest
 
-logger = logging.getLogger(__name__)
+from wackycrawl.crawl import drops
+from wackycrawl.middlewares.backoff import RETRIES_META
+from wackycrawl.middlewares.politeness import _KEYS_META, _SENT_META, NOT_BEFORE_META
+from wackycrawl.middlewares.robots import DEFERRALS_META, ROBOTS_BYTES_META
+from wackycrawl.middlewares.sizewindow import STORE_META
+
+#: meta keys about one response (or its host) that a redirect target must not inherit:
+#: key -> value the target starts with (None: removed)
+PER_RESPONSE_META = {STORE_META: None, DEFERRALS_META: None, RETRIES_META: None,
+                     "retry_times": None, NOT_BEFORE_META: None, _KEYS_META: None,
+                     _SENT_META: None, ROBOTS_BYTES_META: 0}
 
 
-class RedirectMiddleware(ScrapyRedirectMiddleware):
+def fresh_meta(meta: dict) -> None:
+    """Reset the :data:`PER_RESPONSE_META` keys of a redirect target's ``meta`` in place."""
+    for key, start in PER_RESPONSE_META.items():
+        if key in meta:
+            if start is None:
+                del meta[key]
+            else:
+                meta[key] = start
+
+
+class _FreshTarget:
+    """Mixin: redirect targets start without the source's per-response meta; refusals drop."""
+
+    def _build_redirect_request(self, source_request, response, *, url, **kwargs):
+        redirected = super()._build_redirect_request(source_request, response, url=url,
+                                                     **kwargs)
+        fresh_meta(redirected.meta)
+        return redirected
+
+    def _redirect(self, redirected, request, reason):
+        try:
+            return super()._redirect(redirected, request, reason)
+        except IgnoreRequest:
+            first = (request.meta.get("redirect_urls") or [request.url])[0]
+            drops.record(self.crawler, "too_many_redirects", first,
+                         f"more than REDIRECT_MAX_TIMES = {self.max_redirect_times} "
+                         f"redirects, last {request.url}")
+            raise
+
+
+class RedirectMiddleware(_FreshTarget, ScrapyRedirectMiddleware):
     def process_response(self, request, response, spider=None):
         try:
             return super().process_response(request, response)
         except ValueError as exc:
             location = response.headers.get(b"Location", b"").decode("latin-1")
             self.crawler.stats.inc_value("wacky/redirect/bad_location")
-            logger.info("redirect %d of %s to an unusable Location %r refused: %s",
-                        response.status, request.url, location[:200], exc)
+            drops.record(self.crawler, "bad_redirect", request.url,
+                         f"{response.status} to an unusable Location {location[:200]!r}: {exc}")
             raise IgnoreRequest(f"bad redirect Location {location[:200]!r}") from None
+
+
+class MetaRefreshMiddleware(_FreshTarget, ScrapyMetaRefresh):
+    pass

@@ -33,6 +33,7 @@ from scrapy.utils.asyncio import call_later, is_asyncio_available
 from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet.error import DNSLookupError
 
+from wackycrawl.crawl import drops
 from wackycrawl.crawl.robots import (
     ALLOW,
     FORBID,
@@ -93,11 +94,12 @@ class RobotsMiddleware:
         if decision == ALLOW:
             return
         if decision == FORBID:
-            logger.debug("Forbidden by robots.txt: %s", request)
             self.stats.inc_value("wacky/robots/forbidden")
+            drops.record(self.crawler, "robots_forbidden", request.url, "disallowed by robots.txt")
             raise IgnoreRequest("Forbidden by robots.txt")
         if key in self._no_such_host:  # parking would only hold the crawl open
             self.stats.inc_value("wacky/robots/dropped_dns")
+            drops.record(self.crawler, "robots_dns", request.url, "host name does not resolve")
             raise IgnoreRequest("host name does not resolve")
         self._defer(key, request, entry)
 
@@ -176,7 +178,8 @@ class RobotsMiddleware:
         n = request.meta.get(DEFERRALS_META, 0)
         if n >= self.max_deferrals:
             self.stats.inc_value("wacky/robots/dropped_unreachable")
-            logger.debug("Dropped after %d deferrals, robots.txt unreachable: %s", n, request)
+            drops.record(self.crawler, "robots_unreachable", request.url,
+                         f"robots.txt unreachable after {n} deferrals")
             raise IgnoreRequest("robots.txt unreachable")
         self._parked.setdefault(key, []).append(
             request.replace(dont_filter=True, meta={**request.meta, DEFERRALS_META: n + 1}))
@@ -201,6 +204,9 @@ class RobotsMiddleware:
         for timer in self._timers.values():
             timer.cancel()
         lost = sum(len(r) for r in self._parked.values())
+        for request in (r for parked in self._parked.values() for r in parked):
+            drops.record(self.crawler, "robots_unreachable", request.url,
+                         "parked for an unreachable robots.txt when the crawl closed")
         if lost:
             self.stats.inc_value("wacky/robots/dropped_unreachable", lost)
             logger.warning("%d requests parked for unreachable robots.txt dropped at close", lost)

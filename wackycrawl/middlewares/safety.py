@@ -14,7 +14,7 @@ literal IPs and ``localhost`` are judged, and the response's address (the proxy'
 This is what lets the test suite's local web, a proxy on 127.0.0.1 serving ``*.test`` hosts,
 run with the default setting. Stats: ``wacky/safety/refused`` and
 ``wacky/safety/<class>``, ``wacky/safety/after_response`` for the second check; one WARNING
-line per host.
+line per host, and the drop ``unsafe_address`` per request.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from scrapy.http import Response
 from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.httpobj import urlparse_cached
 
+from wackycrawl.crawl import drops
 from wackycrawl.crawl.safety import address_class, literal_ip
 
 logger = logging.getLogger(__name__)
@@ -38,7 +39,7 @@ class SafetyMiddleware:
         s = crawler.settings
         if s.getbool("WACKY_ALLOW_PRIVATE_ADDRESSES"):
             raise NotConfigured("WACKY_ALLOW_PRIVATE_ADDRESSES is on")
-        self.stats = crawler.stats
+        self.crawler, self.stats = crawler, crawler.stats
         self.env_proxies = urllib.request.getproxies() if s.getbool("HTTPPROXY_ENABLED") else {}
         self.hosts_logged: set[str] = set()
 
@@ -84,4 +85,5 @@ class SafetyMiddleware:
             self.hosts_logged.add(host)
             logger.warning("Refused %s: %s address %s (WACKY_ALLOW_PRIVATE_ADDRESSES is off)",
                            host, cls, address)
+        drops.record(self.crawler, "unsafe_address", request.url, f"{cls} address {address}")
         raise IgnoreRequest(f"{cls} address {address}")

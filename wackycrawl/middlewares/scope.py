@@ -7,7 +7,8 @@ scheduled (Scrapy's ``request_scheduled`` signal). A seed is a start request (no
 meta) or a request with ``meta["wacky_seed"] = True`` (e.g. a search result); seeds and
 robots.txt requests are always in scope. Every request, redirects included, is checked before
 anything is sent: out of scope -> IgnoreRequest, counted in ``wacky/scope/out`` (and
-``wacky/scope/deny`` for the deny list), one INFO line per host. Off (NotConfigured) when all
+``wacky/scope/deny`` for the deny list) and the drop ``out_of_scope``
+(``wackycrawl.crawl.drops``). Off (NotConfigured) when all
 three lists are empty and nothing is derived.
 """
 
@@ -19,6 +20,7 @@ from scrapy import Request, signals
 from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.utils.httpobj import urlparse_cached
 
+from wackycrawl.crawl import drops
 from wackycrawl.crawl.scope import DERIVE_MODES, Scope
 
 logger = logging.getLogger(__name__)
@@ -48,8 +50,7 @@ class ScopeMiddleware:
         if not (allow or deny or self.derive):
             raise NotConfigured("no WACKY_SCOPE_* list and WACKY_SCOPE_FROM_SEEDS off")
         self.scope = Scope(allow, deny)
-        self.stats = crawler.stats
-        self.hosts_logged: set[str] = set()
+        self.crawler, self.stats = crawler, crawler.stats
         self.derived: set[str] = set()
         if self.derive:
             crawler.signals.connect(self._scheduled, signal=signals.request_scheduled)
@@ -77,9 +78,6 @@ class ScopeMiddleware:
         self.stats.inc_value("wacky/scope/out")
         if verdict == "deny":
             self.stats.inc_value("wacky/scope/deny")
-        host = urlparse_cached(request).hostname or ""
-        if host not in self.hosts_logged:
-            self.hosts_logged.add(host)
-            logger.info("Out of scope (%s), not followed: host %s (first: %s)",
-                        verdict, host, request.url)
+        drops.record(self.crawler, "out_of_scope", request.url,
+                     "on the deny list" if verdict == "deny" else "not on the allow list")
         raise IgnoreRequest(f"out of scope ({verdict})")

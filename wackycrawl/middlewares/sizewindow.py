@@ -7,18 +7,21 @@ project uses 585 (MetaRefreshMiddleware holds 580). Per 2xx response of a page r
 * Content-Type not HTML → the download is stopped at the headers (``not_html``); no type →
   the first body bytes are sniffed, text is taken for HTML;
 * Content-Length above WACKY_MAX_DOC_BYTES → stopped at the headers (``too_large_wire``);
-  no Content-Length → stopped once more bytes arrived (``too_large_wire``); gzip/deflate →
-  the decoded size is metered while streaming and the download stopped once it passes the
-  bound (``too_large_decoded``), so a decompression bomb is never expanded; a body that
-  is not what its gzip/deflate Content-Encoding says is stopped (``bad_encoding``) instead
-  of failing in HttpCompressionMiddleware with a traceback;
+  no Content-Length → stopped once more bytes arrived (``too_large_wire``); any
+  Content-Encoding Scrapy decodes (gzip, x-gzip, deflate, br, zstd, stacked as
+  ``gzip, gzip``) → the decoded size is metered while streaming and the download stopped
+  once it passes the bound (``too_large_decoded``), so a decompression bomb is never
+  expanded and Scrapy's own DOWNLOAD_MAXSIZE backstop never fires first; a body that is
+  not what its Content-Encoding says is stopped (``bad_encoding``) instead of failing in
+  HttpCompressionMiddleware with a traceback;
 * body shorter than Content-Length (data loss) → ``truncated``;
 * decoded body below WACKY_MIN_DOC_BYTES → ``too_small``: the response still reaches the
   spider (links are followed) with ``response.meta["wacky_store"] = False``.
 
 Rejected responses never reach the spider (IgnoreRequest, which Scrapy does not log as an
-error); each gets one INFO line and a ``wacky/size/<reason>`` count, kept ones count
-``wacky/size/in_window``. Non-2xx responses pass untouched (a stopped body is emptied) so
+error); each, and each too-small page, is a drop (``wackycrawl.crawl.drops``: one
+``Dropped: <reason>: <url> (<detail>)`` line, ``wacky/drop/<reason>``, a drops-file row) and
+a ``wacky/size/<reason>`` count; kept ones count ``wacky/size/in_window``. Non-2xx responses pass untouched (a stopped body is emptied) so
 redirects and retries still work. ``robots.txt``, HEAD requests and requests with
 ``meta["wacky_size_window"] = False`` are exempt.
 """
@@ -33,6 +36,7 @@ from scrapy import signals
 from scrapy.exceptions import IgnoreRequest, NotConfigured, ResponseDataLossError, StopDownload
 from scrapy.utils.httpobj import urlparse_cached
 
+from wackycrawl.crawl import drops
 from wackycrawl.crawl import sizewindow as sw
 
 logger = logging.getLogger(__name__)
@@ -41,6 +45,8 @@ logger = logging.getLogger(__name__)
 # the decoded body) are set this far above ours, as a backstop that never fires first: one
 # network read is at most 64 KiB, so our per-read check always comes before Scrapy's.
 BACKSTOP_SLACK = 128 * 1024
+#: meta key of a response's "not stored" verdict (too small); it describes that response only
+STORE_META = "wacky_store"
 
 
 @dataclass
@@ -59,7 +65,7 @@ class SizeWindowMiddleware:
     """Downloader middleware enforcing the size window and the HTML-only rule (see module)."""
 
     def __init__(self, crawler, min_bytes: int, max_bytes: int, html_types: tuple[str, ...]):
-        self.stats = crawler.stats
+        self.crawler, self.stats = crawler, crawler.stats
         self.min_bytes, self.max_bytes, self.html_types = min_bytes, max_bytes, html_types
         self._transfers: WeakKeyDictionary = WeakKeyDictionary()
         crawler.signals.connect(self.headers_received, signals.headers_received)
@@ -95,12 +101,10 @@ class SizeWindowMiddleware:
         if not self.applies(request):
             return
         t = self._transfers[request] = _Transfer()
-        encodings = [e.strip().lower() for v in headers.getlist(b"Content-Encoding")
-                     for e in v.decode("latin-1").split(",") if e.strip()]
-        t.encoded = bool(encodings) and encodings != ["identity"]
-        if t.encoded and self.max_bytes and len(encodings) == 1 \
-                and encodings[0] in sw.METERED_ENCODINGS:
-            t.meter = sw.DecodedMeter(encodings[0], self.max_bytes)
+        codings = sw.content_codings(headers.getlist(b"Content-Encoding"))
+        t.encoded = bool(codings) and codings != ["identity"]
+        if self.max_bytes and sw.decoded_codings(codings):
+            t.meter = sw.DecodedMeter(codings, self.max_bytes)
         html = sw.is_html(headers.get(b"Content-Type"), self.html_types) if self.html_types \
             else True
         t.sniff = html is None
@@ -159,7 +163,7 @@ class SizeWindowMiddleware:
         reason = sw.window_reason(size, self.min_bytes, self.max_bytes, encoded=t.encoded)
         if reason == "too_small":
             self._count(request, reason, f"{size} B < {self.min_bytes} B, links still followed")
-            request.meta["wacky_store"] = False
+            request.meta[STORE_META] = False
         elif reason:
             self._reject(request, reason, f"{size} B > {self.max_bytes} B")
         else:
@@ -168,7 +172,7 @@ class SizeWindowMiddleware:
 
     def _count(self, request, reason: str, detail: str) -> None:
         self.stats.inc_value(f"wacky/size/{reason}")
-        logger.info("size window: %s %s (%s)", reason, request.url, detail)
+        drops.record(self.crawler, reason, request.url, detail)
 
     def _reject(self, request, reason: str, detail: str):
         self._count(request, reason, detail)

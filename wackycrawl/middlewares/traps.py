@@ -3,7 +3,7 @@
 Before a request is sent (robots.txt requests excepted): URL-shape limits
 (WACKY_TRAP_MAX_PATH_DEPTH, _MAX_SEGMENT_REPEATS, _MAX_URL_LENGTH, _MAX_QUERY_PARAMS), the
 pattern's endless-links verdict and the per-host budget (WACKY_HOST_BUDGET requests). Each cut
-raises IgnoreRequest and counts ``wacky/trap/<rule>`` (``url_length``, ``path_depth``,
+raises IgnoreRequest, counts ``wacky/trap/<rule>`` and is the drop ``trap_<rule>`` (``url_length``, ``path_depth``,
 ``repeated_segment``, ``query_params``, ``endless_links``, ``budget``); a host's budget running
 out and a pattern tripping the detector each log one WARNING line (``wacky/trap/hosts_over_budget``,
 ``wacky/trap/patterns_tripped``).
@@ -21,6 +21,7 @@ from scrapy import Request, signals
 from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.utils.httpobj import urlparse_cached
 
+from wackycrawl.crawl import drops
 from wackycrawl.crawl.traps import (
     EndlessLinksDetector,
     HostBudget,
@@ -31,6 +32,14 @@ from wackycrawl.crawl.traps import (
 from wackycrawl.middlewares.scope import is_robots_txt
 
 logger = logging.getLogger(__name__)
+
+_TRAP_DETAIL = {"url_length": "URL longer than WACKY_TRAP_MAX_URL_LENGTH",
+                "path_depth": "more path segments than WACKY_TRAP_MAX_PATH_DEPTH",
+                "repeated_segment": "a path segment repeated more than "
+                                    "WACKY_TRAP_MAX_SEGMENT_REPEATS times",
+                "query_params": "more query parameters than WACKY_TRAP_MAX_QUERY_PARAMS",
+                "endless_links": "URL pattern tripped the endless-links detector",
+                "budget": "host used its WACKY_HOST_BUDGET"}
 
 
 class TrapsMiddleware:
@@ -45,7 +54,7 @@ class TrapsMiddleware:
         self.budget = HostBudget(s.getint("WACKY_HOST_BUDGET"))
         self.detector = EndlessLinksDetector(s.getint("WACKY_TRAP_WINDOW"),
                                              s.getfloat("WACKY_TRAP_NEW_RATIO"))
-        self.stats = crawler.stats
+        self.crawler, self.stats = crawler, crawler.stats
         for handler, signal in ((self._scheduled, signals.request_scheduled),
                                 (self._dropped, signals.request_dropped),
                                 (self._fetched, signals.response_received),
@@ -73,7 +82,7 @@ class TrapsMiddleware:
                 logger.warning("Trap: host %s used its budget of %d requests; no more requests "
                                "to it (WACKY_HOST_BUDGET)", host, self.budget.limit)
         self.stats.inc_value(f"wacky/trap/{rule}")
-        logger.debug("Trap (%s): %s", rule, request.url)
+        drops.record(self.crawler, f"trap_{rule}", request.url, _TRAP_DETAIL[rule])
         raise IgnoreRequest(f"spider trap ({rule})")
 
     def _scheduled(self, request: Request, spider=None) -> None:

@@ -12,6 +12,11 @@ APIs expect) and may hold ``{count}`` (results asked for). Shipped engines:
 
 API keys are read from environment variables (:attr:`Engine.key_env`) when a request is
 built and go into its headers only: never into URLs, settings, logs or files.
+
+A query file remembers its engine: ``wackycrawl queries`` writes :func:`directive` as its
+first line (``# wackycrawl-engine: searxng http://localhost:8888/search?q={query}&format=json``,
+a comment to any other reader), and the spider adds the engines :func:`declared` in its seed
+and query files to the configured ones, so the base URL is given once.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from dataclasses import dataclass
 from urllib.parse import parse_qs, parse_qsl, quote_plus, urlsplit
 
 ENGINE_NAMES = ("searxng", "bing", "brave", "template")
+DIRECTIVE = "# wackycrawl-engine:"
 _MARK = "wackyquery"
 
 
@@ -134,3 +140,38 @@ def find(engines: Iterable[Engine], url: str) -> tuple[Engine, str] | None:
         if query is not None:
             return engine, query
     return None
+
+
+def directive(engine: Engine) -> str:
+    """The comment line that names ``engine`` in a query file: ``# wackycrawl-engine: NAME
+    TEMPLATE`` (no API key: keys stay in the environment)."""
+    return f"{DIRECTIVE} {engine.name} {engine.template}"
+
+
+def from_template(name: str, url_template: str) -> Engine:
+    """The engine ``name`` with the URL template of a :func:`directive`; raises ValueError
+    for an unknown name or a bad template."""
+    if name in ("bing", "brave"):
+        return get_engine(name)
+    if name == "searxng":
+        return Engine("searxng", url_template, "searxng")
+    return get_engine(name, url_template=url_template)
+
+
+def declared(lines: Iterable[str]) -> tuple[list[Engine], list[str]]:
+    """Engines named by :func:`directive` lines among ``lines``: (engines, errors), an error
+    being a message for a directive that names no usable engine."""
+    found, errors = [], []
+    for line in lines:
+        line = line.strip()
+        if not line.startswith(DIRECTIVE):
+            continue
+        name, _, url_template = line[len(DIRECTIVE):].strip().partition(" ")
+        try:
+            engine = from_template(name, url_template.strip())
+        except ValueError as exc:
+            errors.append(f"{line[:200]!r}: {exc}")
+            continue
+        if engine not in found:
+            found.append(engine)
+    return found, errors

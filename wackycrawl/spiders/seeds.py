@@ -2,7 +2,8 @@
 
 Usage: ``scrapy crawl seeds -a seeds=FILE``. FILE holds one absolute http(s) URL per line;
 blank lines and ``#`` comments are skipped, other bad lines are logged and counted
-(``wacky/seeds/bad_line``). Links of every HTML page are followed (unless
+(``wacky/seeds/bad_line``); a seed given twice (same canonical URL) is fetched once,
+counted (``wacky/seeds/repeated``) and logged in one line. Links of every HTML page are followed (unless
 WACKY_FOLLOW_LINKS is False: then exactly the seed list is fetched) within DEPTH_LIMIT and the
 scope of WACKY_SCOPE_* (``wackycrawl.middlewares.scope``); non-HTML extensions are never
 requested (Scrapy's LinkExtractor ``IGNORED_EXTENSIONS``). Pages below the size window are not
@@ -13,7 +14,9 @@ seed list goes into the shared Redis queue and more seeds can be pushed there
 (``wackycrawl seeds push``); with REDIS_URL in the environment no seed list is needed.
 
 Search-query seeds (BootCaT/WaCky, ``wackycrawl.seeding``): a seed line that is a query URL of
-a configured engine (``wackycrawl.seeding.engines.configured``), and every line of
+a configured engine (``wackycrawl.seeding.engines.configured``) or of one a
+``# wackycrawl-engine:`` line of the file names (``wackycrawl queries`` writes it), and every
+line of
 ``-a queries=FILE``, is fetched as a result page (SERP) with the engine's headers (API key from
 the environment), no redirect, outside the size window, at most WACKY_SERP_MAX_BYTES, and with
 the engine's WACKY_SERP_DELAYS as ``meta["wacky_min_interval"]``. Its result URLs become seeds:
@@ -22,6 +25,10 @@ across the seed set (plain seeds' domains count too). SERPs are never items; eve
 crawled from a query's seeds carries the query as ``meta["Seed-Query"]`` (DOCHDR
 ``X-Wacky-Seed-Query``). Stats: ``wacky/serp/{pages,results,seeds,failed,bad_response,
 no_key,skipped/<reason>,domains,max_per_domain}``, ``wacky/seeds/not_a_query``.
+
+A page request that brings no response is a drop (``wackycrawl.crawl.drops``): a non-2xx
+answer ``http_<code>``, a download error after Scrapy's retries ``download_error``.
+WACKY_PROFILE (``wackycrawl.crawl.profiles``) is applied in :meth:`update_settings`.
 """
 
 from __future__ import annotations
@@ -33,11 +40,15 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import scrapy
+from scrapy.exceptions import IgnoreRequest
 from scrapy.http import HtmlResponse
 from scrapy.linkextractors import LinkExtractor
+from scrapy.spidermiddlewares.httperror import HttpError
 from w3lib.url import safe_url_string
 
 from wackycrawl import __version__
+from wackycrawl.crawl import drops, profiles
+from wackycrawl.crawl.urls import canonical_url
 from wackycrawl.seeding import engines, serp
 
 logger = logging.getLogger(__name__)
@@ -96,6 +107,12 @@ class SeedsSpider(scrapy.Spider):
     @classmethod
     def update_settings(cls, settings):
         super().update_settings(settings)
+        chosen = profiles.profile(settings.get("WACKY_PROFILE", ""))
+        for name, value in chosen.items():  # over the project's defaults, under -s
+            settings.set(name, value, priority="spider")
+        if chosen:
+            logger.info("WACKY_PROFILE=%s: %s", settings.get("WACKY_PROFILE"),
+                        ", ".join(f"{k}={settings.get(k)}" for k in chosen))
         if not settings.get("USER_AGENT"):
             settings.set("USER_AGENT", f"{settings.get('WACKY_ROBOTS_TOKEN', 'wackycrawl')}/"
                          f"{__version__} (+{settings.get('WACKY_CONTACT')})", priority="spider")
@@ -107,12 +124,23 @@ class SeedsSpider(scrapy.Spider):
         s = crawler.settings
         spider.engines = engines.configured(s.get("WACKY_SERP_SEARXNG_URL", ""),
                                             s.get("WACKY_SERP_TEMPLATE", ""))
-        spider.engine_named = {e.name: e for e in spider.engines}
         spider.serp_max = s.getint("WACKY_SERP_MAX_RESULTS", 10)
         spider.serp_delays = s.getdict("WACKY_SERP_DELAYS")
         spider.serp_max_bytes = s.getint("WACKY_SERP_MAX_BYTES", 2 * 1024 * 1024)
         spider.quota = serp.DomainQuota(s.getint("WACKY_SERP_MAX_PER_DOMAIN", 1))
         return spider
+
+    def _declared_engines(self, path: str) -> None:
+        """Add the engines a seed or query file names (``wackycrawl queries`` writes the line)."""
+        text = Path(path).read_bytes().decode("utf-8", errors="replace").splitlines()
+        found, errors = engines.declared(text)
+        for message in errors:
+            logger.warning("seed file %s: engine line ignored: %s", path, message)
+        for engine in found:
+            if engine not in self.engines:
+                logger.info("seed file %s: search engine %s (%s)", path, engine.name,
+                            engine.template)
+                self.engines.append(engine)
 
     async def start(self):
         stats = self.crawler.stats
@@ -120,6 +148,7 @@ class SeedsSpider(scrapy.Spider):
         for path, is_query_file in ((self.seeds_path, False), (self.queries_path, True)):
             if not path:
                 continue
+            self._declared_engines(path)
             lines, bad = read_seeds(path)
             for n, line in bad:
                 logger.warning("seed file %s line %d is not an http(s) URL, skipped: %r",
@@ -129,12 +158,14 @@ class SeedsSpider(scrapy.Spider):
                 if hit := engines.find(self.engines, url):
                     queries.append((url, *hit))
                 elif is_query_file:
-                    logger.warning("query file %s: %s is no query URL of a configured engine "
-                                   "(WACKY_SERP_SEARXNG_URL, WACKY_SERP_TEMPLATE), skipped",
-                                   path, url[:200])
+                    logger.warning("query file %s: %s is no query URL of a known engine "
+                                   "(a '# wackycrawl-engine:' line, WACKY_SERP_SEARXNG_URL, "
+                                   "WACKY_SERP_TEMPLATE), skipped", path, url[:200])
                     stats.inc_value("wacky/seeds/not_a_query")
                 else:
                     urls.append(url)
+        urls = self._once(urls, canonical_url)
+        queries = self._once(queries, lambda q: q[0])
         stats.set_value("wacky/seeds/urls", len(urls))
         stats.set_value("wacky/seeds/queries", len(queries))
         if not urls and not queries and (self.seeds_path or self.queries_path):
@@ -142,10 +173,25 @@ class SeedsSpider(scrapy.Spider):
         for url in urls:  # the user's seeds claim their domains before any search result
             self.quota.take(url, force=True)
         for url in urls:
-            yield scrapy.Request(url, callback=self.parse)
+            yield scrapy.Request(url, callback=self.parse, errback=self.page_failed)
         for url, engine, query in queries:
             if (request := self.serp_request(url, engine, query)) is not None:
                 yield request
+
+    def _once(self, seeds: list, key) -> list:
+        """``seeds`` with repeats (same canonical URL) left out, counted in
+        ``wacky/seeds/repeated`` and logged in one line; the first occurrence is kept."""
+        seen, once, repeated = set(), [], []
+        for seed in seeds:
+            k = key(seed)
+            (repeated if k in seen else once).append(seed)
+            seen.add(k)
+        if repeated:
+            self.crawler.stats.inc_value("wacky/seeds/repeated", len(repeated))
+            first = repeated[0] if isinstance(repeated[0], str) else repeated[0][0]
+            logger.info("%d repeated seeds are fetched once (wacky/seeds/repeated; first: %s)",
+                        len(repeated), first[:200])
+        return once
 
     def serp_request(self, url: str, engine: engines.Engine, query: str):
         """The request of one result page, or None (logged, counted) without its API key."""
@@ -157,7 +203,8 @@ class SeedsSpider(scrapy.Spider):
             self.crawler.stats.inc_value("wacky/serp/no_key")
             return None
         # depth -1: the result URLs are seeds of depth 0 (DepthMiddleware adds 1)
-        meta = {"wacky_serp": engine.name, "wacky_seed_query": query, "depth": -1,
+        meta = {"wacky_serp": engine.name, "wacky_serp_template": engine.template,
+                "wacky_seed_query": query, "depth": -1,
                 "wacky_size_window": False,
                 "dont_redirect": True, "download_maxsize": self.serp_max_bytes,
                 "wacky_min_interval": float(self.serp_delays.get(engine.name, 0.0))}
@@ -166,7 +213,8 @@ class SeedsSpider(scrapy.Spider):
 
     def parse_serp(self, response):
         """Result URLs of one SERP -> seed requests (never an item)."""
-        engine = self.engine_named[response.meta["wacky_serp"]]
+        engine = next(e for e in self.engines
+                      if e.template == response.meta["wacky_serp_template"])
         query = response.meta["wacky_seed_query"]
         stats = self.crawler.stats
         stats.inc_value("wacky/serp/pages")
@@ -186,7 +234,7 @@ class SeedsSpider(scrapy.Spider):
         stats.set_value("wacky/serp/max_per_domain", max(self.quota.taken.values(), default=0))
         logger.info("%s %r: %d results, %d seeds", engine.name, query, len(found), len(kept))
         for url in kept:
-            yield scrapy.Request(url, callback=self.parse,
+            yield scrapy.Request(url, callback=self.parse, errback=self.page_failed,
                                  meta={"wacky_seed_query": query, "wacky_seed": True})
 
     def serp_failed(self, failure):
@@ -197,6 +245,20 @@ class SeedsSpider(scrapy.Spider):
                        failure.getErrorMessage()[:300])
         self.crawler.stats.inc_value("wacky/serp/failed")
 
+    def page_failed(self, failure):
+        """A page request that brought no response to ``parse``: a non-2xx answer is the
+        drop ``http_<code>``, a download error after Scrapy's retries (DNS, refused,
+        timeout, reset) ``download_error``; a middleware's refusal (IgnoreRequest) was
+        recorded by that middleware."""
+        request = failure.request
+        if failure.check(HttpError):
+            response = failure.value.response
+            drops.record(self.crawler, f"http_{response.status}", response.url,
+                         f"HTTP {response.status}")
+        elif not failure.check(IgnoreRequest):
+            drops.record(self.crawler, "download_error", request.url,
+                         f"{failure.type.__name__}: {failure.getErrorMessage()[:300]}")
+
     def parse(self, response):
         if not isinstance(response, HtmlResponse):
             self.crawler.stats.inc_value("wacky/spider/not_html")
@@ -205,7 +267,8 @@ class SeedsSpider(scrapy.Spider):
             query = response.meta.get("wacky_seed_query")
             meta = {"wacky_seed_query": query} if query else None
             for link in self.link_extractor.extract_links(response):
-                yield response.follow(link, callback=self.parse, meta=meta)
+                yield response.follow(link, callback=self.parse, errback=self.page_failed,
+                                      meta=meta)
         if response.meta.get("wacky_store", True):
             yield page_item(response)
 

@@ -1,0 +1,98 @@
+"""Drops: the log line, the count, the TSV row (escaping, append, torn lines), the totals."""
+
+from __future__ import annotations
+
+import logging
+
+from scrapy.utils.test import get_crawler
+
+from wackycrawl.cli import main
+from wackycrawl.crawl import drops
+from wackycrawl.crawl.totals import corpus_totals
+from wackycrawl.extensions.drops import DropsLog
+from wackycrawl.pipelines import drop
+
+
+class Stats(dict):
+    def inc_value(self, key, count=1, start=0):
+        self[key] = self.get(key, start) + count
+
+
+def test_fields_escape_and_unescape():
+    nasty = "tab\there\nnew\rline \\ back\\t"
+    escaped = drops.escape_field(nasty)
+    assert "\t" not in escaped and "\n" not in escaped and "\r" not in escaped
+    assert drops.unescape_field(escaped) == nasty
+
+
+def test_recorder_logs_counts_and_writes_one_row_each(tmp_path, caplog):
+    path = tmp_path / "out" / "drops-w1.tsv"
+    stats = Stats()
+    rec = drops.DropRecorder(stats, drops.DropsFile(str(path)))
+    with caplog.at_level(logging.INFO):
+        rec.record("http_404", "http://a.test/x", "HTTP 404")
+        rec.record("too_small", "http://a.test/\ty", "3929 B < 5120 B,\nlinks followed")
+    rec.close()
+    assert stats == {"wacky/drop/http_404": 1, "wacky/drop/too_small": 1}
+    assert [r.getMessage() for r in caplog.records] == [
+        "Dropped: http_404: http://a.test/x (HTTP 404)",
+        "Dropped: too_small: http://a.test/\ty (3929 B < 5120 B,\nlinks followed)"]
+    lines = path.read_text().splitlines()
+    assert lines[0] == "time\turl\treason\tdetail" and len(lines) == 3
+    rows = list(drops.read_drops(str(path)))
+    assert [r[1:] for r in rows] == [("http://a.test/x", "http_404", "HTTP 404"),
+                                     ("http://a.test/\ty", "too_small",
+                                      "3929 B < 5120 B,\nlinks followed")]
+    assert rows[0][0].endswith("Z") and "T" in rows[0][0]
+
+
+def test_a_resumed_run_appends_and_a_torn_line_is_skipped(tmp_path):
+    path = tmp_path / "drops-w.tsv"
+    first = drops.DropsFile(str(path))
+    first.write("a", "http://x/1")
+    first.close()
+    with open(path, "a") as f:
+        f.write("2026-12-01T00:00:00Z\thttp://x/")  # kill -9 in the middle of a row
+    second = drops.DropsFile(str(path))
+    second.write("b", "http://x/2")
+    second.close()
+    assert path.read_text().count("time\turl") == 1
+    assert drops.count_reasons([str(path)]) == {"a": 1, "b": 1}
+
+
+def test_an_unwritable_drops_file_is_logged_once_and_the_crawl_goes_on(tmp_path, caplog):
+    (tmp_path / "file").write_text("")
+    stats = Stats()
+    rec = drops.DropRecorder(stats, drops.DropsFile(str(tmp_path / "file" / "drops.tsv")))
+    with caplog.at_level(logging.INFO):
+        rec.record("x", "http://a/")
+        rec.record("x", "http://b/")
+    assert stats["wacky/drop/x"] == 2 and stats["wacky/drops_file/write_failed"] == 1
+    assert len([r for r in caplog.records if r.levelno == logging.ERROR]) == 1
+
+
+def test_item_drops_get_their_row(tmp_path):
+    stats = Stats()
+    exc = drop(stats, "not_prose", {"url": "http://a/"}, "3 types")
+    assert str(exc) == "not_prose: http://a/ (3 types)"
+    crawler = get_crawler(settings_dict={"WACKY_OUTPUT_DIR": str(tmp_path),
+                                         "WACKY_WORKER_ID": "w9",
+                                         "WACKY_DROPS_FILE": "drops-{worker}.tsv"})
+    crawler.stats.open_spider()
+    ext = DropsLog.from_crawler(crawler)
+    ext.item_dropped({"url": "http://a/"}, exc)
+    ext.spider_closed()
+    assert [r[1:] for r in drops.read_drops(str(tmp_path / "drops-w9.tsv"))] == [
+        ("http://a/", "not_prose", "3 types")]
+
+
+def test_stats_command_counts_each_url_once_per_reason(tmp_path, capsys):
+    f = drops.DropsFile(str(tmp_path / "drops-w1.tsv"))
+    for url in ("http://a/", "http://a/", "http://b/"):  # a/ dropped again after a resume
+        f.write("http_404", url)
+    f.close()
+    assert corpus_totals(str(tmp_path)).drops == {"http_404": 2}
+    assert main(["stats", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "documents 0" in out and "http_404 2" in out
+    assert main(["stats", str(tmp_path / "missing")]) == 1
