@@ -22,8 +22,8 @@ from scrapy.utils.asyncio import create_looping_call
 from scrapy.utils.httpobj import urlparse_cached
 
 from wackycrawl.crawl.progress import YieldTable, progress_line, time_left
+from wackycrawl.crawl.worker import worker_file
 from wackycrawl.extensions.summary import drops_by_reason
-from wackycrawl.pipelines import crawl_worker_id
 
 logger = logging.getLogger(__name__)
 
@@ -37,9 +37,7 @@ class Progress:
         self.top = s.getint("WACKY_YIELD_TOP")
         # one file per crawl process ({worker}): resumed runs and workers sharing the output
         # directory each keep theirs instead of overwriting one
-        path = (s.get("WACKY_YIELD_FILE") or "").replace("{worker}", crawl_worker_id(crawler))
-        outdir = s.get("WACKY_OUTPUT_DIR") or ""
-        self.yield_file = os.path.join(outdir, path) if path and outdir else path
+        self.yield_file = worker_file(crawler, "WACKY_YIELD_FILE")
         self.table = YieldTable()
         self.active: set[str] = set()
         self.pages_before = 0

@@ -4,7 +4,8 @@
 
 from scrapy.exceptions import DropItem
 
-from wackycrawl.crawl.drops import DROP_PREFIX, message as drop_message
+from wackycrawl.crawl.drops import DROP_PREFIX
+from wackycrawl.crawl.drops import message as drop_message
 from wackycrawl.crawl.worker import crawl_worker_id
 
 __all__ = ["crawl_worker_id", "drop", "dropped", "rejection"]
