@@ -6,8 +6,9 @@ Prints, side by side:
 1. for each C08 page: wire size, decoded size, the verdict a wire-size check would give and
    the verdict of :func:`window_reason` on the decoded size;
 2. speed of :class:`DecodedMeter` against a full decode (Scrapy's bounded ``gunzip``);
-3. peak Python memory (tracemalloc) while judging a 10 MB gzip bomb: unbounded
-   ``gzip.decompress``, Scrapy's ``gunzip(max_size=...)``, and the meter fed in 4 KiB reads.
+3. 10 MB bombs in gzip, br, zstd and gzip-in-gzip: bytes decoded, peak Python memory
+   (tracemalloc) and time of Scrapy's own decoder at the backstop bound (what stopped br,
+   zstd and stacked bombs before the meter followed them) and of the meter in 4 KiB reads.
 """
 
 from __future__ import annotations
@@ -54,30 +55,54 @@ def speed(shared: Path, rounds: int = 200) -> None:
     print(f"{'scrapy gunzip (full decode)':<28}{t_full * 1000:8.2f} ms/page")
 
 
+def _bombs() -> dict[str, bytes]:
+    import brotli
+
+    from wackycrawl.crawl.sizewindow import zstd
+
+    zeros = b"\0" * 10_000_000
+    return {"gzip": gzip.compress(zeros), "br": brotli.compress(zeros),
+            "zstd": zstd.compress(zeros), "gzip, gzip": gzip.compress(gzip.compress(zeros))}
+
+
 def bomb() -> None:
-    wire = gzip.compress(b"\0" * 10_000_000)
-    print(f"\ngzip bomb: {len(wire)} B wire, 10000000 B decoded; limit {MAX_DOC_BYTES} B")
+    """Per coding: what Scrapy's own decoder does with the backstop bound the size window
+    sets (DOWNLOAD_MAXSIZE = limit + 128 KiB: what stopped a br, zstd or stacked bomb before
+    the meter followed them) against the meter fed in 4 KiB reads."""
+    from scrapy.downloadermiddlewares.httpcompression import HttpCompressionMiddleware
 
-    def meter() -> int:
-        m = DecodedMeter("gzip", MAX_DOC_BYTES)
-        for i in range(0, len(wire), 4096):
-            if m.feed(wire[i:i + 4096]) > MAX_DOC_BYTES:
-                break
-        return m.size
+    from wackycrawl.crawl.sizewindow import content_codings
+    from wackycrawl.middlewares.sizewindow import BACKSTOP_SLACK
 
-    def bounded() -> int:
-        try:
-            return len(gunzip(wire, max_size=MAX_DOC_BYTES))
-        except ValueError as exc:  # scrapy's _DecompressionMaxSizeExceeded
-            return exc.decompressed_size
+    backstop = MAX_DOC_BYTES + BACKSTOP_SLACK
+    print(f"\nbombs of 10000000 B decoded; limit {MAX_DOC_BYTES} B, Scrapy backstop {backstop} B")
+    print(f"{'coding':<12}{'wire B':>8}  {'decoder':<26}{'decoded B':>11}{'peak KiB':>10}{'ms':>8}")
+    for coding, wire in _bombs().items():
+        def meter(coding=coding, wire=wire) -> int:
+            m = DecodedMeter(coding, MAX_DOC_BYTES)
+            for i in range(0, len(wire), 4096):
+                if m.feed(wire[i:i + 4096]) > MAX_DOC_BYTES or m.over:
+                    break
+            return m.size
 
-    for name, fn in (("gzip.decompress (no bound)", lambda: len(gzip.decompress(wire))),
-                     ("scrapy gunzip(max_size)", bounded), ("DecodedMeter", meter)):
-        tracemalloc.start()
-        decoded = fn()
-        peak = tracemalloc.get_traced_memory()[1]
-        tracemalloc.stop()
-        print(f"{name:<28}decoded {decoded:>9} B   peak {peak / 1024:9.0f} KiB")
+        def scrapy(coding=coding, wire=wire) -> int:
+            body = wire
+            try:
+                for c in reversed(content_codings([coding])):
+                    body = HttpCompressionMiddleware._decode(body, c.encode(), backstop)
+            except ValueError as exc:  # scrapy's _DecompressionMaxSizeExceeded
+                return exc.decompressed_size
+            return len(body)
+
+        for name, fn in (("scrapy backstop (before)", scrapy), ("DecodedMeter (now)", meter)):
+            tracemalloc.start()
+            t0 = time.perf_counter()
+            decoded = fn()
+            ms = (time.perf_counter() - t0) * 1000
+            peak = tracemalloc.get_traced_memory()[1]
+            tracemalloc.stop()
+            print(f"{coding:<12}{len(wire):>8}  {name:<26}{decoded:>11}{peak / 1024:>10.0f}"
+                  f"{ms:>8.1f}")
 
 
 if __name__ == "__main__":
