@@ -1,0 +1,63 @@
+"""Redirect targets (3xx and meta refresh) start without the source's per-response meta."""
+
+from __future__ import annotations
+
+import pytest
+from scrapy import Request
+from scrapy.http import HtmlResponse, Response
+from scrapy.utils.test import get_crawler
+
+from wackycrawl import settings as project
+from wackycrawl.middlewares.redirect import (
+    PER_RESPONSE_META,
+    MetaRefreshMiddleware,
+    RedirectMiddleware,
+)
+
+LEAKY = {"wacky_store": False, "wacky_robots_deferrals": 2, "wacky_backoff_retries": 3,
+         "retry_times": 2, "wacky_not_before": 1e10, "_wacky_politeness_keys": ("a.test",),
+         "_wacky_politeness_sent": 5.0, "depth": 2, "wacky_seed_query": "q"}
+
+
+def crawler():
+    c = get_crawler(settings_dict={k: getattr(project, k) for k in dir(project) if k.isupper()})
+    c.stats.open_spider()
+    return c
+
+
+def _redirect(kind: str, meta: dict) -> Request:
+    req = Request("http://a.test/stub", meta=dict(meta))
+    if kind == "3xx":
+        mw = RedirectMiddleware.from_crawler(crawler())
+        resp = Response(req.url, status=301, headers={"Location": "http://b.test/page"})
+    else:
+        mw = MetaRefreshMiddleware.from_crawler(crawler())
+        resp = HtmlResponse(req.url, body=b'<html><head><meta http-equiv="refresh" content="0;'
+                            b' url=http://b.test/page"></head></html>', request=req)
+    out = mw.process_response(req, resp)
+    assert isinstance(out, Request) and out.url == "http://b.test/page"
+    return out
+
+
+@pytest.mark.parametrize("kind", ["3xx", "meta refresh"])
+def test_target_is_judged_afresh(kind):
+    target = _redirect(kind, LEAKY)
+    assert not set(target.meta) & {k for k, v in PER_RESPONSE_META.items() if v is None}
+    assert target.meta["depth"] == 2 and target.meta["wacky_seed_query"] == "q"
+    assert target.meta["redirect_urls"] == ["http://a.test/stub"]
+
+
+def test_robots_txt_byte_count_starts_again():
+    assert _redirect("3xx", {"wacky_robots_bytes": 4000}).meta["wacky_robots_bytes"] == 0
+
+
+def test_too_many_redirects_is_a_drop():
+    from scrapy.exceptions import IgnoreRequest
+
+    mw = RedirectMiddleware.from_crawler(crawler())
+    req = Request("http://a.test/r5", meta={"redirect_times": 5, "redirect_ttl": 1,
+                                            "redirect_urls": ["http://a.test/r0"]})
+    with pytest.raises(IgnoreRequest):
+        mw.process_response(req, Response(req.url, status=302,
+                                          headers={"Location": "http://a.test/r6"}))
+    assert mw.crawler.stats.get_value("wacky/drop/too_many_redirects") == 1
