@@ -14,7 +14,7 @@ import gzip
 import json
 from itertools import pairwise
 from pathlib import Path
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 import pytest
 
@@ -153,7 +153,9 @@ def test_per_engine_delay(serp_crawl):
 
 def test_documents_carry_their_seed_query(serp_crawl):
     _, _, docs = serp_crawl
-    by_url = {d.url: d.meta.get("Seed-Query") for d in docs}
+    # DOCHDR values hold no whitespace: the writer percent-encodes it
+    by_url = {d.url: unquote(d.meta["Seed-Query"]) if "Seed-Query" in d.meta else None
+              for d in docs}
     assert by_url["http://www.site-a.co.uk/"] == "apple river stone"
     assert by_url["http://www.site-a.co.uk/more.html"] == "apple river stone"  # followed link
     assert by_url["http://site-d.test/"] == "cloud mirror garden"
