@@ -5,6 +5,7 @@ from collections import Counter
 import pytest
 
 from wackycrawl.text import funcwords as fw
+from wackycrawl.text import langmodel
 
 EN = (
     "The council met on Tuesday evening to discuss the future of the old railway station, "
@@ -64,20 +65,23 @@ def test_lists_load_as_package_data():
 
 @pytest.mark.parametrize("gold,text", C12)
 def test_c12_rows_identified(gold, text):
-    assert ANY_LENGTH.identify(text).lang == gold
+    r = ANY_LENGTH.identify(text)
+    # Croatian has close neighbours (bs, sr): a short line may be und naming hr.
+    assert r.lang == gold or (r.method == "close" and gold in dict(r.top2))
 
 
 @pytest.mark.parametrize("gold,text", [r for r in C12 if r[1].isupper()])
 def test_c12_all_caps_page_identified_under_length_policy(gold, text):
     page = " ".join([text + "."] * 8)  # over the 200-character policy
     assert len(page) >= fw.MIN_CHARS
-    assert fw.identify(page).lang == gold
+    r = fw.identify(page)
+    assert r.lang == gold or (r.method == "close" and gold in dict(r.top2))
 
 
-def test_c12_prior_only_langid_answer_is_und():
-    # langid.py finds no feature in this upper-case line and answers its prior (en 0.169).
-    assert fw.langid_rank("OPENING HOURS CHANGE FROM NEXT WEEK") == ("und", 0.0)
-    assert fw.langid_rank("opening hours change from next week")[0] == "en"
+def test_c12_model_without_features_answers_nothing():
+    # No n-gram of the model occurs: it would answer its prior, so nothing is ranked.
+    assert langmodel.rank("") == langmodel.rank("!!! ???") == []
+    assert langmodel.rank("OPENING HOURS CHANGE FROM NEXT WEEK")[0][0] == "en"
 
 
 # Case C13: short strings, menus, names, full-width letters.
@@ -134,7 +138,8 @@ def test_c13_full_width_latin_is_english_after_nfkc():
 def test_paragraphs_identified_by_function_words_and_are_prose(gold, text):
     r = fw.identify(text)
     assert (r.lang, r.method) == (gold, "funcwords")
-    assert r.score == r.fw_ratio > 0.3
+    assert r.fw_ratio > 0.3 and r.score >= fw.AGREE_MIN_PROB
+    assert r.top2[0][0] == gold
     assert fw.is_connected_prose(r)
 
 
@@ -163,14 +168,15 @@ def test_prose_thresholds_are_parameters():
     assert not fw.is_connected_prose(r, min_ratio=0.99)
 
 
-def test_close_lists_ask_langid_among_them():
+def test_close_lists_are_told_apart_by_the_model():
     # Danish and Bokmål share most function words: the lists do not decide alone.
     da = ("Det er ingen hemmelighed, at mange danskere er glade for at cykle. Hver dag kører "
           "tusindvis af mennesker på cykel til arbejde i København, og kommunen har bygget "
           "flere nye cykelstier. Nogle af dem siger, at de hellere vil cykle end tage bussen, "
           "fordi det er hurtigere og billigere, og fordi man får lidt motion.")
     r = fw.identify(da)
-    assert r.method == "langid" and r.lang == "da"
+    assert r.lang == "da" and r.method == "funcwords"
+    assert [lang for lang, _ in r.top2] in (["da", "nb"], ["da", "sv"], ["da", "nn"])
 
 
 def test_long_text_without_listed_function_words_goes_to_langid():
@@ -191,7 +197,8 @@ def test_odd_input_never_raises():
 def test_parse_languages():
     assert fw.parse_languages("") == ()
     assert fw.parse_languages(" EN, de ,en") == ("en", "de")
-    assert fw.parse_languages("ru") == ("ru",)  # known to langid.py only
+    assert fw.parse_languages("ru") == ("ru",)  # known to the model only
+    assert fw.parse_languages("no,nn") == ("nb", "nn")  # Norwegian: Bokmål, never Nynorsk
     with pytest.raises(ValueError, match="xx"):
         fw.parse_languages("en,xx")
 
@@ -222,12 +229,12 @@ def test_counts_of_many_tokens_stay_in_their_language():
     assert all(t in (0, 3) for lang, t in zip(langs, tok) if lang != "en")
 
 
-def test_langid_rank_agrees_with_langid_classify():
-    from langid.langid import LanguageIdentifier, model
+def test_model_rank_agrees_with_py3langid_classify():
+    from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
-    ref = LanguageIdentifier.from_modelstring(model, norm_probs=True)
+    ref = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
     for text in (EN, DE, FR, "das ist ein kleiner test"):
-        lang, prob = fw.langid_rank(text)
+        lang, prob = langmodel.rank(text)[0]
         ref_lang, ref_prob = ref.classify(text)
         assert (lang, round(prob, 6)) == (ref_lang, round(ref_prob, 6))
 
@@ -265,12 +272,12 @@ def test_keyword_list_then_prose_is_read_to_the_end():
     assert r == fw.Identifier(chunk_chars=0).identify(text)
 
 
-def test_text_without_function_words_stops_once_langid_input_is_read():
+def test_text_without_function_words_stops_after_its_first_piece():
     ru = ("Городской совет собрался во вторник вечером, чтобы обсудить будущее старого "
           "вокзала, который уже много лет стоит пустым. ") * 60
     r = fw.identify(ru)
     assert (r.lang, r.method, r.fw_tokens) == ("ru", "langid", 0)
-    assert fw.LANGID_MAX_CHARS <= r.chars < len(ru.strip())
+    assert fw.CHUNK_CHARS <= r.chars < 2 * fw.CHUNK_CHARS < len(ru.strip())
 
 
 def test_early_stop_needs_the_margin_over_the_prose_ratio():
@@ -278,11 +285,11 @@ def test_early_stop_needs_the_margin_over_the_prose_ratio():
     assert strict.identify(LONG_EN).chars == len(LONG_EN)
 
 
-def test_undecided_text_stops_once_langid_input_is_read():
+def test_close_lists_text_stops_once_prose_is_settled():
     da = ("Det er ingen hemmelighed, at mange danskere er glade for at cykle. Hver dag kører "
           "tusindvis af mennesker på cykel til arbejde i København, og kommunen har bygget "
           "flere nye cykelstier. Nogle af dem siger, at de hellere vil cykle end tage bussen, "
           "fordi det er hurtigere og billigere, og fordi man får lidt motion. ") * 15
     r = fw.identify(da)
-    assert (r.lang, r.method) == ("da", "langid")
-    assert fw.LANGID_MAX_CHARS <= r.chars < len(da.strip())
+    assert r.lang == "da"
+    assert fw.CHUNK_CHARS <= r.chars < len(da.strip())

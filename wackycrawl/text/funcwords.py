@@ -1,29 +1,34 @@
-"""Function-word language identification and connected-prose detection.
+"""Function-word language identification, checked by an n-gram model, and connected prose.
 
 Source: Baroni, "Linguistic Crawls" (WaCky slides): "Small list of function words: fast and
 effective. Minimum proportion of function words also good to detect connected prose (Zipf to
 our rescue)"; Baroni et al. 2009, "The WaCky Wide Web" (LRE 43:209-226) and Ferraresi et al.
 2008 (ukWaC), who kept only documents with at least ten types and thirty tokens of function
-words. langid.py (Lui & Baldwin 2012) gives a second opinion when the lists cannot decide.
+words. langid.py (Lui & Baldwin 2012; py3langid's model, :mod:`wackycrawl.text.langmodel`)
+is the second opinion the design names: it reads every labelled text, so a language without
+a list can never pass as a listed one.
 
 Stages, each a plain function over ``str``:
 
-1. :func:`normalise` - Unicode NFKC (full-width letters) and case folding (ALL-CAPS text).
+1. :func:`normalise` - default-ignorable code points removed (soft hyphen, ZWJ, variation
+   selectors), Unicode NFKC (full-width letters) and case folding (ALL-CAPS text).
 2. :func:`word_counts` - runs of letters; apostrophes, hyphens split (``l'homme`` -> l, homme).
 3. :func:`count` - per listed language, function-word tokens and types.
-4. :meth:`Identifier.identify` - reads the text in pieces (early stop, below), then: the list
-   with most tokens wins when it leads the runner-up by ``min_margin``; otherwise langid.py
-   decides among the close lists (or among all its 97 languages when the text is long and
-   has no function words of any list); else ``"und"``.
+4. :meth:`Identifier.identify` - reads the text in pieces (early stop, below) for the lists'
+   evidence; the model reads the first ``langid_max_chars`` characters. A label is given
+   only when both agree (the lists point at the model's best language, which has at least
+   ``agree_min_prob``), or when the model alone is sure (``model_min_prob``: no list fits, or
+   the lists point elsewhere). Close languages (bs/hr/sr, nb/nn/da/sv, cs/sk, es/pt/gl/ca,
+   id/ms) need ``close_min_share`` of their group's probability, or the distinctive function
+   words of one member's list; else ``"und"`` with the two candidates in ``top2``.
 5. :func:`is_connected_prose` - minimum function-word types, tokens and ratio.
 
 Early stop: the text is read in pieces of ``chunk_chars``, ``2 * chunk_chars``, ... characters
-(cut at white space). After a piece, the rest is not read when the text read so far is long
-enough for the length rules (``min_chars``, ``langid_min_chars``, and ``langid_max_chars``
-unless the lists decide) and either its best list has at least ``min_types`` types,
-``min_tokens`` tokens and a share of at least ``min_ratio + stop_margin`` of all words, or it
-has words but no function word of any list (a language without a list). Every figure of the
-result (tokens, ratio) is then that of the text read, not of the whole text: a page of 1,000
+(cut at white space). After a piece, the rest is not read when the text read so far holds
+``min_chars`` and either its best list has at least ``min_types`` types, ``min_tokens``
+tokens and a share of at least ``min_ratio + stop_margin`` of all words, or it has words but
+no function word of any list (a language without a list). Every figure of the result
+(tokens, ratio) is then that of the text read, not of the whole text: a page of 1,000
 characters of prose followed by a long word list is prose by this test. A text near a
 threshold, or with some function words but too few, is read to its end, so its figures are
 those of the whole text.
@@ -42,17 +47,24 @@ from importlib.resources import files
 from itertools import compress, filterfalse
 from operator import not_
 
+from wackycrawl.text import langmodel
+
 # Texts shorter than this (characters, after strip) get "und" (case C13: page-level policy).
 MIN_CHARS = 200
 # Relative lead (best - second) / best in function-word tokens needed to decide without langid.
 MIN_MARGIN = 0.3
-# langid.py over all its languages only for texts at least this long (characters, case C13).
-LANGID_MIN_CHARS = 200
-# langid.py reads at most this many characters: its feature extraction is a Python loop over
-# the UTF-8 bytes, ~0.3 ms per 1,000 characters. 1,000 vs 2,000: same sentence accuracy, 14 vs
-# 11 errors in 2,166 devset documents of close neighbours (da/nb/nn, cs/sk, hr/sl, es/pt/ca;
-# benchmarks/language_eval.py).
+# The model reads at most this many characters (its feature extraction is a Python loop over
+# the UTF-8 bytes: ~1.3 ms per 1,000 characters with 139 languages).
 LANGID_MAX_CHARS = 1000
+# Model probability the lists' language needs when lists and model agree, and that any
+# language needs when the model decides alone (no list fits, or the lists point elsewhere):
+# below, "und" (benchmarks/language_eval.py on the devset's sentences and documents).
+AGREE_MIN_PROB = 0.5
+MODEL_MIN_PROB = 0.99
+# Close languages: share of the group's probability the best member needs, or distinctive
+# function-word tokens of its list (words no other list of the group has) (same benchmark).
+CLOSE_MIN_SHARE = 0.9
+CLOSE_MIN_MARKERS = 3
 # Connected prose (Baroni et al. 2009; Ferraresi et al. 2008; BootCaT whitelist semantics).
 MIN_FUNCWORD_TYPES = 10
 MIN_FUNCWORD_TOKENS = 30
@@ -64,7 +76,7 @@ MIN_FUNCWORD_RATIO = 0.25
 CHUNK_CHARS = 1000
 STOP_RATIO_MARGIN = 0.05
 
-UND = "und"
+UND = langmodel.UND
 _WORD = re.compile(r"[^\W\d_]+")
 _SPACE = re.compile(r"\s")
 # Every ASCII byte that is not a letter separates words (bytes.translate runs in C).
@@ -75,18 +87,21 @@ _FIELD = 40
 _FIELD_MASK = (1 << _FIELD) - 1
 # Romanian is written with comma-below letters; older text uses the cedilla forms.
 _CEDILLA = str.maketrans("șțȘȚ", "şţŞŢ")
-# langid.py labels Norwegian Bokmål "no" (ISO 639-1 macrolanguage); the lists say "nb".
-_TO_LANGID = {"nb": "no"}
-_FROM_LANGID = {v: k for k, v in _TO_LANGID.items()}
 
 
 @dataclass(frozen=True, slots=True)
 class LangResult:
     """The decision for one text.
 
-    ``lang`` is an ISO 639-1 code or ``"und"``. ``method`` is ``"funcwords"``, ``"langid"``,
-    ``"short"`` (below ``min_chars``) or ``"no-evidence"``. ``score`` is the function-word share
-    for ``funcwords``, langid's normalised probability for ``langid``, 0.0 for ``und``.
+    ``lang`` is an ISO 639-1 code (``nb`` for Bokmål, never ``no``) or ``"und"``. ``method``:
+    ``"funcwords"`` (lists and model agree), ``"langid"`` (the model alone is sure),
+    ``"markers"`` (close languages told apart by their lists' distinctive words), or for
+    ``und``: ``"short"`` (below ``min_chars``), ``"no-evidence"`` (no word the model knows),
+    ``"uncertain"`` (below the probability thresholds), ``"close"`` (close languages not told
+    apart). ``score`` is the model's probability of ``lang`` (for a close language, its share
+    of the group's), 0.0 for ``und``. ``top2``: the model's two best ``(lang, probability)``
+    (for close languages the group's two best: the candidates of an ``und``), empty when
+    the model was not asked.
     ``fw_tokens``/``fw_types`` count words of the chosen language's list (of the best list when
     the language has none); ``fw_ratio`` = ``fw_tokens / tokens``; ``tokens`` counts all words;
     ``chars`` is the number of (normalised) characters read. All figures are those of the text
@@ -101,6 +116,7 @@ class LangResult:
     fw_ratio: float = 0.0
     tokens: int = 0
     chars: int = 0
+    top2: tuple[tuple[str, float], ...] = ()
 
 
 def _read_list(lang: str) -> list[str]:
@@ -134,10 +150,13 @@ def languages() -> tuple[str, ...]:
 
 
 def normalise(text: str) -> str:
-    """NFKC then case folding: ``"ＴＨＥ LIBRARY"`` -> ``"the library"`` (cases C12, C13).
-    Speed: ASCII text, and text already in NFKC (a quick check in C), skip the NFKC pass."""
-    if not (text.isascii() or unicodedata.is_normalized("NFKC", text)):
-        text = unicodedata.normalize("NFKC", text)
+    """Default-ignorables removed, NFKC, case folding: ``"ＴＨＥ LI\u00adBRARY"`` ->
+    ``"the library"`` (cases C12, C13). Speed: ASCII text skips both Unicode passes, text
+    already in NFKC (a quick check in C) the NFKC pass."""
+    if not text.isascii():
+        text = langmodel.strip_ignorable(text)
+        if not unicodedata.is_normalized("NFKC", text):
+            text = unicodedata.normalize("NFKC", text)
     return text.casefold()
 
 
@@ -170,6 +189,14 @@ def count(freq: Counter[str]) -> tuple[list[int], list[int]]:
     """Function-word (tokens, types) per language, aligned with :func:`languages`."""
     return _unpack(_function_words({w.encode("utf-8", "surrogatepass"): n
                                     for w, n in freq.items()}))
+
+
+def evidence(text: str) -> tuple[list[int], list[int], int]:
+    """(function-word tokens per language, types per language, all words) of ``text`` (raw:
+    normalised here), languages aligned with :func:`languages`."""
+    words = _words(normalise(text))
+    tok, typ = _unpack(_function_words(words))
+    return tok, typ, words.total()
 
 
 def _function_words(freq: dict[bytes, int]) -> Counter[bytes]:
@@ -229,39 +256,46 @@ def has_list(lang: str) -> bool:
 
 
 class Identifier:
-    """Function-word language identification with langid.py as a second opinion.
+    """Function-word language identification, every label checked by the n-gram model.
 
     Thresholds default to the module constants; ``min_types``, ``min_tokens``, ``min_ratio``
     (the connected-prose test) and ``stop_margin`` only decide when reading may stop early
-    (module docstring); ``chunk_chars=0`` reads every text whole. langid.py's model (about
-    3-5 s, 170 MB) is loaded on the first text that needs it, once per process.
+    (module docstring); ``chunk_chars=0`` reads every text whole. The model (about 1 s,
+    200 MB) is loaded on the first text that needs it, once per process.
     """
 
     def __init__(
         self,
         min_chars: int = MIN_CHARS,
         min_margin: float = MIN_MARGIN,
-        langid_min_chars: int = LANGID_MIN_CHARS,
         langid_max_chars: int = LANGID_MAX_CHARS,
         chunk_chars: int = CHUNK_CHARS,
         stop_margin: float = STOP_RATIO_MARGIN,
         min_types: int = MIN_FUNCWORD_TYPES,
         min_tokens: int = MIN_FUNCWORD_TOKENS,
         min_ratio: float = MIN_FUNCWORD_RATIO,
+        agree_min_prob: float = AGREE_MIN_PROB,
+        model_min_prob: float = MODEL_MIN_PROB,
+        close_min_share: float = CLOSE_MIN_SHARE,
+        close_min_markers: int = CLOSE_MIN_MARKERS,
     ):
         self.min_chars = min_chars
         self.min_margin = min_margin
-        self.langid_min_chars = langid_min_chars
         self.langid_max_chars = langid_max_chars
         self.chunk_chars = chunk_chars
         self.stop_margin = stop_margin
         self.prose = (min_types, min_tokens, min_ratio)
+        self.agree_min_prob = agree_min_prob
+        self.model_min_prob = model_min_prob
+        self.close_min_share = close_min_share
+        self.close_min_markers = close_min_markers
 
     def identify(self, text: str) -> LangResult:
         """Decide the language of ``text`` (any length; never raises on odd input)."""
         langs = languages()
+        text = langmodel.strip_ignorable(text).strip()
         read, fw, n = [], Counter(), 0
-        for piece in _pieces(text.strip(), self.chunk_chars):
+        for piece in _pieces(text, self.chunk_chars):
             read.append(piece)
             words = _words(piece)
             n += words.total()
@@ -270,103 +304,102 @@ class Identifier:
             order = sorted(range(len(langs)), key=lambda i: (tok[i], typ[i]), reverse=True)
             best, second = order[0], order[1]
             decided = tok[best] and (tok[best] - tok[second]) / tok[best] >= self.min_margin
-            if self._settled(sum(map(len, read)), n, tok[best], typ[best], decided):
+            if self._settled(sum(map(len, read)), n, tok[best], typ[best]):
                 break
         if not read:
             tok, typ, order = [0] * len(langs), [0] * len(langs), range(len(langs))
             best = decided = 0
-        norm = "".join(read).strip()
+        chars = sum(map(len, read))
 
-        def result(lang: str, score: float, method: str) -> LangResult:
+        def result(lang: str, score: float, method: str, top2=()) -> LangResult:
             i = langs.index(lang) if lang in langs else best
             return LangResult(lang, score, method, tok[i], typ[i], tok[i] / n if n else 0.0, n,
-                              len(norm))
+                              chars, tuple(top2))
 
-        if len(norm) < self.min_chars:
+        if chars < self.min_chars:
             return result(UND, 0.0, "short")
-        if not n:  # digits, symbols, U+FFFD: nothing to identify
-            return result(UND, 0.0, "no-evidence")
-        if decided:
-            return result(langs[best], tok[best] / n, "funcwords")
-        close = [langs[i] for i in order if tok[i] and tok[i] >= tok[best] * (1 - self.min_margin)]
-        long_enough = len(norm) >= self.langid_min_chars
-        if not (close or long_enough):
-            return result(UND, 0.0, "no-evidence")
-        logp = _langid_logp(norm[: self.langid_max_chars])  # one feature vector for both
-        if long_enough:
-            lang, prob = _pick(logp)
-            # langid's whole model is trusted unless it picks another listed language
-            # than the close lists: then the lists' evidence restricts it to those.
-            if lang != UND and (not close or lang in close or not has_list(lang)):
-                return result(lang, prob, "langid")
-        if close:
-            lang, prob = _pick(logp, close)
-            if lang != UND:
-                return result(lang, prob, "langid")
-        return result(UND, 0.0, "no-evidence")
+        ranked = langmodel.rank(text[: self.langid_max_chars]) if n else []
+        if not ranked or ranked[0][0] == langmodel.NO_LANGUAGE:
+            return result(UND, 0.0, "no-evidence", ranked[:2])
+        pointed = {langs[best]} if decided else {
+            langs[i] for i in order if tok[i] and tok[i] >= tok[best] * (1 - self.min_margin)}
+        lang, prob = ranked[0]
+        members = langmodel.group(lang)
+        agree = bool(pointed & members)  # the lists point at the model's language (group)
+        if len(members) > 1:
+            return self._close(ranked, members, agree, fw, lang in pointed, result)
+        if prob >= (self.agree_min_prob if agree else self.model_min_prob):
+            return result(lang, prob, "funcwords" if agree else "langid", ranked[:2])
+        return result(UND, 0.0, "uncertain", ranked[:2])
 
-    def _settled(self, chars: int, words: int, tokens: int, types: int, decided) -> bool:
-        """True when the text read is long enough for every length rule (and, if langid.py
-        must decide, holds its ``langid_max_chars``) and either passes the prose test with
-        a ratio of at least ``min_ratio + stop_margin`` or has words but no function word
-        of any list (a language without a list: langid.py decides, the test cannot judge)."""
+    def _close(self, ranked, members, agree: bool, fw: Counter, listed_first: bool, result):
+        """The model's best language has close neighbours (``members``). It is given when it
+        holds ``close_min_share`` of the group's probability, unless the distinctive
+        function words of another member's list (words no other list of the group has: at
+        least ``close_min_markers`` tokens and three times its own) contradict it; below
+        that share, such distinctive words decide between the model's two best members.
+        Otherwise ``und``, naming the two."""
+        probs = [(lang, p) for lang, p in ranked if lang in members]
+        total = sum(p for _, p in probs)
+        if total < (self.agree_min_prob if agree else self.model_min_prob):
+            return result(UND, 0.0, "uncertain", ranked[:2])
+        marks = _markers(members, fw)
+        (first, p1), (second, _p2) = probs[0], probs[1]
+        top = max(marks, key=marks.get, default=first)
+        strong = (marks.get(top, 0) >= self.close_min_markers
+                  and marks[top] >= 3 * (sum(marks.values()) - marks[top]))
+        if p1 >= self.close_min_share * total:
+            if not strong or top == first:
+                return result(first, p1 / total, "funcwords" if listed_first else "langid",
+                              probs[:2])
+        elif strong and top in (first, second):
+            return result(top, dict(probs)[top] / total, "markers", probs[:2])
+        return result(UND, 0.0, "close", probs[:2])
+
+    def _settled(self, chars: int, words: int, tokens: int, types: int) -> bool:
+        """True when the text read is at least ``min_chars`` long and either passes the
+        prose test with a ratio of at least ``min_ratio + stop_margin`` or has words but no
+        function word of any list (a language without a list: the test cannot judge)."""
         min_types, min_tokens, min_ratio = self.prose
-        enough = max(self.min_chars, self.langid_min_chars, 0 if decided else self.langid_max_chars)
         passes = (types >= min_types and tokens >= min_tokens
                   and tokens >= (min_ratio + self.stop_margin) * words)
-        return chars >= enough and (passes or (words > 0 and not tokens))
+        return chars >= self.min_chars and (passes or (words > 0 and not tokens))
 
 
 @cache
-def _langid_model():
-    from langid.langid import LanguageIdentifier, model
+def _distinctive() -> dict[frozenset[str], dict[bytes, str]]:
+    """Per close group: UTF-8 word -> the one member whose list (alone in the group) has it."""
+    langs, masks = _lexicon()
+    out = {}
+    for members in langmodel.CLOSE_GROUPS:
+        bits = {lang: 1 << (_FIELD * langs.index(lang)) for lang in members if lang in langs}
+        group_mask = sum(bits.values())
+        owner = {b: lang for lang, b in bits.items()}
+        out[members] = {w: owner[m & group_mask] for w, m in masks.items()
+                        if (m & group_mask) in owner}
+    return out
 
-    return LanguageIdentifier.from_modelstring(model, norm_probs=True)
+
+def _markers(members: frozenset[str], fw: Counter) -> dict[str, int]:
+    """Tokens of each member's distinctive function words in ``fw`` (members with a list)."""
+    words = _distinctive().get(members, {})
+    marks = Counter()
+    for word, count in fw.items():
+        if word in words:
+            marks[words[word]] += count
+    return dict(marks)
 
 
 def langid_languages() -> tuple[str, ...]:
-    """ISO 639-1 codes langid.py knows (loads its model), "nb" for its "no"."""
-    return tuple(_FROM_LANGID.get(c, c) for c in _langid_model().nb_classes)
-
-
-def langid_rank(text: str, restrict: list[str] | None = None) -> tuple[str, float]:
-    """langid.py's best language and normalised probability, among ``restrict`` if given
-    (softmax over those classes only, the same as ``set_languages`` without changing the
-    shared model). Returns ``("und", 0.0)`` when no feature of the model matched (langid
-    would answer its prior, e.g. en 0.1694: case C12) or ``restrict`` has no known code."""
-    return _pick(_langid_logp(text), restrict)
-
-
-def _langid_logp(text: str):
-    """langid.py's log-probabilities for all its classes, or None if no feature matched.
-    Speed: the naive Bayes product ``fv @ nb_ptc + nb_pc`` (langid's ``nb_classprobs``) over
-    the non-zero features only: a 2,000-character text has a few hundred of its 7,480."""
-    ident = _langid_model()
-    fv = ident.instance2fv(text)
-    hits = fv.nonzero()[0]
-    return fv[hits] @ ident.nb_ptc[hits] + ident.nb_pc if hits.size else None
-
-
-def _pick(logp, restrict: list[str] | None = None) -> tuple[str, float]:
-    import numpy as np
-
-    if logp is None:
-        return UND, 0.0
-    classes = _langid_model().nb_classes
-    wanted = {_TO_LANGID.get(c, c) for c in restrict} if restrict else None
-    idx = [i for i, c in enumerate(classes) if wanted is None or c in wanted]
-    if not idx:
-        return UND, 0.0
-    probs = np.exp(logp[idx] - logp[idx].max())
-    top = int(probs.argmax())
-    return _FROM_LANGID.get(classes[idx[top]], classes[idx[top]]), float(probs[top] / probs.sum())
+    """Codes the n-gram model knows (loads it): :func:`wackycrawl.text.langmodel.languages`."""
+    return langmodel.languages()
 
 
 def parse_languages(value: str | list[str] | tuple[str, ...]) -> tuple[str, ...]:
-    """``"en,de"`` (or a list) -> ``("en", "de")``; empty -> ``()``. Raises ``ValueError``
-    naming any code that neither a function-word list nor langid.py knows."""
+    """``"en,de"`` (or a list) -> ``("en", "de")``; ``no`` -> ``nb``; empty -> ``()``. Raises
+    ``ValueError`` naming any code that neither a function-word list nor the model knows."""
     codes = value.split(",") if isinstance(value, str) else list(value)
-    codes = [c.strip().lower() for c in codes if c.strip()]
+    codes = [langmodel.normalise_code(c) for c in codes if c.strip()]
     known = set(languages())
     if any(c not in known for c in codes):
         known |= set(langid_languages())
