@@ -147,6 +147,11 @@ def test_encoding_language_prose_and_markup(case_crawl):
     assert markup.meta["Language"] == "en"
     for key in ("Language-Score", "Encoding", "Raw-Bytes", "Clean-Chars", "Simhash", "Extractor"):
         assert key in markup.meta, key
+    lang_meta = {k: markup.meta[k] for k in ("Language-Top2", "Language-Mix", "Language-Foreign",
+                                             "Funcword-Share", "Funcword-Types", "Funcword-Tokens")}
+    assert lang_meta["Language-Top2"].startswith("en:") and lang_meta["Language-Mix"][:3] == "en:"
+    assert lang_meta["Language-Foreign"] == "-" and 0 < float(lang_meta["Funcword-Share"]) < 1
+    assert int(lang_meta["Funcword-Types"]) >= 10 and int(lang_meta["Funcword-Tokens"]) >= 30
     docnos = [d.docno for d in docs.values()]
     assert len(docnos) == len(set(docnos))
 

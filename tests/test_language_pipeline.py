@@ -6,6 +6,7 @@ from scrapy.utils.test import get_crawler
 
 from tests.test_funcwords import DE, EN, FRUIT
 from wackycrawl.pipelines.language import LanguagePipeline
+from wackycrawl.text import funcwords
 
 
 def build(**settings):
@@ -23,7 +24,7 @@ def test_sets_language_and_meta_and_counts():
     assert out["language"] == "en"
     assert out["meta"]["Language"] == "en"
     assert out["meta"]["Language-Method"] == "funcwords"
-    assert 0.3 < float(out["meta"]["Language-Score"]) < 1
+    assert funcwords.AGREE_MIN_PROB <= float(out["meta"]["Language-Score"]) <= 1
     assert out["meta"]["Depth"] == "1"
     assert stats.get_value("wacky/language/en") == 1
     assert stats.get_value("wacky/language/method/funcwords") == 1
@@ -99,3 +100,51 @@ def test_early_stop_settings_read_from_settings():
     assert pipe.identifier.stop_margin == 0.05
     assert build(WACKY_LID_STOP_MARGIN=0.2)[0].identifier.stop_margin == 0.2
     assert build(WACKY_MIN_FUNCWORD_RATIO=0.4)[0].identifier.prose == (10, 30, 0.4)
+
+
+def test_dochdr_fields_of_the_language_stage():
+    pipe, stats = build()
+    de = DE.split(". ")
+    out = pipe.process_item(item(DE, None, de[1] + ".", EN.split(". ")[0] + ".", "Impressum"))
+    meta = out["meta"]
+    assert meta["Language"] == "de"
+    lang, share = meta["Language-Top2"].split(",")[0].split(":")
+    assert lang == "de" and len(share) == 5 and float(share) >= funcwords.AGREE_MIN_PROB
+    assert len(meta["Language-Top2"].split(",")) == 2
+    assert meta["Language-Mix"] == "de:0.500,en:0.250,und:0.250"
+    assert meta["Language-Foreign"] == "3"  # index into the item's paragraphs (None skipped)
+    assert 0.3 < float(meta["Funcword-Share"]) < 1 and len(meta["Funcword-Share"]) == 5
+    assert int(meta["Funcword-Types"]) >= 10 and int(meta["Funcword-Tokens"]) >= 30
+    assert not any(c.isspace() for v in meta.values() for c in v)
+    assert stats.get_value("wacky/language/foreign_paragraphs") == 1
+
+
+def test_close_languages_und_keeps_both_candidates_in_the_dochdr():
+    from tests.test_langcheck import CLOSE
+
+    pipe, _ = build(WACKY_MIN_FUNCWORD_TOKENS=1, WACKY_MIN_FUNCWORD_TYPES=1)
+    meta = pipe.process_item(item(CLOSE["hr"], CLOSE["hr"]))["meta"]
+    assert meta["Language"] in ("hr", "und")
+    if meta["Language"] == "und":
+        assert meta["Language-Method"] == "close"
+        assert {c.split(":")[0] for c in meta["Language-Top2"].split(",")} <= {"bs", "hr", "sr"}
+    assert meta["Language-Foreign"] == "-"
+
+
+def test_short_text_has_no_model_reading():
+    pipe, _ = build()
+    short = item("Home | About us")
+    with pytest.raises(DropItem):
+        pipe.process_item(short)
+    # The stage set its fields before dropping (the rejects stream keeps them).
+    assert short["meta"]["Language-Top2"] == "-" and short["meta"]["Language-Method"] == "short"
+
+
+def test_new_thresholds_read_from_settings():
+    pipe, _ = build(WACKY_LID_AGREE_MIN_PROB=0.7, WACKY_LID_MODEL_MIN_PROB=0.999,
+                    WACKY_LID_CLOSE_MIN_SHARE=0.8, WACKY_LID_CLOSE_MIN_MARKERS=5,
+                    WACKY_LID_MIX_MIN_TOKENS=4, WACKY_LID_MIX_LANGID_MIN_CHARS=150)
+    ident = pipe.identifier
+    assert (ident.agree_min_prob, ident.model_min_prob, ident.close_min_share,
+            ident.close_min_markers) == (0.7, 0.999, 0.8, 5)
+    assert pipe.mix == {"min_tokens": 4, "langid_min_chars": 150}

@@ -17,7 +17,10 @@ boilerplate stage
     ``meta["Clean-Chars"]``, ``meta["Boilerplate-Share"]`` and, with host templates on,
     ``meta["Template-Blocks"]``; ``html`` is deleted afterwards.
 language stage
-    ``language`` str (ISO 639-1); ``meta["Language"]``, ``meta["Language-Score"]``.
+    ``language`` str (ISO 639-1, ``nb`` for Bokmål, or ``und``); ``meta["Language"]``,
+    ``meta["Language-Score"]``, ``meta["Language-Method"]``, ``meta["Language-Top2"]``,
+    ``meta["Language-Mix"]``, ``meta["Language-Foreign"]``, ``meta["Funcword-Share"]``,
+    ``meta["Funcword-Types"]``, ``meta["Funcword-Tokens"]``.
 fingerprint stage (``wackycrawl.pipelines.dedup.FingerprintPipeline``)
     ``meta["Simhash"]`` (16 hex digits), ``meta["Checksum"]`` (16 hex digits),
     ``simhash_features`` int (feature words counted); the dedup stage reads them.

@@ -228,7 +228,7 @@ WACKY_TEMPLATE_MAX_HOSTS = 1000
 
 # --- Language ---------------------------------------------------------------------------
 # Function-word language ID (Baroni, "Linguistic Crawls" slides: "small list of function
-# words"), langid.py as a second opinion; see wackycrawl.text.funcwords.
+# words"), every label checked by langid.py's model; see wackycrawl.text.funcwords.
 WACKY_LANGUAGE_ENABLED = True
 # Languages to keep, ISO 639-1, comma-separated ("de", "en,de"); empty keeps every language.
 # An unknown code stops the crawl at start-up.
@@ -237,12 +237,23 @@ WACKY_LANGUAGES = ""
 WACKY_LID_MIN_CHARS = 200
 # Lead (best - second) / best in function-word tokens to decide without langid.py (devset).
 WACKY_LID_MIN_MARGIN = 0.3
-# langid.py over all its languages only for texts of at least this many characters (C13).
-WACKY_LANGID_MIN_CHARS = 200
-# langid.py reads at most this many characters (notes/stack.md 1: shorter input is faster;
-# 1,000 vs 2,000: same devset sentence accuracy, 14 vs 11 errors in 2,166 documents of close
-# neighbours such as da/nb/nn, benchmarks/language_eval.py).
+# The n-gram model (py3langid, langid.py's model retrained on 139 languages) reads at most
+# this many characters of every text it checks (shorter input is faster).
 WACKY_LANGID_MAX_CHARS = 1000
+# A label needs the model's probability of at least AGREE when the function-word lists point
+# at it too, at least MODEL when the model decides alone (no list fits, or the lists point
+# elsewhere); below, "und" (benchmarks/language_eval.py, devset sentences and documents).
+WACKY_LID_AGREE_MIN_PROB = 0.5
+WACKY_LID_MODEL_MIN_PROB = 0.99
+# Close languages (bs/hr/sr, nb/nn/da/sv, cs/sk, es/pt/gl/ca, id/ms): the best member needs
+# this share of the group's probability, or this many tokens of its list's distinctive words
+# (three times the other members'); else "und" naming the two candidates (Language-Top2).
+WACKY_LID_CLOSE_MIN_SHARE = 0.9
+WACKY_LID_CLOSE_MIN_MARKERS = 3
+# Language-Mix / Language-Foreign: a paragraph's lists decide with this many function-word
+# tokens; the model reads paragraphs of at least this many characters (one sentence).
+WACKY_LID_MIX_MIN_TOKENS = 3
+WACKY_LID_MIX_LANGID_MIN_CHARS = 100
 # Read the text in pieces of this many characters, then 2x, 4x... (0: always whole); stop
 # once the text read passes the prose test with a ratio of at least WACKY_MIN_FUNCWORD_RATIO
 # + WACKY_LID_STOP_MARGIN, or has no function word of any list, and holds langid.py's input

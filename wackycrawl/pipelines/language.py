@@ -1,14 +1,21 @@
 """Language stage: function-word language identification and the connected-prose filter.
 
-A thin adapter over :mod:`wackycrawl.text.funcwords`. Reads ``item["paragraphs"]`` (the
-boilerplate-free main text, never title or menus: case C13), sets ``item["language"]`` and
-``item["meta"]`` ``Language``, ``Language-Score``, ``Language-Method``. Drops with
+A thin adapter over :mod:`wackycrawl.text.funcwords` (every label checked by the n-gram
+model) and :mod:`wackycrawl.text.langmix`. Reads ``item["paragraphs"]`` (the boilerplate-free
+main text, never title or menus: case C13), sets ``item["language"]`` and ``item["meta"]``
+``Language``, ``Language-Score``, ``Language-Method``, ``Language-Top2`` (``de:0.981,nl:0.012``,
+the model's two best, or a close group's two candidates; ``-`` when the model was not asked),
+``Language-Mix`` (``de:0.900,en:0.100``, share of paragraphs per language, ``und`` included;
+``-`` without paragraphs), ``Language-Foreign`` (``3,7``: 0-based indexes into the item's
+paragraphs in another language; ``-`` if none), ``Funcword-Share`` (``0.412``),
+``Funcword-Types``, ``Funcword-Tokens`` (of the label's list, or the best list). Drops with
 ``wrong_language`` (not one of ``WACKY_LANGUAGES``, or undetermined when that is set) and
 ``not_prose`` (too few function words: WaCky's connected-prose filter; also when a page
 outside ``WACKY_LANGUAGES`` has too few function words of every list, since it is then no
 prose in any listed language). The prose figures are those of the text read: reading stops
 early once the decision and the prose test are settled (:mod:`wackycrawl.text.funcwords`).
-Counts ``wacky/language/<lang>`` and ``wacky/language/method/<method>``.
+Counts ``wacky/language/<lang>``, ``wacky/language/method/<method>`` and
+``wacky/language/foreign_paragraphs``.
 """
 
 import logging
@@ -17,25 +24,28 @@ from dataclasses import replace
 from scrapy.exceptions import NotConfigured
 
 from wackycrawl.pipelines import drop
-from wackycrawl.text import funcwords
+from wackycrawl.text import funcwords, langmix
 
 logger = logging.getLogger(__name__)
 
 
 class LanguagePipeline:
     """Settings: ``WACKY_LANGUAGES`` ("de", "en,de"; empty keeps every language),
-    ``WACKY_LID_MIN_CHARS``, ``WACKY_LID_MIN_MARGIN``, ``WACKY_LANGID_MIN_CHARS``,
-    ``WACKY_LANGID_MAX_CHARS``, ``WACKY_LID_CHUNK_CHARS``, ``WACKY_LID_STOP_MARGIN``,
+    ``WACKY_LID_MIN_CHARS``, ``WACKY_LID_MIN_MARGIN``, ``WACKY_LANGID_MAX_CHARS``,
+    ``WACKY_LID_CHUNK_CHARS``, ``WACKY_LID_STOP_MARGIN``, ``WACKY_LID_AGREE_MIN_PROB``,
+    ``WACKY_LID_MODEL_MIN_PROB``, ``WACKY_LID_CLOSE_MIN_SHARE``, ``WACKY_LID_CLOSE_MIN_MARKERS``,
+    ``WACKY_LID_MIX_MIN_TOKENS``, ``WACKY_LID_MIX_LANGID_MIN_CHARS``,
     ``WACKY_MIN_FUNCWORD_TYPES``, ``WACKY_MIN_FUNCWORD_TOKENS``,
     ``WACKY_MIN_FUNCWORD_RATIO``; ``WACKY_LANGUAGE_ENABLED=False`` turns the stage off.
     A code in ``WACKY_LANGUAGES`` that no list and no langid.py class knows raises
     ``ValueError`` when the crawler starts."""
 
-    def __init__(self, stats, targets, identifier, prose):
+    def __init__(self, stats, targets, identifier, prose, mix=None):
         self.stats = stats
         self.targets = targets
         self.identifier = identifier
         self.prose = prose
+        self.mix = mix or {}
 
     @classmethod
     def from_crawler(cls, crawler):
@@ -58,32 +68,51 @@ class LanguagePipeline:
         identifier = funcwords.Identifier(
             min_chars=s.getint("WACKY_LID_MIN_CHARS", funcwords.MIN_CHARS),
             min_margin=s.getfloat("WACKY_LID_MIN_MARGIN", funcwords.MIN_MARGIN),
-            langid_min_chars=s.getint("WACKY_LANGID_MIN_CHARS", funcwords.LANGID_MIN_CHARS),
             langid_max_chars=s.getint("WACKY_LANGID_MAX_CHARS", funcwords.LANGID_MAX_CHARS),
             chunk_chars=s.getint("WACKY_LID_CHUNK_CHARS", funcwords.CHUNK_CHARS),
             stop_margin=s.getfloat("WACKY_LID_STOP_MARGIN", funcwords.STOP_RATIO_MARGIN),
+            agree_min_prob=s.getfloat("WACKY_LID_AGREE_MIN_PROB", funcwords.AGREE_MIN_PROB),
+            model_min_prob=s.getfloat("WACKY_LID_MODEL_MIN_PROB", funcwords.MODEL_MIN_PROB),
+            close_min_share=s.getfloat("WACKY_LID_CLOSE_MIN_SHARE", funcwords.CLOSE_MIN_SHARE),
+            close_min_markers=s.getint("WACKY_LID_CLOSE_MIN_MARKERS",
+                                       funcwords.CLOSE_MIN_MARKERS),
             **prose,
         )
-        return cls(crawler.stats, targets, identifier, prose)
+        mix = {
+            "min_tokens": s.getint("WACKY_LID_MIX_MIN_TOKENS", langmix.MIX_MIN_TOKENS),
+            "langid_min_chars": s.getint("WACKY_LID_MIX_LANGID_MIN_CHARS",
+                                         langmix.MIX_LANGID_MIN_CHARS),
+        }
+        return cls(crawler.stats, targets, identifier, prose, mix)
 
     def process_item(self, item):
         paragraphs = item.get("paragraphs") or []
-        if not all(isinstance(p, str) for p in paragraphs):
+        index = [i for i, p in enumerate(paragraphs) if isinstance(p, str)]
+        if len(index) < len(paragraphs):
             logger.warning("paragraphs are not all str in %s; non-str skipped", item.get("url"))
-            paragraphs = [p for p in paragraphs if isinstance(p, str)]
-        result = self.identifier.identify("\n".join(paragraphs))
+        texts = [paragraphs[i] for i in index]
+        result = self.identifier.identify("\n".join(texts))
+        mix = langmix.mix(texts, result.lang, self.identifier, **self.mix)
         self.stats.inc_value(f"wacky/language/{result.lang}")
         self.stats.inc_value(f"wacky/language/method/{result.method}")
+        if mix.foreign:
+            self.stats.inc_value("wacky/language/foreign_paragraphs", len(mix.foreign))
         item["language"] = result.lang
         meta = item.setdefault("meta", {})
         meta["Language"] = result.lang
         meta["Language-Score"] = f"{result.score:.3f}"
         meta["Language-Method"] = result.method
+        meta["Language-Top2"] = _pairs(result.top2)
+        meta["Language-Mix"] = _pairs(mix.shares)
+        meta["Language-Foreign"] = ",".join(str(index[i]) for i in mix.foreign) or "-"
+        meta["Funcword-Share"] = f"{result.fw_ratio:.3f}"
+        meta["Funcword-Types"] = str(result.fw_types)
+        meta["Funcword-Tokens"] = str(result.fw_tokens)
         if self.targets and result.lang not in self.targets:
             # A text with too few function words of every list is no prose in any listed
             # language (a word list langid.py happens to call "rw"): say so.
             unlisted = replace(result, lang=funcwords.UND)
-            if result.method == "langid" and not funcwords.is_connected_prose(
+            if result.method in ("langid", "uncertain") and not funcwords.is_connected_prose(
                     unlisted, **self.prose):
                 raise drop(self.stats, "not_prose", item, self._detail(result))
             raise drop(self.stats, "wrong_language", item, f"{result.lang} by {result.method}")
@@ -95,3 +124,8 @@ class LanguagePipeline:
     def _detail(result) -> str:
         return (f"{result.fw_types} function-word types, {result.fw_tokens} tokens, "
                 f"ratio {result.fw_ratio:.2f}")
+
+
+def _pairs(pairs) -> str:
+    """``(("de", 0.981), ("nl", 0.012))`` -> ``"de:0.981,nl:0.012"``; empty -> ``"-"``."""
+    return ",".join(f"{lang}:{share:.3f}" for lang, share in pairs) or "-"
