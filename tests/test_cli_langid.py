@@ -38,17 +38,56 @@ def test_stdin_lines_with_c12_and_c13_rows():
     text = "THE COUNCIL APPROVED THE NEW SCHOOL BUDGET ON MONDAY EVENING\nHello Lisbon\n"
     status, out = run(["--lines", "--min-chars", "0"], text.encode())
     assert status == 0
-    assert out.splitlines() == [
-        "-:1\ten\t0.300\tfuncwords",
-        "-:2\tund\t0.000\tno-evidence",
-    ]
+    first, second = [line.split("\t") for line in out.splitlines()]
+    assert first[:2] == ["-:1", "en"] and first[3] == "funcwords"
+    assert first[4].startswith("en:") and len(first[4].split(",")) == 2
+    assert second[:2] == ["-:2", "und"] and second[3] in ("uncertain", "no-evidence")
 
 
 def test_prose_columns():
     _, out = run(["--prose"], EN.encode())
-    name, lang, _score, method, types, tokens, ratio, prose = out.strip().split("\t")
+    name, lang, _score, method, top2, types, tokens, ratio, prose = out.strip().split("\t")
     assert (name, lang, method, prose) == ("-", "en", "funcwords", "yes")
+    assert top2.startswith("en:")
     assert int(types) >= 10 and int(tokens) >= 30 and float(ratio) > 0.25
+
+
+def test_short_text_says_its_length_and_the_option(capsys):
+    text = "A sentence of fifty-six characters is short, isn't it?"
+    status, out = run([], text.encode())
+    assert status == 0 and out.split("\t")[1:4] == ["und", "0.000", "short"]
+    err = capsys.readouterr().err
+    assert f"{len(text)} characters" in err and "--min-chars 200" in err
+
+
+PAGE = ("<!DOCTYPE html><html><head><title>Gemeinde</title></head><body>"
+        "<ul><li><a href='/'>Home</a></li><li><a href='/k'>Kontakt</a></li></ul>"
+        f"<div><p>{DE}</p><p>{DE}</p></div><footer>&copy; 2026</footer></body></html>")
+
+
+def test_html_is_extracted_before_identification(tmp_path, capsys):
+    (tmp_path / "page.html").write_text(PAGE, encoding="utf-8")
+    status, out = run(["--prose", str(tmp_path / "page.html")])
+    cols = out.strip().split("\t")
+    assert status == 0 and cols[1] == "de" and cols[-1] == "yes"
+    assert float(cols[7]) > 0.3  # function-word share of the text, not of the markup
+    assert "HTML" in capsys.readouterr().err
+    _, raw = run(["--prose", "--html", "no", str(tmp_path / "page.html")])
+    assert float(raw.strip().split("\t")[7]) < float(cols[7])
+
+
+def test_html_with_lines_is_refused(tmp_path, capsys):
+    (tmp_path / "page.html").write_text(PAGE, encoding="utf-8")
+    status, out = run(["--lines", str(tmp_path / "page.html")])
+    assert status == 1 and out == ""
+    assert "--lines reads plain text only" in capsys.readouterr().err
+
+
+def test_markup_detection():
+    assert langid.looks_like_html(PAGE.encode())
+    assert langid.looks_like_html(b"\xef\xbb\xbf <html lang=de>")
+    assert langid.looks_like_html(b"Text <p>one</p> and <br> two")
+    assert not langid.looks_like_html(EN.encode() + b" 3 < 4 and a <b> tag")
 
 
 def test_missing_file_reported_and_others_processed(tmp_path):
