@@ -1,207 +1,233 @@
-"""Function-word LID vs langid.py: accuracy per language, speed on ~5 KB documents, and the
-connected-prose figures of real prose.
+"""Language stage vs py3langid and langid.py: per-label precision and recall on every language
+of the devset, close-language confusion, docs/s.
 
-Data: ``<shared>/devset/langid/{sentences,word-pairs}.tsv`` (lang<TAB>text), restricted to the
-languages that have a function-word list. 5 KB documents are sentences of one language
-concatenated up to ``--doc-bytes`` UTF-8 bytes. Close neighbours: documents of 1,200 to 4,000
-bytes in languages the lists confuse (da/nb/nn, cs/sk, hr/sl, es/pt/ca), errors with langid.py
-reading 1,000 vs 2,000 characters. Speed: CPU seconds (``time.process_time``), best of
-``--repeat`` interleaved runs; "whole text" is the identifier without early stop and with
-langid.py reading 2,000 characters (the behaviour before early stop). Devset pages: the HTML
-pages of ``<shared>/devset/boilerplate`` through the stages before the language stage
-(``WACKY_STAGES``), then LanguagePipeline vs ``langid.classify`` on the same clean texts (the
-issue's target: >= 50x).
+Data: ``<shared>/devset/langid/sentences.tsv`` (lang<TAB>text, lingua's test sentences of 75
+languages, ~100 characters each). Two sets are judged:
 
-    python benchmarks/language_eval.py [--shared ../shared] [--docs-per-lang 20] [--no-pages]
+- **sentences**: each sentence alone, through :class:`wackycrawl.text.funcwords.Identifier`
+  with ``min_chars=0`` (no length floor) and otherwise the defaults;
+- **documents**: ``--doc-sentences`` consecutive sentences of one language (default 10,
+  ~1,000 characters, each sentence used once) as the paragraphs of an item, through the
+  crawl's own ``LanguagePipeline`` with the project's settings (the label it writes in
+  ``item["language"]``, kept or dropped).
+
+Per label: precision = right / given (``und`` is not a label), over ALL languages' texts, so
+a Sesotho text called ``it`` counts against ``it``; recall = right / texts of that language.
+Goals (issue 7): precision >= 0.99 for every label given, recall >= 0.98 on the languages with
+a function-word list, no close-pair confusion above 1 %. The same figures are printed for
+py3langid and langid.py alone (langid.py on the first ``--anchor-docs`` documents per
+language only: it is slow). Speed: CPU docs/s (``time.process_time``, best of ``--repeat``
+interleaved runs) of the language stage, py3langid and langid.py on the same documents.
+``--split odd`` / ``even`` judges every other text only (tune on one half, check the other).
+
+    python benchmarks/language_eval.py [SHARED_DIR] [--max-rows 1000] [--doc-sentences 10]
 """
 
 import argparse
 import csv
-import statistics
 import sys
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
 import langid
-from pipeline import SETS, items_from  # benchmarks/pipeline.py: devset pages as items
 from scrapy.exceptions import DropItem
-from scrapy.utils.misc import load_object
 from scrapy.utils.project import get_project_settings
 from scrapy.utils.reactor import install_reactor
 from scrapy.utils.test import get_crawler
 
+from wackycrawl.pipelines.language import LanguagePipeline
 from wackycrawl.text import funcwords as fw
 
 ROOT = Path(__file__).resolve().parent.parent
-ALIAS = {"no": "nb"}  # langid.py's Norwegian label
+ALIAS = {"no": "nb"}  # the models' macrolanguage label for Norwegian
+GROUPS = [("bs", "hr", "sr"), ("nb", "nn", "da", "sv"), ("cs", "sk"), ("es", "pt", "gl", "ca"),
+          ("id", "ms")]
 
 
-def lid(text: str) -> str:
-    lang = langid.classify(text)[0]
-    return ALIAS.get(lang, lang)
-
-
-def load(path: Path, langs: set[str]) -> dict[str, list[str]]:
+def load(path: Path, max_rows: int, split: str) -> dict[str, list[str]]:
     rows: dict[str, list[str]] = defaultdict(list)
     with path.open(encoding="utf-8", newline="") as f:
-        for row in csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE):
-            if len(row) == 2 and row[0] in langs:
+        for i, row in enumerate(csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE)):
+            if len(row) != 2 or row[0] == "lang" or len(rows[row[0]]) >= max_rows:
+                continue
+            if split == "all" or (i % 2 == 1) == (split == "odd"):
                 rows[row[0]].append(row[1])
     return rows
 
 
-def make_docs(sentences: list[str], doc_bytes: int, limit: int) -> list[str]:
-    docs, cur, size = [], [], 0
-    for s in sentences:
-        cur.append(s)
-        size += len(s.encode()) + 1
-        if size >= doc_bytes:
-            docs.append(" ".join(cur)[: doc_bytes])
-            cur, size = [], 0
-            if len(docs) == limit:
-                break
-    return docs
+def documents(rows: dict[str, list[str]], k: int) -> dict[str, list[list[str]]]:
+    return {lang: [texts[i:i + k] for i in range(0, len(texts) - k + 1, k)]
+            for lang, texts in rows.items()}
 
 
-def accuracy(data: dict[str, list[str]], ident: fw.Identifier) -> None:
-    print(f"{'lang':5} {'n':>5} {'ours':>6} {'und':>5} {'langid':>7}")
-    tot = [0, 0, 0, 0]
-    for lang in sorted(data):
-        texts = data[lang]
-        ours = [ident.identify(t).lang for t in texts]
-        theirs = [lid(t) for t in texts]
-        ok, und = sum(o == lang for o in ours), sum(o == fw.UND for o in ours)
-        ok2 = sum(t == lang for t in theirs)
-        n = len(texts)
-        print(f"{lang:5} {n:5} {ok / n:6.1%} {und / n:5.1%} {ok2 / n:7.1%}")
-        tot = [tot[0] + n, tot[1] + ok, tot[2] + und, tot[3] + ok2]
-    print(f"{'all':5} {tot[0]:5} {tot[1] / tot[0]:6.1%} {tot[2] / tot[0]:5.1%} {tot[3] / tot[0]:7.1%}")
+def anchor(module):
+    def label(text: str) -> str:
+        lang = module.classify(text)[0]
+        return ALIAS.get(lang, lang)
+    return label
 
 
-CLOSE = ["da", "nb", "nn", "cs", "sk", "hr", "sl", "es", "pt", "ca"]
+class Stage:
+    """The crawl's LanguagePipeline on a list of paragraphs: the label it sets."""
+
+    def __init__(self):
+        install_reactor("twisted.internet.asyncioreactor.AsyncioSelectorReactor")
+        settings = get_project_settings().copy_to_dict()
+        self.pipe = LanguagePipeline.from_crawler(get_crawler(settings_dict=settings))
+
+    def __call__(self, paragraphs: list[str]) -> str:
+        item = {"url": "http://devset.test/", "paragraphs": paragraphs, "meta": {}}
+        try:
+            self.pipe.process_item(item)
+        except DropItem:
+            pass
+        return item.get("language", fw.UND)
 
 
-def rates(fns: dict, docs: list[str], repeat: int) -> dict[str, float]:
+def judge(texts: dict[str, list], label) -> dict[str, list[str]]:
+    return {lang: [label(t) for t in ts] for lang, ts in texts.items()}
+
+
+def scores(out: dict[str, list[str]]):
+    """(given, right, n, und) Counters per label / gold language."""
+    given, right, n, und = Counter(), Counter(), Counter(), Counter()
+    for gold, labels in out.items():
+        n[gold] += len(labels)
+        for lab in labels:
+            if lab == fw.UND:
+                und[gold] += 1
+            else:
+                given[lab] += 1
+                right[lab] += lab == gold
+    return given, right, n, und
+
+
+def table(results: dict[str, dict[str, list[str]]], listed: set[str]) -> None:
+    names = list(results)
+    sc = {name: scores(out) for name, out in results.items()}
+    labels = sorted(set().union(*(set(s[0]) | set(s[2]) for s in sc.values())))
+    print(f"{'label':6}{'list':>5}" + "".join(f" | {name[:27]:>27}" for name in names))
+    print(f"{'':11}" + "".join(f" | {'n':>5} {'given':>5} {'P':>5} {'R':>5} {'und':>4}"
+                               for _ in names))
+    for lab in labels:
+        cols = []
+        for name in names:
+            given, right, n, und = sc[name]
+            p = f"{right[lab] / given[lab]:5.3f}" if given[lab] else f"{'-':>5}"
+            r = f"{right[lab] / n[lab]:5.3f}" if n[lab] else f"{'-':>5}"
+            u = f"{und[lab] / n[lab]:4.2f}" if n[lab] else f"{'-':>4}"
+            cols.append(f" | {n[lab]:5} {given[lab]:5} {p} {r} {u}")
+        print(f"{lab:6}{'yes' if lab in listed else '':>5}" + "".join(cols))
+    print("\nsummary (goals: every P >= 0.99; R >= 0.98 on listed languages; close pairs <= 1 %)")
+    for name in names:
+        given, right, n, und = sc[name]
+        low_p = sorted((right[lab] / given[lab], lab) for lab in given if right[lab] < 0.99 * given[lab])
+        low_r = sorted((right[lab] / n[lab], lab) for lab in listed if n[lab] and right[lab] < 0.98 * n[lab])
+        worst = max(confusion(results[name]).values(), default=0.0)
+        total = sum(n.values())
+        print(f"  {name}: {sum(given.values())}/{total} labelled, "
+              f"{sum(right.values()) / total:.3f} right; "
+              f"{len(low_p)} labels with P < 0.99: "
+              + (", ".join(f"{lab} {p:.3f}" for p, lab in low_p[:12]) or "none")
+              + (" ..." if len(low_p) > 12 else "")
+              + f"; {len(low_r)} listed languages with R < 0.98: "
+              + (", ".join(f"{lab} {r:.3f}" for r, lab in low_r) or "none")
+              + f"; worst close-pair confusion {worst:.1%}")
+
+
+def confusion(out: dict[str, list[str]]) -> dict[tuple[str, str], float]:
+    """Share of the texts of ``a`` labelled ``b``, for a != b of one close group."""
+    shares = {}
+    for group in GROUPS:
+        for a in group:
+            labels = out.get(a) or []
+            for b in group:
+                if a != b and labels:
+                    shares[a, b] = sum(lab == b for lab in labels) / len(labels)
+    return shares
+
+
+def close_pairs(results: dict[str, dict[str, list[str]]]) -> None:
+    for group in GROUPS:
+        langs = [g for g in group if any(g in out for out in results.values())]
+        if not langs:
+            continue
+        print(f"  {'/'.join(group)}: rows = text's language, columns = label given")
+        print(f"    {'':28} {'gold':5}" + "".join(f"{g:>7}" for g in group)
+              + f"{'und':>7}{'other':>7}")
+        for name, out in results.items():
+            for gold in langs:
+                labels = out.get(gold)
+                if not labels:
+                    continue
+                c = Counter(labels)
+                other = len(labels) - sum(c[g] for g in group) - c[fw.UND]
+                print(f"    {name[:28]:28} {gold:5}"
+                      + "".join(f"{c[g] / len(labels):7.1%}" for g in group)
+                      + f"{c[fw.UND] / len(labels):7.1%}{other / len(labels):7.1%}")
+
+
+def rates(fns: dict, texts: list, repeat: int) -> dict[str, float]:
     """docs/s of each function, CPU time, best of ``repeat`` interleaved runs."""
     best = dict.fromkeys(fns, float("inf"))
     for _ in range(repeat):
         for name, fn in fns.items():
             t0 = time.process_time()
-            for d in docs:
-                fn(d)
+            for t in texts:
+                fn(t)
             best[name] = min(best[name], time.process_time() - t0)
-    return {name: len(docs) / secs for name, secs in best.items()}
-
-
-def devset_pages(shared: Path, repeat: int) -> None:
-    """LanguagePipeline (early stop / whole text) vs langid.classify on the clean texts of
-    the devset's HTML pages."""
-    install_reactor("twisted.internet.asyncioreactor.AsyncioSelectorReactor")
-    settings = get_project_settings().copy_to_dict()
-    crawler = get_crawler(settings_dict=settings)
-    items = items_from(shared, SETS)
-    for path in settings["WACKY_STAGES"]:
-        if path.endswith(".LanguagePipeline"):
-            break
-        stage = load_object(path).from_crawler(crawler)
-        kept = []
-        for item in items:
-            try:
-                kept.append(stage.process_item(item))
-            except DropItem:
-                pass
-        items = kept
-    lang = load_object("wackycrawl.pipelines.language.LanguagePipeline")
-    whole = dict(settings, WACKY_LID_CHUNK_CHARS=0, WACKY_LANGID_MAX_CHARS=2000)
-    pipes = {"LanguagePipeline": lang.from_crawler(crawler),
-             "LanguagePipeline, whole text": lang.from_crawler(get_crawler(settings_dict=whole))}
-
-    def stage(pipe):
-        def run(item):
-            try:
-                pipe.process_item(dict(item, meta={}))
-            except DropItem:
-                pass
-        return run
-
-    fns = {name: stage(pipe) for name, pipe in pipes.items()}
-    texts = {id(i): "\n".join(i["paragraphs"]) for i in items}
-    fns["langid.classify (97 langs)"] = lambda item: langid.classify(texts[id(item)])
-    r = rates(fns, items, repeat)
-    chars = sum(map(len, texts.values())) / len(items)
-    print(f"{len(items)} clean texts, mean {chars:.0f} characters")
-    for name, v in r.items():
-        print(f"{name:30} {v:7.0f} docs/s ({v / r['langid.classify (97 langs)']:5.1f}x langid.py)")
-
-
-def close_neighbours(path: Path) -> None:
-    data = load(path, set(CLOSE))
-    variants = {m: fw.Identifier(langid_max_chars=m) for m in (1000, 2000)}
-    print(f"{'bytes':>5} {'docs':>5} " + " ".join(f"{'errors@' + str(m):>11}" for m in variants))
-    for size in (1200, 2000, 2500, 4000):
-        docs = [(k, d) for k in CLOSE for d in make_docs(data[k], size, 1000)]
-        errs = [sum(v.identify(d).lang != k for k, d in docs) for v in variants.values()]
-        print(f"{size:5} {len(docs):5} " + " ".join(f"{e:11}" for e in errs))
+    return {name: len(texts) / secs for name, secs in best.items()}
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--shared", type=Path, default=ROOT.parent / "shared")
-    ap.add_argument("--doc-bytes", type=int, default=5 * 1024)
-    ap.add_argument("--docs-per-lang", type=int, default=20)
-    ap.add_argument("--max-rows", type=int, default=300, help="rows per language for accuracy")
+    ap.add_argument("shared", nargs="?", type=Path, default=ROOT.parent / "shared")
+    ap.add_argument("--max-rows", type=int, default=1000, help="sentences per language")
+    ap.add_argument("--doc-sentences", type=int, default=10, help="sentences per document")
+    ap.add_argument("--anchor-docs", type=int, default=20,
+                    help="documents per language judged by langid.py (slow)")
+    ap.add_argument("--split", choices=("all", "odd", "even"), default="all")
+    ap.add_argument("--speed-docs", type=int, default=600, help="documents timed")
     ap.add_argument("--repeat", type=int, default=3, help="timed runs, the fastest counts")
-    ap.add_argument("--no-pages", action="store_true", help="skip the devset pages section")
     args = ap.parse_args(argv)
-    base = args.shared / "devset" / "langid"
-    langs = set(fw.languages())
-    sentences = load(base / "sentences.tsv", langs)
-    pairs = load(base / "word-pairs.tsv", langs)
-    short = fw.Identifier(min_chars=0)  # judge every row, whatever its length
-    langid.classify("warm up")  # load both models outside the timings
-    fw.langid_rank("warm up")
+    import py3langid
 
-    print("== accuracy on single sentences (min_chars=0) ==")
-    accuracy({k: v[: args.max_rows] for k, v in sentences.items()}, short)
-    print("\n== accuracy on word pairs (min_chars=0) ==")
-    accuracy({k: v[: args.max_rows] for k, v in pairs.items()}, short)
+    rows = load(args.shared / "devset" / "langid" / "sentences.tsv", args.max_rows, args.split)
+    docs = documents(rows, args.doc_sentences)
+    listed = set(fw.languages())
+    stage, short = Stage(), fw.Identifier(min_chars=0)
+    p3, lid = anchor(py3langid), anchor(langid)
+    lid("warm up"), p3("warm up"), stage(["warm up"])  # load the models outside the timings
+    n_docs = sum(map(len, docs.values()))
+    chars = sum(len("\n".join(d)) for ds in docs.values() for d in ds) / n_docs
+    print(f"{sum(map(len, rows.values()))} sentences, {n_docs} documents of "
+          f"{args.doc_sentences} sentences (mean {chars:.0f} characters), {len(rows)} languages, "
+          f"{len(listed)} with a function-word list: {' '.join(sorted(listed))}")
 
-    docs = {k: make_docs(v, args.doc_bytes, args.docs_per_lang) for k, v in sentences.items()}
-    print(f"\n== {args.doc_bytes}-byte documents: accuracy, methods, connected prose (defaults) ==")
-    print(f"{'lang':5} {'docs':>4} {'ours':>6} {'langid':>7} {'fw-only':>7} "
-          f"{'ratio min':>9} {'median':>6} {'prose':>6}")
-    alldocs = []
-    for lang in sorted(docs):
-        ds = docs[lang]
-        alldocs += ds
-        res = [fw.identify(d) for d in ds]
-        ok = sum(r.lang == lang for r in res)
-        ok2 = sum(lid(d) == lang for d in ds)
-        only = sum(r.method == "funcwords" for r in res)
-        ratios = [r.fw_ratio for r in res]
-        prose = sum(fw.is_connected_prose(r) for r in res)
-        n = len(ds)
-        print(f"{lang:5} {n:4} {ok / n:6.1%} {ok2 / n:7.1%} {only / n:7.1%} "
-              f"{min(ratios):9.2f} {statistics.median(ratios):6.2f} {prose / n:6.1%}")
+    sentences = {"ours, sentences": judge(rows, lambda t: short.identify(t).lang),
+                 "py3langid, sentences": judge(rows, p3)}
+    print("\n== single sentences: per label ==")
+    table(sentences, listed)
+    joined = {lang: ["\n".join(d) for d in ds] for lang, ds in docs.items()}
+    few = {lang: ts[: args.anchor_docs] for lang, ts in joined.items()}
+    documents_ = {"ours (LanguagePipeline), docs": judge(docs, stage),
+                  "py3langid, docs": judge(joined, p3),
+                  f"langid.py, first {args.anchor_docs} docs": judge(few, lid)}
+    print(f"\n== documents of {args.doc_sentences} sentences: per label ==")
+    table(documents_, listed)
+    print("\n== close languages: share of each language's texts per label ==")
+    close_pairs({**sentences, **documents_})
 
-    print("\n== close neighbours: errors with langid.py reading 1,000 / 2,000 characters ==")
-    close_neighbours(base / "sentences.tsv")
-
-    decided = [d for d in alldocs if fw.identify(d).method == "funcwords"]
-    print(f"\n== speed on {len(alldocs)} documents of {args.doc_bytes} bytes, docs/s (CPU), "
-          f"all / the {len(decided)} the lists decide ==")
-    whole = fw.Identifier(chunk_chars=0, langid_max_chars=2000)
-    fns = {"ours (early stop)": fw.identify, "ours, whole text": whole.identify,
-           "langid.classify (97 langs)": langid.classify}
-    every, lists = rates(fns, alldocs, args.repeat), rates(fns, decided, args.repeat)
-    ref = "langid.classify (97 langs)"
-    for name in fns:
-        print(f"{name:28} {every[name]:7.0f} ({every[name] / every[ref]:5.1f}x langid.py)  "
-              f"{lists[name]:7.0f} ({lists[name] / lists[ref]:5.1f}x)")
-    if not args.no_pages:
-        print("\n== devset pages: language stage on clean texts, docs/s (CPU) ==")
-        devset_pages(args.shared, args.repeat)
+    sample = [d for ds in docs.values() for d in ds[:max(1, args.speed_docs // len(docs))]]
+    texts = {id(d): "\n".join(d) for d in sample}
+    fns = {"language stage": stage,
+           "py3langid.classify": lambda d: py3langid.classify(texts[id(d)]),
+           "langid.py classify": lambda d: langid.classify(texts[id(d)])}
+    r = rates(fns, sample, args.repeat)
+    print(f"\n== speed on {len(sample)} documents (CPU docs/s, best of {args.repeat}) ==")
+    for name, v in r.items():
+        print(f"  {name:20} {v:8.0f} docs/s ({v / r['langid.py classify']:5.1f}x langid.py)")
     return 0
 
 
