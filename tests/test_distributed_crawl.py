@@ -119,9 +119,9 @@ def test_kill_9_of_a_worker_loses_nothing_and_writes_nothing_twice(redis_server,
 def test_seeds_pushed_from_the_command_line_are_crawled(redis_server, tmp_path):
     crawl = "pushed"
     seeds = tmp_path / "push.txt"
-    seeds.write_text(f"# two seeds\n{SEED}\nnot a url\n", encoding="utf-8")
+    seeds.write_text(f"# one seed twice\n{SEED}\nnot a url\n{SEED}\n", encoding="utf-8")
     out = wackycrawl("seeds", "push", str(seeds), "--redis", redis_server.url, "--crawl", crawl)
-    assert out.returncode == 0 and "pushed 1 seeds" in out.stdout
+    assert out.returncode == 0 and "pushed 2 seeds" in out.stdout
     assert "not an http(s) URL" in out.stderr
     corpus = tmp_path / crawl / "corpus"
     with LocalWeb() as web:
@@ -130,4 +130,6 @@ def test_seeds_pushed_from_the_command_line_are_crawled(redis_server, tmp_path):
                                   worker_settings(redis_server, crawl, corpus, "w"))
         result = finish(proc, tmp_path / crawl / "w", stats, timeout=120)
     assert result.stat("wacky/frontier/seeds") == 1
+    assert result.stat("wacky/seeds/repeated") == 1  # the seed pushed twice: fetched once
+    assert result.log.count("pushed again while queued") == 1
     assert {d.url for d in corpus_docs(corpus)} == expected

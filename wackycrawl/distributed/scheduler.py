@@ -246,6 +246,11 @@ class FrontierScheduler:
                 self.stats.inc_value("wacky/frontier/bad_seed")
             elif self.enqueue_request(request):
                 n += 1
+            else:  # the same seed pushed again while it is queued: fetched once
+                if not self.stats.get_value("wacky/seeds/repeated"):
+                    logger.info("Seed %s pushed again while queued: fetched once (further "
+                                "repeats counted in wacky/seeds/repeated)", request.url[:200])
+                self.stats.inc_value("wacky/seeds/repeated")
         self.stats.inc_value("wacky/frontier/seeds", n)
         return n
 
