@@ -15,7 +15,6 @@ import json
 import sys
 
 from wackycrawl.corpus.export import paragraphs_of, read_vertical, text_attributes, tokenized
-from wackycrawl.corpus.report import write_report
 from wackycrawl.corpus.source import SourceErrors, corpus_files, iter_corpus
 from wackycrawl.corpus.stats import CorpusStats
 from wackycrawl.extensions.summary import drops_by_reason
@@ -43,6 +42,8 @@ def add_vertical(stats: CorpusStats, path: str) -> None:
 
 
 def run(args) -> int:
+    from wackycrawl.corpus.report import write_report  # matplotlib: only when reporting
+
     stats, errors = CorpusStats(), SourceErrors()
     drops = None
     try:
