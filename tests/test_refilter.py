@@ -114,3 +114,27 @@ def test_filter_uses_the_complete_documents_of_a_damaged_file(tmp_path):
         f.truncate(f.seek(0, 2) - 20)
     assert main(["filter", str(src), "-o", str(tmp_path / "out")]) == 1
     assert [d.url for d in iter_corpus(corpus_files([str(tmp_path / "out")]))] == ["http://a/"]
+
+
+def test_a_stage_worker_sends_a_rejected_item_back_only_when_asked():
+    from wackycrawl.pipelines import drop, rejection
+    from wackycrawl.pipelines.stages import StatsRecorder, _answer, _Capture
+
+    class Short:
+        def process_item(self, item):
+            item["meta"]["Language"] = "en"
+            raise drop(StatsRecorder(), "too_short", item, "3 words < 30")
+
+    item = {"url": "http://a/", "paragraphs": ["a b c"], "meta": {}}
+    kind, payload, *_ = _answer(lambda: [Short()], dict(item, meta={}), StatsRecorder(),
+                                _Capture(), frozenset({"too_short"}))
+    message, reason, detail, state = payload
+    assert (kind, reason, detail) == ("drop", "too_short", "3 words < 30")
+    assert state["meta"]["Language"] == "en" and message.startswith("too_short: http://a/")
+    _, payload, *_ = _answer(lambda: [Short()], dict(item, meta={}), StatsRecorder(), _Capture())
+    assert payload[3] is None
+    from wackycrawl.pipelines.stages import StagesPipeline
+
+    with pytest.raises(Exception) as raised:
+        StagesPipeline._result(None, (kind, (message, reason, detail, state), [], []))
+    assert rejection(raised.value) == ("too_short", "3 words < 30", state)

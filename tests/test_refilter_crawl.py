@@ -29,7 +29,10 @@ def crawls(tmp_path_factory):
         groups = build_corpus_web(web)
         loose = run_crawl(web, SEEDS, out / "en-de", {"WACKY_LANGUAGES": "en,de",
                                                       "WACKY_KEEP_REJECTS": "True"}, timeout=240)
-        strict = run_crawl(web, SEEDS, out / "en", {"WACKY_LANGUAGES": "en"}, timeout=240)
+        # the stages in the crawl process this time: drops reach the rejects stream directly
+        strict = run_crawl(web, SEEDS, out / "en", {"WACKY_LANGUAGES": "en",
+                                                    "WACKY_KEEP_REJECTS": "True",
+                                                    "WACKY_STAGE_WORKERS": "0"}, timeout=240)
     for result in (loose, strict):
         assert result.returncode == 0, result.log[-3000:]
     return loose, strict, groups, out
@@ -60,11 +63,22 @@ def test_rejects_stream_holds_every_quality_drop_with_reason_and_scores(crawls):
     assert not {d.docno for d in kept} & {d.docno for d in rejected}
 
 
+def test_rejects_without_stage_workers(crawls):
+    _, strict, groups, _ = crawls
+    rejected = {d.url: d for d in docs(strict.outdir / "rejects")}
+    for url in groups["german"]:
+        assert rejected[url].meta["Rejected"] == "wrong_language"
+        assert rejected[url].meta["Language"] == "de"
+        assert rejected[url].meta["Rejected-Detail"] == "de_by_funcwords"
+    assert "http://cross.test/" not in rejected
+
+
 def test_filter_to_english_gives_the_english_crawl(crawls):
     loose, strict, groups, out = crawls
     target = out / "filtered"
     assert main(["filter", str(loose.outdir), "-o", str(target), "--languages", "en"]) == 0
     filtered, english = docs(target), docs(strict.outdir)
+    assert len(english) == 4
     assert sorted(d.text for d in filtered) == sorted(d.text for d in english)
     urls = {d.url for d in filtered}
     assert groups["english"] <= urls and len(urls & groups["copies"]) == 1
