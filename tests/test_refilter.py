@@ -9,7 +9,7 @@ import pytest
 from tests.corpusweb import _DE, _EN, same_words
 from tests.webpages import prose, pseudo_word
 from wackycrawl.cli import main
-from wackycrawl.cli.filter import crawl_settings
+from wackycrawl.cli.filter import crawl_settings, policy_from_settings
 from wackycrawl.corpus.refilter import Policy, Refilter
 from wackycrawl.corpus.source import corpus_files, iter_corpus
 from wackycrawl.trec.format import TrecDoc
@@ -21,13 +21,17 @@ def doc(url, paragraphs, **meta) -> TrecDoc:
 
 
 def policy(*pairs, **kw) -> Policy:
-    return Policy.from_settings(crawl_settings(list(pairs)), **kw)
+    return policy_from_settings(crawl_settings(list(pairs)), **kw)
 
 
 def test_policy_defaults_are_the_crawl_settings():
     p = policy()
-    assert (p.min_words, p.k, p.prose["min_types"], p.languages) == (30, 3, 10, ())
-    assert policy("WACKY_LANGUAGES=en,de", "WACKY_SIMHASH_K=5").languages == ("en", "de")
+    assert (p.text_filter.min_words, p.k, p.prose["min_types"], p.targets) == (30, 3, 10, ())
+    assert policy("WACKY_LANGUAGES=en,de", "WACKY_SIMHASH_K=5").targets == ("en", "de")
+    assert policy("WACKY_LANGUAGE_ENABLED=False").identifier is None
+    assert policy("WACKY_DEDUP_ENABLED=False").dedup == "off"
+    with pytest.raises(ValueError):
+        Policy(dedup="sometimes")
     with pytest.raises(ValueError):
         policy("WACKY_LANGUAGES=xx-nonsense")
     with pytest.raises(ValueError):

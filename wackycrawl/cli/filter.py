@@ -20,10 +20,13 @@ import os
 import sys
 from collections import Counter
 
+from scrapy.exceptions import NotConfigured
 from scrapy.settings import Settings
+from scrapy.utils.misc import load_object
 
 from wackycrawl.corpus.refilter import DEDUP_MODES, Policy, Refilter
 from wackycrawl.corpus.source import REJECTS_SUBDIR, SourceErrors, corpus_files, iter_corpus
+from wackycrawl.pipelines.stages import StageContext, StatsRecorder
 from wackycrawl.trec import writer
 
 SOURCE_DOCNO = "Source-Docno"
@@ -46,6 +49,31 @@ def crawl_settings(pairs: list[str]) -> Settings:
     return settings
 
 
+def _stage(path: str, settings: Settings):
+    """The crawl's stage ``path`` built from ``settings`` (None when it is turned off)."""
+    try:
+        return load_object(path).from_crawler(StageContext(settings, StatsRecorder()))
+    except NotConfigured:
+        return None
+
+
+def policy_from_settings(settings: Settings, dedup: str = "near",
+                         recompute_language: bool = False) -> Policy:
+    """The :class:`Policy` of a crawl with ``settings``: its filters and language stages as
+    the crawl builds them, and its dedup thresholds. Raises ValueError for a bad setting
+    (unknown language code, dedup mode), OSError for an unreadable bad-words file."""
+    filters = _stage("wackycrawl.pipelines.filters.FiltersPipeline", settings)
+    language = _stage("wackycrawl.pipelines.language.LanguagePipeline", settings)
+    return Policy(
+        text_filter=filters.filter if filters else None,
+        identifier=language.identifier if language else None,
+        targets=tuple(language.targets) if language else (),
+        **({"prose": language.prose} if language else {}),
+        dedup=dedup if settings.getbool("WACKY_DEDUP_ENABLED", True) else "off",
+        k=settings.getint("WACKY_SIMHASH_K"), min_features=settings.getint(
+            "WACKY_SIMHASH_MIN_FEATURES"), recompute_language=recompute_language)
+
+
 def is_reject_file(path: str) -> bool:
     return (os.path.basename(os.path.dirname(os.path.abspath(path))) == REJECTS_SUBDIR
             or "-rejects-" in os.path.basename(path))
@@ -55,7 +83,7 @@ def run(args) -> int:
     try:
         settings = crawl_settings(args.set + ([f"WACKY_LANGUAGES={args.languages}"]
                                               if args.languages is not None else []))
-        policy = Policy.from_settings(settings, args.dedup, args.recompute_language)
+        policy = policy_from_settings(settings, args.dedup, args.recompute_language)
         files = corpus_files(args.corpus, rejects=True)
     except (ValueError, OSError) as exc:
         _err(str(exc))

@@ -19,7 +19,6 @@ Counts ``wacky/language/<lang>``, ``wacky/language/method/<method>`` and
 """
 
 import logging
-from dataclasses import replace
 
 from scrapy.exceptions import NotConfigured
 
@@ -108,22 +107,10 @@ class LanguagePipeline:
         meta["Funcword-Share"] = f"{result.fw_ratio:.3f}"
         meta["Funcword-Types"] = str(result.fw_types)
         meta["Funcword-Tokens"] = str(result.fw_tokens)
-        if self.targets and result.lang not in self.targets:
-            # A text with too few function words of every list is no prose in any listed
-            # language (a word list langid.py happens to call "rw"): say so.
-            unlisted = replace(result, lang=funcwords.UND)
-            if result.method in ("langid", "uncertain") and not funcwords.is_connected_prose(
-                    unlisted, **self.prose):
-                raise drop(self.stats, "not_prose", item, self._detail(result))
-            raise drop(self.stats, "wrong_language", item, f"{result.lang} by {result.method}")
-        if not funcwords.is_connected_prose(result, **self.prose):
-            raise drop(self.stats, "not_prose", item, self._detail(result))
+        found = funcwords.rejection(result, self.targets, **self.prose)
+        if found:
+            raise drop(self.stats, found[0], item, found[1])
         return item
-
-    @staticmethod
-    def _detail(result) -> str:
-        return (f"{result.fw_types} function-word types, {result.fw_tokens} tokens, "
-                f"ratio {result.fw_ratio:.2f}")
 
 
 def _pairs(pairs) -> str:
