@@ -1,0 +1,223 @@
+"""A corpus document as vertical (VRT), plain text or a JSON line, and vertical read back.
+
+Vertical, the input format of CWB's ``cwb-encode`` and of Sketch Engine (CWB Corpus
+Encoding Tutorial; Sketch Engine, "Preparing a corpus: vertical")::
+
+    <text id="WACKY-...-000003" url="http://www.example.de/a.html" host="www.example.de"
+          tld="de" crawl_date="2026-11-30" lang="de" raw_bytes="23817" ...>
+    <p lang="de">
+    <s>
+    Der
+    Gemeinderat
+    tagt
+    <g/>
+    .
+    </s>
+    </p>
+    </text>
+
+One token per line (the ``word`` positional attribute only), XML-escaped (``&amp;``,
+``&lt;``, ``&gt;``; attribute values also ``&quot;``), UTF-8, no control characters.
+``<g/>`` (Sketch Engine's glue) stands between two tokens of a sentence that had no space
+between them. The ``<text>`` attributes are ``id`` (DOCNO), ``url``, ``host``, ``tld`` (last
+label of the host name, ``-`` for an IP address), ``crawl_date`` (``YYYY-MM-DD``, UTC),
+``lang`` (``X-Wacky-Language``, ``und`` if unknown), then every other ``X-Wacky-<Key>`` line
+of the DOCHDR as ``<key>`` (lower case, ``-`` as ``_``: ``language_score``,
+``boilerplate_share``, ``rejected``...). ``<p lang>`` is the document's language, or for a
+paragraph listed in ``X-Wacky-Language-Foreign`` the one other language of
+``X-Wacky-Language-Mix`` (``und`` if the mix names several). Sentences and tokens:
+:mod:`wackycrawl.corpus.tokens`. A paragraph without tokens is left out.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import re
+from dataclasses import dataclass, field
+from collections import deque
+from collections.abc import Iterable, Iterator
+from html import unescape
+from urllib.parse import urlsplit
+
+from wackycrawl.corpus.stats import Paragraph
+from wackycrawl.corpus.tokens import Token, tokenize_all
+from wackycrawl.trec.format import TrecDoc
+
+FORMATS = ("vrt", "txt", "jsonl")
+UND, UNKNOWN = "und", "-"
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_NAME_BAD = re.compile(r"[^a-z0-9_]")
+_FIXED = ("id", "url", "host", "tld", "crawl_date", "lang")
+
+
+def xml_text(text: str) -> str:
+    """``text`` escaped for a VRT token line or attribute value, control characters removed."""
+    text = _CONTROL.sub("", text)
+    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace('"', "&quot;"))
+
+
+def attribute_name(key: str) -> str:
+    """``Language-Score`` -> ``language_score`` (CWB attribute names: a-z, 0-9, _)."""
+    return _NAME_BAD.sub("_", key.lower())
+
+
+def tld(host: str) -> str:
+    """Last label of a host name (``de`` for ``www.example.de``); ``-`` for an IP address
+    or no host."""
+    try:
+        ipaddress.ip_address(host.strip("[]"))
+        return UNKNOWN
+    except ValueError:
+        return host.rstrip(".").rsplit(".", 1)[-1].lower() if host else UNKNOWN
+
+
+def text_attributes(doc: TrecDoc) -> dict[str, str]:
+    """The metadata of ``doc`` as ``<text>`` attributes, in the order of the module doc."""
+    host = urlsplit(doc.url).hostname or ""
+    f = doc.fetched
+    attrs = {"id": doc.docno or UNKNOWN, "url": doc.url, "host": host or UNKNOWN,
+             "tld": tld(host),
+             "crawl_date": f"{f[:4]}-{f[4:6]}-{f[6:8]}" if len(f) >= 8 and f.isdigit() else UNKNOWN,
+             "lang": doc.meta.get("Language") or UND}
+    for key, value in doc.meta.items():
+        name = attribute_name(key)
+        if key != "Language" and name not in attrs:
+            attrs[name] = value
+    return attrs
+
+
+def paragraph_languages(doc: TrecDoc) -> list[str]:
+    """One language per paragraph of ``doc`` (see the module doc)."""
+    lang = doc.meta.get("Language") or UND
+    foreign_field = doc.meta.get("Language-Foreign", UNKNOWN)
+    foreign = {int(i) for i in foreign_field.split(",") if i.strip().isdigit()}
+    mix = [part.split(":", 1)[0] for part in doc.meta.get("Language-Mix", "").split(",") if part]
+    others = [m for m in mix if m not in (lang, UND)]
+    other = others[0] if len(others) == 1 else UND
+    return [other if i in foreign else lang for i in range(len(doc.paragraphs))]
+
+
+@dataclass
+class Counts:
+    """What an export wrote: ``texts``, ``paragraphs``, ``sentences``, ``tokens``;
+    ``empty`` documents without a token were left out; ``attributes`` every ``<text>``
+    attribute name used, in first-seen order."""
+
+    texts: int = 0
+    paragraphs: int = 0
+    sentences: int = 0
+    tokens: int = 0
+    empty: int = 0
+    attributes: dict[str, None] = field(default_factory=dict)
+
+    def cwb_encode(self) -> str:
+        """The ``cwb-encode`` options that declare this export's structures."""
+        return ("cwb-encode -c utf8 -x -s -B -P word -S text:0+" + "+".join(self.attributes)
+                + " -S p:0+lang -S s:0 -S g:0")
+
+
+def vrt(doc: TrecDoc, tokenized: list[list[list[Token]]], langs: list[str],
+        counts: Counts) -> str:
+    """One ``<text>`` block (ending with a newline), or "" for a document without tokens."""
+    if not any(tokenized):
+        counts.empty += 1
+        return ""
+    attrs = text_attributes(doc)
+    counts.attributes.update(dict.fromkeys(attrs))
+    lines = ["<text " + " ".join(f'{k}="{xml_text(v)}"' for k, v in attrs.items()) + ">"]
+    for sentences, lang in zip(tokenized, langs, strict=True):
+        if not sentences:
+            continue
+        counts.paragraphs += 1
+        lines.append(f'<p lang="{xml_text(lang)}">')
+        for sentence in sentences:
+            counts.sentences += 1
+            counts.tokens += len(sentence)
+            lines.append("<s>")
+            for token in sentence:
+                if token.glue:
+                    lines.append("<g/>")
+                lines.append(xml_text(token.text))
+            lines.append("</s>")
+        lines.append("</p>")
+    lines.append("</text>\n")
+    counts.texts += 1
+    return "\n".join(lines)
+
+
+def txt(doc: TrecDoc) -> str:
+    """The text, one paragraph per line, and a blank line after the document."""
+    return "\n".join(doc.paragraphs) + "\n\n"
+
+
+def jsonl(doc: TrecDoc) -> str:
+    """One JSON object and a newline: ``id``, ``url``, ``host``, ``tld``, ``crawl_date``,
+    ``lang``, ``paragraph_langs``, ``meta`` (every ``X-Wacky-*`` line), ``ip``,
+    ``fetched`` and ``text`` (paragraphs joined by newlines)."""
+    attrs = {k: v for k, v in text_attributes(doc).items() if k in _FIXED}
+    record = {**attrs, "paragraph_langs": paragraph_languages(doc), "meta": doc.meta,
+              "ip": doc.ip, "fetched": doc.fetched, "text": doc.text}
+    return json.dumps(record, ensure_ascii=False) + "\n"
+
+
+_ATTR = re.compile(r'([A-Za-z_][\w.-]*)="([^"]*)"')
+
+
+def read_vertical(lines) -> Iterator[tuple[dict[str, str], list[Paragraph]]]:
+    """The documents of a vertical file written by :func:`vrt` (lines of str, newlines
+    optional): ``(<text> attributes, paragraphs)``, unescaped. Tokens are the first column
+    of a line; ``<g/>`` and unknown tags are skipped; tokens outside ``<s>`` count as one
+    sentence of their paragraph."""
+    attrs, paragraphs, sentence = None, [], None
+    for line in lines:
+        line = line.rstrip("\n")
+        if line[:1] == "<":
+            if line.startswith("<text"):
+                attrs = {k: unescape(v) for k, v in _ATTR.findall(line)}
+                paragraphs = []
+            elif line.startswith("<p"):
+                lang = dict(_ATTR.findall(line)).get("lang", UND)
+                paragraphs.append(Paragraph(unescape(lang), []))
+                sentence = None
+            elif line.startswith("<s"):
+                sentence = None
+            elif line == "</text>" and attrs is not None:
+                yield attrs, paragraphs
+                attrs = None
+            continue
+        if not line or attrs is None:
+            continue
+        if not paragraphs:
+            paragraphs.append(Paragraph(attrs.get("lang", UND), []))
+        if sentence is None:
+            sentence = []
+            paragraphs[-1].sentences.append(sentence)
+        if "\t" in line:
+            line = line.split("\t", 1)[0]
+        sentence.append(unescape(line) if "&" in line else line)
+
+
+def tokenized(docs: Iterable[TrecDoc], workers: int = 1
+              ) -> Iterator[tuple[TrecDoc, list[str], list[list[list[Token]]]]]:
+    """``(document, paragraph languages, sentences of tokens per paragraph)`` for ``docs``,
+    in order, tokenised in ``workers`` processes (:func:`wackycrawl.corpus.tokens.tokenize_all`)."""
+    pending: deque = deque()
+
+    def jobs():
+        for doc in docs:
+            langs = paragraph_languages(doc)
+            pending.append((doc, langs))
+            yield doc.paragraphs, langs
+
+    for result in tokenize_all(jobs(), workers):
+        doc, langs = pending.popleft()
+        yield doc, langs, result
+
+
+def paragraphs_of(tokens: list[list[list[Token]]], langs: list[str]) -> list[Paragraph]:
+    """The paragraphs as :class:`Paragraph` (token strings), those without tokens left out
+    (as :func:`vrt` does)."""
+    return [Paragraph(lang, [[t.text for t in s] for s in sentences])
+            for sentences, lang in zip(tokens, langs, strict=True) if sentences]

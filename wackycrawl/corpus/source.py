@@ -1,0 +1,60 @@
+"""The documents of a corpus: gzip TREC files given as files or directories.
+
+A directory stands for its ``*.trec.gz`` files (sorted by name, so DOCNO order within one
+writer), and with ``rejects=True`` also for those of its ``rejects/`` folder (the rejects
+stream of :mod:`wackycrawl.pipelines.rejects`). Files still being written (``.open``) are
+skipped. A damaged file (truncated, corrupt member, a document that does not parse) gives
+its complete documents, then one ERROR log line and a count in :class:`SourceErrors`; it
+never stops the reading of the other files.
+"""
+
+import logging
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from wackycrawl.trec.format import TrecDoc, TrecFormatError
+from wackycrawl.trec.reader import TrecFileError, iter_docs
+
+logger = logging.getLogger(__name__)
+
+SUFFIX = ".trec.gz"
+REJECTS_SUBDIR = "rejects"
+
+
+@dataclass
+class SourceErrors:
+    """Files that could not be read to their end: ``(path, message)`` each."""
+
+    damaged: list[tuple[str, str]] = field(default_factory=list)
+
+
+def corpus_files(paths: Iterable[str], rejects: bool = False) -> list[str]:
+    """The TREC files named by ``paths`` (files as given; a directory's ``*.trec.gz``, and
+    its ``rejects/*.trec.gz`` with ``rejects``). Raises FileNotFoundError for a path that
+    does not exist."""
+    found = []
+    for path in paths:
+        if os.path.isdir(path):
+            dirs = [path] + ([os.path.join(path, REJECTS_SUBDIR)] if rejects else [])
+            for d in dirs:
+                if os.path.isdir(d):
+                    found += [os.path.join(d, n) for n in sorted(os.listdir(d))
+                              if n.endswith(SUFFIX)]
+        elif os.path.exists(path):
+            found.append(path)
+        else:
+            raise FileNotFoundError(path)
+    return found
+
+
+def iter_corpus(files: Iterable[str], errors: SourceErrors | None = None) -> Iterator[TrecDoc]:
+    """Every document of ``files``, in order; damage is logged and noted in ``errors``."""
+    for path in files:
+        try:
+            for _, doc in iter_docs(path):
+                yield doc
+        except (TrecFileError, TrecFormatError, OSError) as exc:
+            logger.error("%s: stopped reading: %s", path, exc)
+            if errors is not None:
+                errors.damaged.append((path, str(exc)))
