@@ -96,3 +96,23 @@ def test_stats_command_counts_each_url_once_per_reason(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "documents 0" in out and "http_404 2" in out
     assert main(["stats", str(tmp_path / "missing")]) == 1
+
+
+def test_stats_counts_the_rejects_stream_apart(tmp_path, capsys):
+    from wackycrawl.trec.writer import TrecWriter
+
+    rejects = tmp_path / "rejects"
+    rejects.mkdir()
+    writer = TrecWriter(str(rejects), prefix="WACKY", worker="w1-rejects")
+    writer.write(_doc("http://a.test/"))
+    writer.close()
+    totals = corpus_totals(str(tmp_path))
+    assert totals.rejected == 1 and totals.documents == 0
+    assert main(["stats", str(tmp_path)]) == 0
+    assert "rejected documents 1 (in rejects/)" in capsys.readouterr().out
+
+
+def _doc(url):
+    from wackycrawl.trec.format import TrecDoc
+
+    return TrecDoc(url=url, paragraphs=["Some words of a rejected page."], meta={"Depth": "0"})

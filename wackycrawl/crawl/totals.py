@@ -9,7 +9,8 @@ own. :func:`corpus_totals` reads them all:
   characters and languages (``X-Wacky-Language``) from the documents themselves;
 * files, compressed bytes, and writers (``<prefix>-<worker>``, one per crawl process);
 * drops per reason from the drops files, each (reason, URL) once, so a page fetched again
-  after a crash and dropped again counts once.
+  after a crash and dropped again counts once;
+* documents of the rejects stream (``rejects/``, ``WACKY_KEEP_REJECTS``), from its indexes.
 
 :func:`quick_totals` counts documents from the indexes and bytes from the file sizes only
 (cheap enough for the end of a crawl). No Scrapy import.
@@ -27,6 +28,7 @@ from wackycrawl.trec.reader import TrecFileError, iter_docs, read_index
 
 _TREC = re.compile(r"^(?P<writer>.+)-(?P<file>\d+)\.trec\.gz(?P<open>\.open)?$")
 _DROPS = re.compile(r"^drops-.+\.tsv$")
+REJECTS_SUBDIR = "rejects"  # the rejects stream's default folder (wackycrawl.pipelines.rejects)
 
 
 @dataclass
@@ -44,6 +46,7 @@ class Totals:
     languages: Counter = field(default_factory=Counter)
     drops: Counter = field(default_factory=Counter)
     drops_files: int = 0
+    rejected: int = 0
     problems: list[str] = field(default_factory=list)
 
 
@@ -84,6 +87,8 @@ def corpus_totals(directory: str) -> Totals:
                 totals.languages[doc.meta.get("Language", "und")] += 1
         except (TrecFileError, ValueError, OSError) as exc:
             totals.problems.append(f"{os.path.basename(path)}: {exc}")
+    if os.path.isdir(rejects := os.path.join(directory, REJECTS_SUBDIR)):
+        totals.rejected = quick_totals(rejects).documents
     for path in drops_files(directory):
         totals.drops_files += 1
         try:
@@ -119,5 +124,7 @@ def report(totals: Totals, directory: str) -> str:
              f"crawl processes {len(totals.writers)}",
              f"languages {langs}",
              f"drops ({totals.drops_files} drops files, distinct URLs) {drops}"]
+    if totals.rejected:
+        lines.append(f"rejected documents {totals.rejected} (in {REJECTS_SUBDIR}/)")
     lines += [f"problem {p}" for p in totals.problems]
     return "\n".join(lines) + "\n"
