@@ -25,7 +25,7 @@ def reported(tmp_path_factory):
     corpus = write_corpus(base / "corpus", corpus_docs(9))
     stats_file = base / "stats.json"
     stats_file.write_text(json.dumps({"wacky/drop/too_short": 4, "wacky/kept": 9,
-                                      "wacky/size/too_small": 2}))
+                                      "wacky/drop/too_small": 2}))
     assert main(["report", str(corpus), "-o", str(base / "out"), "--stats",
                  str(stats_file)]) == 0
     assert main(["export", str(corpus), "-o", str(base / "c.vrt")]) == 0

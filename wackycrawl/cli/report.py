@@ -17,7 +17,7 @@ import sys
 from wackycrawl.corpus.export import paragraphs_of, read_vertical, text_attributes, tokenized
 from wackycrawl.corpus.source import SourceErrors, corpus_files, iter_corpus
 from wackycrawl.corpus.stats import CorpusStats
-from wackycrawl.extensions.summary import drops_by_reason
+from wackycrawl.crawl.drops import drops_by_reason
 
 VERTICAL = (".vrt", ".vrt.gz")
 
