@@ -31,6 +31,14 @@ def write_output(command: str, output: str | None, text: str) -> bool:
     return True
 
 
+def damage_exit(command: str, damaged: list[tuple[str, str]]) -> int:
+    """Print ``wackycrawl <command>: damaged <path>: <message>`` on stderr for each damaged
+    input file (their complete documents were used); 1 if there was any, else 0."""
+    for path, message in damaged:
+        print(f"wackycrawl {command}: damaged {path}: {message}", file=sys.stderr)
+    return 1 if damaged else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="wackycrawl", description="WaCky corpus tools (cleaning, language ID, TREC files)."

@@ -16,6 +16,7 @@ import os
 import sys
 from contextlib import nullcontext
 
+from wackycrawl.cli import damage_exit
 from wackycrawl.corpus import export
 from wackycrawl.corpus.source import SourceErrors, corpus_files, iter_corpus
 
@@ -72,9 +73,7 @@ def run(args) -> int:
               f"left out)\n{counts.cwb_encode()}", file=sys.stderr)
     else:
         print(f"{counts.texts} documents", file=sys.stderr)
-    for path, message in errors.damaged:
-        _err(f"damaged {path}: {message}")
-    return 1 if errors.damaged else 0
+    return damage_exit("export", errors.damaged)
 
 
 def _counted(block: str, counts: export.Counts) -> str:

@@ -24,6 +24,7 @@ from scrapy.exceptions import NotConfigured
 from scrapy.settings import Settings
 from scrapy.utils.misc import load_object
 
+from wackycrawl.cli import damage_exit
 from wackycrawl.corpus.refilter import DEDUP_MODES, Policy, Refilter
 from wackycrawl.corpus.source import REJECTS_SUBDIR, SourceErrors, corpus_files, iter_corpus
 from wackycrawl.pipelines.stages import StageContext, StatsRecorder
@@ -124,9 +125,7 @@ def run(args) -> int:
     print(f"read {counts['read']} documents ({len(kept_files)} kept and {len(reject_files)} "
           f"rejects files), kept {counts['kept']}; rejected: {drops or 'none'}; language "
           f"identified again for {refilter.reidentified}", file=sys.stderr)
-    for path, message in errors.damaged:
-        _err(f"damaged {path}: {message}")
-    return 1 if errors.damaged else 0
+    return damage_exit("filter", errors.damaged)
 
 
 def register(subparsers) -> None:

@@ -14,6 +14,7 @@ import gzip
 import json
 import sys
 
+from wackycrawl.cli import damage_exit
 from wackycrawl.corpus.export import paragraphs_of, read_vertical, text_attributes, tokenized
 from wackycrawl.corpus.source import SourceErrors, corpus_files, iter_corpus
 from wackycrawl.corpus.stats import CorpusStats
@@ -63,9 +64,7 @@ def run(args) -> int:
     print(f"{summary['documents']} documents, {summary['tokens']} tokens, {summary['types']} "
           f"types, {summary['hapax_legomena']} hapax legomena; report in "
           f"{args.output}/report.html", file=sys.stderr)
-    for path, message in errors.damaged:
-        _err(f"damaged {path}: {message}")
-    return 1 if errors.damaged else 0
+    return damage_exit("report", errors.damaged)
 
 
 def register(subparsers) -> None:
