@@ -86,15 +86,44 @@ def test_requeue_puts_back_at_the_old_place(r):
 
 
 def test_retry_of_a_leased_request_goes_back_to_the_queue(r):
-    """A retry (dont_filter, same fingerprint) while leased: queued again, and the old
-    lease's ack must not delete it."""
-    q = LeaseQueue(r, KEYS, "w1")
+    """A retry (dont_filter, same fingerprint) by the lease holder: queued again with its
+    token; a duplicate from anyone else can never take a live lease away."""
+    q, other = LeaseQueue(r, KEYS, "w1"), LeaseQueue(r, KEYS, "w2")
     q.push("a", 0, b"1")
     first = q.pop()
-    assert q.push("a", 0, b"retry")
+    assert not other.push("a", 0, b"duplicate") and not q.push("a", 0, b"duplicate")
+    assert q.in_flight() == 1 and q.queued() == 0
+    assert q.push("a", 0, b"retry", token=first.token)
     assert not q.ack("a", first.token)
     again = q.pop()
     assert again.payload == b"retry"
+
+
+def test_parked_request_waits_in_redis_until_its_time(r):
+    """A lease holder parks its request (robots.txt unreachable): no one can pop it before
+    its not-before time, a duplicate push is a no-op, then it is queued with its priority."""
+    q = LeaseQueue(r, KEYS, "w1")
+    q.push("a", 0, b"1")
+    q.push("b", 0, b"2")
+    held = q.pop()
+    assert q.push("a", 5, b"parked", token=held.token, delay=0.4, host="h.test")
+    assert not q.push("a", 0, b"dup")
+    assert q.in_flight() == 0 and q.queued() == 1
+    n, hosts, wait = q.parked()
+    assert (n, hosts) == (1, 1) and 0 < wait <= 0.4
+    assert q.pop().id == "b" and q.pop() is None
+    time.sleep(0.5)
+    again = q.pop()
+    assert (again.id, again.payload) == ("a", b"parked") and q.parked()[0] == 0
+
+
+def test_dead_letter_keeps_the_entry(r):
+    q = LeaseQueue(r, KEYS, "w1")
+    q.push("a", 0, b"junk")
+    leased = q.pop()
+    assert q.ack(leased.id, leased.token, dead=b"corrupt\ta\tjunk")
+    assert q.queued() == 0 and q.in_flight() == 0 and q.dead_letters() == 1
+    assert r.lrange(KEYS.dead, 0, -1) == [b"corrupt\ta\tjunk"]
 
 
 def test_expired_lease_of_a_dead_worker_is_reclaimed_by_another(r):
@@ -197,10 +226,18 @@ def test_queue_payload_leaves_out_defaults_and_round_trips():
     from scrapy import Request
     from scrapy.utils.request import request_from_dict
 
-    from wackycrawl.distributed.scheduler import encode
+    from wackycrawl.distributed.queue import FORMAT, PayloadError, decode, encode
     req = Request("http://a.test/x", meta={"depth": 2}, priority=-2, dont_filter=True)
     payload = encode(req)
+    assert payload[0] == FORMAT
     assert len(payload) < len(pickle.dumps(req.to_dict(), protocol=4)) / 2
-    back = request_from_dict(pickle.loads(payload))
+    back = request_from_dict(pickle.loads(payload[1:]))
+    assert decode(payload).url == req.url
+    for bad, reason in ((b"", "missing"), (pickle.dumps({"url": "x"}), "version"),
+                        (bytes([FORMAT]) + b"garbage", "corrupt"),
+                        (bytes([FORMAT]) + pickle.dumps({"nourl": 1}), "request")):
+        with pytest.raises(PayloadError) as err:
+            decode(bad)
+        assert err.value.reason == reason
     assert (back.url, back.meta, back.priority, back.dont_filter, back.method) == \
         (req.url, req.meta, -2, True, "GET")

@@ -13,7 +13,8 @@ from tests.localweb import LocalWeb
 from tests.test_crawl_e2e import SETTINGS, build_chain_web, corpus_docs
 from tests.webpages import page, prose
 from wackycrawl.distributed.local import FrontierLockedError, LocalFrontier
-from wackycrawl.distributed.scheduler import frontier_mode, seed_request
+from wackycrawl.distributed.scheduler import frontier_mode
+from wackycrawl.spiders.seeds import seed_request
 
 
 def test_order_lease_ack_and_requeue(tmp_path):

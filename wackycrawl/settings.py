@@ -70,6 +70,10 @@ RETRY_HTTP_CODES = [500, 502, 504, 522, 524, 408]
 # one server). 0 = off, as Scrapy's CONCURRENT_REQUESTS_PER_IP: it costs a DNS lookup per host
 # (Scrapy's resolver and DNS cache, also behind a proxy) and the host interval already applies.
 WACKY_PER_IP_DELAY = 0.0
+# With a frontier (JOBDIR or Redis), a request that would wait longer than this many seconds
+# for its host (Retry-After, back-off) is parked in the frontier with its not-before time
+# instead of waiting in memory (survives kill -9, frees its slot; project choice).
+WACKY_PARK_AFTER_SECONDS = 10.0
 
 # --- Politeness middlewares (robots.txt RFC 9309, Crawl-delay) ---------------------------
 # RobotsMiddleware replaces Scrapy's (C01, C02, C29); PolitenessMiddleware spaces requests per
@@ -351,24 +355,49 @@ FEED_EXPORT_ENCODING = "utf-8"
 LOG_LEVEL = "INFO"
 
 # --- Distributed (Redis) and crash-safe frontier (wackycrawl.distributed) ------------------
-# REDIS_URL (setting or environment, e.g. redis://host:6379/0) is the one switch: queue,
-# seen set and seeds of the crawl live in Redis under wacky:<WACKY_CRAWL_NAME>:*. Without
-# it, JOBDIR selects the SQLite frontier in JOBDIR (survives kill -9); with neither, Scrapy's
-# in-memory scheduler runs. WACKY_FRONTIER forces "redis", "local" or "scrapy".
+# REDIS_URL (setting or environment, e.g. redis://host:6379/0) or REDIS_HOST/REDIS_PORT is the
+# switch: queue, seen set and seeds of the crawl live in Redis under wacky:<WACKY_CRAWL_NAME>:*.
+# Without it, JOBDIR selects the SQLite frontier in JOBDIR (survives kill -9); with neither,
+# Scrapy's in-memory scheduler runs. WACKY_FRONTIER forces "redis", "local" or "scrapy".
+# The scheduler is scrapy-redis's, subclassed (leases); its settings keep their documented
+# meaning (scrapy-redis README): REDIS_URL, REDIS_HOST, REDIS_PORT, REDIS_DB, REDIS_PARAMS
+# (redis-py client arguments), REDIS_ENCODING; SCHEDULER_QUEUE_CLASS / _KEY,
+# SCHEDULER_DUPEFILTER_CLASS / _KEY (DUPEFILTER_CLASS too), SCHEDULER_SERIALIZER,
+# REDIS_START_URLS_KEY, REDIS_START_URLS_AS_SET; %(spider)s / %(name)s = the crawl name.
 SCHEDULER = "wackycrawl.distributed.scheduler.FrontierScheduler"
+SCHEDULER_QUEUE_CLASS = "wackycrawl.distributed.queue.FrontierQueue"
+SCHEDULER_QUEUE_KEY = "wacky:%(spider)s:queue"
+SCHEDULER_DUPEFILTER_CLASS = "wackycrawl.distributed.dupefilter.FrontierDupeFilter"
+SCHEDULER_DUPEFILTER_KEY = "wacky:%(spider)s:seen"
+REDIS_START_URLS_KEY = "wacky:%(name)s:start_urls"
+REDIS_START_URLS_AS_SET = False
+# Keep the crawl's queue and seen set when a worker closes (scrapy-redis's default is False:
+# flush them, which with several workers empties the crawl under the others' feet).
+SCHEDULER_PERSIST = True
+# Flush the crawl's queue and seen set when a worker opens (scrapy-redis, default False).
+SCHEDULER_FLUSH_ON_START = False
+# scrapy-redis's blocking pop timeout; never blocks here (BRPOP stalls the reactor,
+# notes/stack.md 4.4): keep 0 and use WACKY_IDLE_CLOSE_SECONDS.
+SCHEDULER_IDLE_BEFORE_CLOSE = 0
 WACKY_FRONTIER = "auto"
 REDIS_URL = None
 # Crawl name shared by the workers of one crawl (the Redis key prefix); "" = spider name.
 WACKY_CRAWL_NAME = ""
 # A popped request is leased for this many seconds, renewed every WACKY_LEASE_RENEW_SECONDS
-# while its worker lives; the lease of a dead worker expires and its requests go back into
-# the queue (reliable-queue pattern, Redis docs; C20). No published value: 60 s bounds the
-# delay after a crash, the renewal interval stays well below it.
+# while its worker lives (also while it waits for its host's turn); the lease of a dead worker
+# expires and its requests go back into the queue (reliable-queue pattern, Redis docs; C20).
+# No published value: 60 s bounds the delay after a crash, the renewal stays well below it.
 WACKY_LEASE_SECONDS = 60.0
 WACKY_LEASE_RENEW_SECONDS = 10.0
-# A Redis worker closes after the whole crawl was idle (nothing queued, no seed waiting, no
-# lease held by any worker) this long (scrapy-redis's MAX_IDLE_TIME_BEFORE_CLOSE).
+# A worker closes after the whole crawl had no work (nothing queued, no seed waiting, no lease
+# held by any worker) this long: reason "finished"; if only parked requests are left (robots.txt
+# unreachable, Retry-After) reason "idle", they stay in the frontier for a resume (without a
+# frontier they are dropped and counted). scrapy-redis's MAX_IDLE_TIME_BEFORE_CLOSE wins if set.
 WACKY_IDLE_CLOSE_SECONDS = 30.0
+# A Redis outage up to this long is a pause (one WARNING when it starts, one when it ends);
+# past it the worker closes with reason "redis_outage" (project choice: 5 minutes covers a
+# restart from a large AOF; wackycrawl.distributed.connection).
+WACKY_REDIS_OUTAGE_SECONDS = 300.0
 # Seconds between two publications of a worker's counters for `wackycrawl status`.
 WACKY_STATS_PUBLISH_SECONDS = 10.0
 # Cluster-wide politeness (wackycrawl.distributed.politeness): with REDIS_URL each host's

@@ -65,6 +65,17 @@ class YieldTable:
         return len(ranked)
 
 
+def parked_part(stats: dict) -> str:
+    """``parked N on M hosts, next retry in S s`` from the frontier's (or the robots.txt
+    middleware's) ``wacky/frontier/parked_*`` stats; "" when nothing is parked."""
+    n = stats.get("wacky/frontier/parked_now") or 0
+    if not n:
+        return ""
+    wait = stats.get("wacky/frontier/parked_next")
+    retry = f", next retry in {wait:.0f} s" if wait is not None else ""
+    return f"; parked {n} on {stats.get('wacky/frontier/parked_hosts', 0)} hosts{retry}"
+
+
 def progress_line(stats: dict, pages_per_min: float, hosts_active: int,
                   drops: dict[str, int], top_drops: int = 3, queue: int | None = None) -> str:
     """``pages/min, docs kept, words kept, MB written, queue, top drops, hosts active``.
@@ -77,7 +88,7 @@ def progress_line(stats: dict, pages_per_min: float, hosts_active: int,
             f"pages {stats.get('response_received_count', 0)}, "
             f"docs kept {stats.get('wacky/kept', 0)}, words {stats.get('wacky/words_kept', 0)}, "
             f"MB written {stats.get('wacky/trec/bytes_written', 0) / 1e6:.2f}, queue {queue}, "
-            f"hosts active {hosts_active}; top drops: {top}")
+            f"hosts active {hosts_active}; top drops: {top}{parked_part(stats)}")
 
 
 def time_left(queue: int | None, pages_per_min: float, shrinking: bool) -> str | None:

@@ -1,35 +1,72 @@
-"""Dupefilter of the frontier: one fingerprint (C18) over a seen store (Redis SET, Bloom
-filter on Redis, or the SQLite seen table of the local frontier).
+"""The frontier's dupefilter: scrapy-redis's ``RFPDupeFilter`` with the project fingerprint.
 
-Unlike scrapy-redis's RFPDupeFilter it uses :func:`wackycrawl.distributed.fingerprint.
-fingerprint` (the project's URL canonicalisation) and the scheduler uses the same value as
-the request's lease id. Stats: ``wacky/frontier/filtered``.
+``SCHEDULER_DUPEFILTER_CLASS`` (scrapy-redis reads ``DUPEFILTER_CLASS``; both work) of
+:class:`~wackycrawl.distributed.scheduler.FrontierScheduler`. Built as scrapy-redis builds
+its dupefilters (``from_spider``: key ``SCHEDULER_DUPEFILTER_KEY`` % the crawl name), over a
+seen store: the Redis SET (default), a Bloom filter on Redis (``WACKY_DUPEFILTER = "bloom"``)
+or the SQLite seen table of the local frontier. Unlike scrapy-redis's it uses
+:func:`wackycrawl.distributed.fingerprint.fingerprint` (the project's URL canonicalisation:
+session ids, tracking parameters, default ports; C18, notes/stack.md 4.5), 20 bytes.
+Stats: ``wacky/frontier/filtered``.
 """
 
 from __future__ import annotations
 
 import logging
 
-from scrapy.dupefilters import BaseDupeFilter
+from scrapy_redis.dupefilter import RFPDupeFilter
 
+from wackycrawl.distributed import seen
 from wackycrawl.distributed.fingerprint import fingerprint
 
 logger = logging.getLogger(__name__)
 
+DEFAULT_KEY = "wacky:%(spider)s:seen"
 
-class FrontierDupeFilter(BaseDupeFilter):
-    """``store`` has ``add(fp: bytes) -> bool`` (True if new) and ``__len__``."""
+
+class FrontierDupeFilter(RFPDupeFilter):
+    """``store`` has ``add(fp: bytes) -> bool`` (True if new), ``__len__`` and ``clear``."""
 
     def __init__(self, store, stats=None, debug: bool = False):
         self.store, self.stats, self.debug = store, stats, debug
+        self.server = getattr(store, "server", None)
+        self.key = getattr(store, "key", None)
+        self.logdupes = True
+
+    @classmethod
+    def from_spider(cls, spider, name: str | None = None):
+        """scrapy-redis's constructor: the crawl's Redis seen store (``name``: the crawl
+        name in the key, default the spider's)."""
+        from wackycrawl.distributed.connection import from_settings
+
+        s = spider.crawler.settings
+        key = (s.get("SCHEDULER_DUPEFILTER_KEY") or DEFAULT_KEY) % {"spider": name or spider.name}
+        server = from_settings(s)
+        if s.get("WACKY_DUPEFILTER", "set") == "bloom":
+            store = seen.RedisBloom(server, key, s.getint("WACKY_BLOOM_CAPACITY", seen.CAPACITY),
+                                    s.getfloat("WACKY_BLOOM_ERROR_RATE", seen.ERROR_RATE))
+        else:
+            store = seen.RedisSeenSet(server, key)
+        return cls(store, spider.crawler.stats, s.getbool("DUPEFILTER_DEBUG"))
 
     @staticmethod
     def fingerprint(request) -> bytes:
         """20 bytes; see :mod:`wackycrawl.distributed.fingerprint`."""
         return fingerprint(request.method, request.url, request.body)
 
+    def request_fingerprint(self, request) -> bytes:
+        return self.fingerprint(request)
+
     def request_seen(self, request) -> bool:
+        """Record the request; True if it was seen before."""
         return not self.store.add(self.fingerprint(request))
+
+    def clear(self) -> None:
+        self.store.clear()
+
+    def close(self, reason: str = "") -> None:
+        """Keep the seen set (scrapy-redis deletes it here; the scheduler flushes it when
+        ``SCHEDULER_PERSIST`` is off)."""
 
     def log(self, request, spider=None) -> None:
         if self.stats is not None:

@@ -6,14 +6,22 @@ One prefix per crawl, so several crawls share one Redis and ``redis-cli --scan -
 =========================  =======  ==========================================================
 ``start_urls``             LIST     seeds pushed from outside, JSON ``{"url": ..., "meta": {...}}``
                                     (scrapy-redis's format) or a bare URL
-``queue``                  ZSET     request id -> order (higher priority first, then FIFO)
-``requests``               HASH     request id -> pickled request dict (queued or in flight)
-``inflight``               ZSET     request id -> lease deadline (Redis server time, seconds)
-``leases``                 HASH     request id -> ``<worker>#<run>.<n>|<queue score>`` (lease token)
-``seq``                    STRING   counter giving FIFO order within a priority
-``seen``                   SET      20-byte request fingerprints (the dupefilter), or
-``bloom:<i>``              STRING   Bloom filter bitmap shards (``WACKY_DUPEFILTER = "bloom"``)
-``bloom:count``            STRING   fingerprints added to the Bloom filter
+``queue``                  ZSET     request id -> order (higher priority first, then FIFO);
+                                    ``SCHEDULER_QUEUE_KEY``, the keys below ``queue:`` are its
+``queue:requests``         HASH     request id -> payload (version byte + pickled request dict;
+                                    queued, parked or in flight)
+``queue:inflight``         ZSET     request id -> lease deadline (Redis server time, seconds)
+``queue:leases``           HASH     request id -> ``<worker>#<run>.<n>|<queue score>`` (lease token)
+``queue:seq``              STRING   counter giving FIFO order within a priority
+``queue:parked``           ZSET     request id -> not-before time (Redis server time): requests
+                                    waiting for a host's robots.txt or Retry-After
+``queue:parked_hosts``     HASH     request id -> ``<host>|<priority>`` of a parked request
+``queue:dead``             LIST     dead letters: ``<reason>\t<id>\t<payload>`` of entries no
+                                    worker could decode (never dropped silently)
+``seen``                   SET      20-byte request fingerprints (the dupefilter,
+                                    ``SCHEDULER_DUPEFILTER_KEY``), or
+``seen:<i>``               STRING   Bloom filter bitmap shards (``WACKY_DUPEFILTER = "bloom"``)
+``seen:count``             STRING   fingerprints added to the Bloom filter
 ``written``                SET      20-byte fingerprints of canonical URLs written to TREC files
 ``workers``                SET      ids of workers that ever joined
 ``worker:<id>``            HASH     a worker's published counters (``wackycrawl status``)
@@ -39,17 +47,17 @@ class CrawlKeys:
             raise ValueError(f"not a usable crawl name: {crawl!r}")
         self.crawl = crawl
         self.prefix = f"{PREFIX}:{crawl}:"
-        for name in ("start_urls", "queue", "requests", "inflight", "leases", "seq", "seen",
-                     "written", "workers"):
+        for name in ("start_urls", "seen", "written", "workers"):
             setattr(self, name, self.prefix + name)
-        self.bloom_count = self.prefix + "bloom:count"
+        self.__dict__.update(queue_keys(self.prefix + "queue"))
+        self.bloom_count = self.seen + ":count"
         self.pattern = self.prefix + "*"
 
     def worker(self, worker_id: str) -> str:
         return f"{self.prefix}worker:{worker_id}"
 
     def bloom_shard(self, i: int) -> str:
-        return f"{self.prefix}bloom:{i}"
+        return f"{self.seen}:{i}"
 
     def host(self, key: str) -> str:
         return f"{self.prefix}host:{key}"
@@ -59,6 +67,22 @@ class CrawlKeys:
 
     def simhash_bucket(self, table: int, block: str) -> str:
         return f"{self.prefix}simhash:{table}:{block}"
+
+
+QUEUE_PARTS = ("requests", "inflight", "leases", "seq", "parked", "parked_hosts", "dead")
+
+
+def queue_keys(queue: str) -> dict[str, str]:
+    """The key names of the lease queue whose ZSET is ``queue``: ``{"queue": queue,
+    "requests": queue + ":requests", ...}`` (see the module doc)."""
+    return {"queue": queue, **{part: f"{queue}:{part}" for part in QUEUE_PARTS}}
+
+
+class QueueKeys:
+    """The lease queue's key names (attributes, as :class:`CrawlKeys`) for any queue key."""
+
+    def __init__(self, queue: str):
+        self.__dict__.update(queue_keys(queue))
 
 
 def redis_url(settings) -> str | None:

@@ -4,7 +4,10 @@ The reliable-queue pattern (Redis docs, "Pattern: Reliable queue"; scrapy-redis 
 requests a killed worker had popped, C20) with deadlines instead of a processing list:
 
 * :meth:`LeaseQueue.push` puts a request id (its fingerprint, hex) into the ``queue`` ZSET,
-  its payload into the ``requests`` HASH;
+  its payload into the ``requests`` HASH; with a delay it is *parked* instead (``parked``
+  ZSET by not-before time: a host whose robots.txt is unreachable, a Retry-After), and
+  :meth:`LeaseQueue.pop` queues it once its time has come, so a parked request is in
+  Redis, not in a worker's memory;
 * :meth:`LeaseQueue.pop` moves the first id into ``inflight`` (ZSET by deadline = Redis
   server time + ``lease_seconds``) and records the lease token ``<worker>#<run>.<n>`` in
   ``leases`` (``run`` is random per process, so a restarted worker's tokens are new);
@@ -17,8 +20,9 @@ requests a killed worker had popped, C20) with deadlines instead of a processing
 
 Every step is one Lua script, so it is atomic across workers, and deadlines use the Redis
 server's clock (``TIME``), not the workers'. Order: higher priority first, FIFO within one
-priority (score ``-priority * 1e12 + n``). Pushing an id already queued is a no-op; pushing
-an id in flight (a retry or redirect to itself) takes it out of flight into the queue.
+priority (score ``-priority * 1e12 + n``). Pushing an id already queued, parked or leased
+is a no-op (so a duplicate can never take a live worker's lease away); the worker holding
+the lease pushes it back with its token (a retry, a wait for the host), atomically.
 """
 
 from __future__ import annotations
@@ -27,32 +31,56 @@ import itertools
 import os
 from typing import NamedTuple
 
-from wackycrawl.distributed.keys import CrawlKeys
+from wackycrawl.distributed.keys import QUEUE_PARTS, CrawlKeys, QueueKeys
 
 LEASE_SECONDS = 60.0
+PROMOTE_LIMIT = 100  # parked requests made ready per pop at most
 
 _NOW = "local t = redis.call('TIME') local now = tonumber(t[1]) + tonumber(t[2]) / 1e6 "
 _OWNS = "local v = redis.call('HGET', KEYS[4], ARGV[1]) " \
         "if not v or string.sub(v, 1, #ARGV[2] + 1) ~= ARGV[2] .. '|' then return 0 end "
 
-PUSH = """
-if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
-local score = -tonumber(ARGV[2]) * 1e12 + redis.call('INCR', KEYS[5])
-redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
-redis.call('ZREM', KEYS[3], ARGV[1])
-redis.call('HDEL', KEYS[4], ARGV[1])
-redis.call('ZADD', KEYS[1], string.format('%.0f', score), ARGV[1])
+# KEYS: queue, requests, inflight, leases, seq, parked, parked_hosts
+# ARGV: id, token ('' = not leased by the caller), priority, payload, delay (s; > 0 parks), host
+PUT = _NOW + """
+if ARGV[2] == '' then
+  if redis.call('ZSCORE', KEYS[1], ARGV[1]) or redis.call('ZSCORE', KEYS[6], ARGV[1])
+     or redis.call('ZSCORE', KEYS[3], ARGV[1]) then return 0 end
+else
+  local v = redis.call('HGET', KEYS[4], ARGV[1])
+  if not v or string.sub(v, 1, #ARGV[2] + 1) ~= ARGV[2] .. '|' then return 0 end
+  redis.call('ZREM', KEYS[3], ARGV[1])
+  redis.call('HDEL', KEYS[4], ARGV[1])
+  if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 1 end
+end
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[4])
+if tonumber(ARGV[5]) > 0 then
+  redis.call('ZADD', KEYS[6], string.format('%.3f', now + tonumber(ARGV[5])), ARGV[1])
+  redis.call('HSET', KEYS[7], ARGV[1], ARGV[6] .. '|' .. ARGV[3])
+else
+  local score = -tonumber(ARGV[3]) * 1e12 + redis.call('INCR', KEYS[5])
+  redis.call('ZADD', KEYS[1], string.format('%.0f', score), ARGV[1])
+end
 return 1
 """
-
+# KEYS: queue, requests, inflight, leases, seq, parked, parked_hosts; ARGV: token, lease s, limit
 POP = _NOW + """
+local due = redis.call('ZRANGEBYSCORE', KEYS[6], '-inf', now, 'LIMIT', 0, tonumber(ARGV[3]))
+for _, id in ipairs(due) do
+  local hp = redis.call('HGET', KEYS[7], id) or '|0'
+  local prio = tonumber(string.match(hp, '|([^|]*)$')) or 0
+  redis.call('ZREM', KEYS[6], id)
+  redis.call('HDEL', KEYS[7], id)
+  redis.call('ZADD', KEYS[1], 'NX', string.format('%.0f', -prio * 1e12 + redis.call('INCR', KEYS[5])), id)
+end
 local r = redis.call('ZPOPMIN', KEYS[1])
 if #r == 0 then return false end
 redis.call('ZADD', KEYS[3], string.format('%.3f', now + tonumber(ARGV[2])), r[1])
 redis.call('HSET', KEYS[4], r[1], ARGV[1] .. '|' .. r[2])
 return {r[1], redis.call('HGET', KEYS[2], r[1])}
 """
-
+# ARGV: id, token, '1' = back into the queue at its old place, else '0'; a dead letter:
+# ARGV[4] = the entry to push to KEYS[5] (the dead-letter LIST)
 ACK = _OWNS + """
 redis.call('HDEL', KEYS[4], ARGV[1])
 redis.call('ZREM', KEYS[3], ARGV[1])
@@ -61,9 +89,9 @@ if ARGV[3] == '1' then
 elseif not redis.call('ZSCORE', KEYS[1], ARGV[1]) then
   redis.call('HDEL', KEYS[2], ARGV[1])
 end
+if ARGV[4] then redis.call('LPUSH', KEYS[5], ARGV[4]) end
 return 1
 """
-
 RENEW = _NOW + """
 local kept = 0
 for i = 2, #ARGV, 2 do
@@ -103,31 +131,40 @@ class LeaseQueue:
     and ResponseError as they come.
     """
 
-    def __init__(self, server, keys: CrawlKeys, worker: str,
+    def __init__(self, server, keys: CrawlKeys | QueueKeys, worker: str,
                  lease_seconds: float = LEASE_SECONDS):
         self.server, self.keys, self.worker = server, keys, worker
         self.lease_seconds = lease_seconds
         self._tokens, self._run = itertools.count(), os.urandom(3).hex()  # unique per process
-        self._push, self._pop, self._ack, self._renew, self._reclaim = (
-            server.register_script(s) for s in (PUSH, POP, ACK, RENEW, RECLAIM))
+        self._put, self._pop, self._ack, self._renew, self._reclaim = (
+            server.register_script(s) for s in (PUT, POP, ACK, RENEW, RECLAIM))
         k = keys
         self._k4 = [k.queue, k.requests, k.inflight, k.leases]
+        self._k7 = self._k4 + [k.seq, k.parked, k.parked_hosts]
 
-    def push(self, rid: str, priority: int, payload: bytes) -> bool:
-        """Queue a request; False if ``rid`` is already queued."""
-        return bool(self._push(keys=self._k4 + [self.keys.seq], args=[rid, priority, payload]))
+    def push(self, rid: str, priority: int, payload: bytes, token: str = "",
+             delay: float = 0.0, host: str = "") -> bool:
+        """Queue a request, or with ``delay`` > 0 seconds park it until then (``host`` is
+        recorded for the progress line). Without ``token``: False if ``rid`` is already
+        queued, parked or leased (it is being handled). With the ``token`` of this
+        worker's lease on ``rid``: the lease ends and the request goes back (a retry, a
+        wait for its host); False if the lease was lost."""
+        return bool(self._put(keys=self._k7, args=[rid, token, priority, payload, delay, host]))
 
     def pop(self) -> Leased | None:
-        """Lease the first queued request to this worker, or None if the queue is empty."""
+        """Lease the first queued request to this worker, or None if the queue is empty;
+        parked requests whose time has come are queued first."""
         token = f"{self.worker}#{self._run}.{next(self._tokens)}"
-        r = self._pop(keys=self._k4, args=[token, self.lease_seconds])
+        r = self._pop(keys=self._k7, args=[token, self.lease_seconds, PROMOTE_LIMIT])
         if not r:
             return None
         return Leased(r[0].decode(), token, r[1] if len(r) > 1 else None)
 
-    def ack(self, rid: str, token: str, requeue: bool = False) -> bool:
-        """Forget (or with ``requeue`` put back) a leased request; False if the lease was lost."""
-        return bool(self._ack(keys=self._k4, args=[rid, token, "1" if requeue else "0"]))
+    def ack(self, rid: str, token: str, requeue: bool = False, dead: bytes | None = None) -> bool:
+        """Forget (or with ``requeue`` put back) a leased request; False if the lease was lost.
+        ``dead``: the entry to keep in the dead-letter list instead of the request."""
+        args = [rid, token, "1" if requeue else "0"] + ([dead] if dead is not None else [])
+        return bool(self._ack(keys=self._k4 + [self.keys.dead], args=args))
 
     def renew(self, leases: list[tuple[str, str]]) -> int:
         """Extend the leases ``(id, token)`` still held; returns how many were."""
@@ -142,11 +179,30 @@ class LeaseQueue:
         return int(self._reclaim(keys=[k.queue, k.inflight, k.leases], args=[limit]))
 
     def queued(self) -> int:
+        """Requests ready to be leased (parked ones not counted)."""
         return self.server.zcard(self.keys.queue)
 
     def in_flight(self) -> int:
         """Leases held by all workers of the crawl."""
         return self.server.zcard(self.keys.inflight)
+
+    def parked(self) -> tuple[int, int, float | None]:
+        """``(requests, hosts, seconds until the next is due or None)`` of parked requests."""
+        k = self.keys
+        with self.server.pipeline(transaction=False) as pipe:
+            pipe.zcard(k.parked).hvals(k.parked_hosts).zrange(k.parked, 0, 0, withscores=True)
+            pipe.time()
+            n, hosts, first, (sec, usec) = pipe.execute()
+        wait = max(0.0, first[0][1] - sec - usec / 1e6) if first else None
+        return n, len({h.rsplit(b"|", 1)[0] for h in hosts}), wait
+
+    def dead_letters(self) -> int:
+        return self.server.llen(self.keys.dead)
+
+    def clear(self) -> None:
+        """Delete every key of this queue (SCHEDULER_FLUSH_ON_START, SCHEDULER_PERSIST off)."""
+        k = self.keys
+        self.server.delete(k.queue, *(getattr(k, p) for p in QUEUE_PARTS))
 
 
 def leases_per_worker(server, keys: CrawlKeys) -> dict[str, int]:

@@ -7,7 +7,8 @@ with exactly the requests not acknowledged: queued ones, and leased ones, which
 :meth:`LocalFrontier.open` puts back into the queue (one process per ``JOBDIR``: an
 exclusive ``flock`` on the database makes a second one fail at once). Same interface and
 order as :class:`wackycrawl.distributed.leasequeue.LeaseQueue` (higher priority first, FIFO
-within one); leases never expire while the process lives.
+within one), parked requests with their not-before time included; leases never expire
+while the process lives.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import fcntl
 import itertools
 import os
 import sqlite3
+import time
 
 from wackycrawl.distributed.leasequeue import Leased
 
@@ -24,9 +26,12 @@ FILENAME = "wacky-frontier.sqlite"
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS queue (id TEXT PRIMARY KEY, prio INTEGER NOT NULL,
     seq INTEGER NOT NULL, payload BLOB NOT NULL, token TEXT);
-CREATE INDEX IF NOT EXISTS queue_order ON queue (token, prio, seq);
 CREATE TABLE IF NOT EXISTS seen (fp BLOB PRIMARY KEY) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS dead (reason TEXT, id TEXT, payload BLOB);
 """
+# parked requests: not_before (time.time() seconds) and host; added to files of older versions
+PARKED_COLUMNS = (("not_before", "REAL"), ("host", "TEXT"))
+_READY = "token IS NULL AND not_before IS NULL"
 
 
 class FrontierLockedError(RuntimeError):
@@ -61,6 +66,13 @@ class LocalFrontier:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")  # survives kill -9, not power loss
         self.db.executescript(SCHEMA)
+        have = {row[1] for row in self.db.execute("PRAGMA table_info(queue)")}
+        for name, kind in PARKED_COLUMNS:
+            if name not in have:
+                self.db.execute(f"ALTER TABLE queue ADD COLUMN {name} {kind}")
+        self.db.execute("CREATE INDEX IF NOT EXISTS queue_ready ON queue "
+                        "(token, not_before, prio, seq)")
+        self.db.execute("CREATE INDEX IF NOT EXISTS queue_parked ON queue (not_before)")
         self._seq = self.db.execute("SELECT COALESCE(MAX(seq), 0) FROM queue").fetchone()[0]
         return self.db.execute("UPDATE queue SET token = NULL WHERE token IS NOT NULL").rowcount
 
@@ -72,27 +84,40 @@ class LocalFrontier:
             self._lock.close()
             self._lock = None
 
-    def push(self, rid: str, priority: int, payload: bytes) -> bool:
-        """Queue a request; False if ``rid`` is already queued (a leased one is re-queued)."""
+    def push(self, rid: str, priority: int, payload: bytes, token: str = "",
+             delay: float = 0.0, host: str = "") -> bool:
+        """As :meth:`LeaseQueue.push`: queue (or with ``delay`` seconds park) a request;
+        with ``token``, the caller's lease on ``rid`` ends and the request goes back."""
         self._seq += 1
-        cur = self.db.execute(
-            "INSERT INTO queue (id, prio, seq, payload) VALUES (?, ?, ?, ?) "
-            "ON CONFLICT (id) DO UPDATE SET prio = excluded.prio, seq = excluded.seq, "
-            "payload = excluded.payload, token = NULL WHERE token IS NOT NULL",
-            (rid, -priority, self._seq, payload))
+        not_before = time.time() + delay if delay > 0 else None
+        if token:
+            cur = self.db.execute(
+                "UPDATE queue SET prio = ?, seq = ?, payload = ?, token = NULL, not_before = ?, "
+                "host = ? WHERE id = ? AND token = ?",
+                (-priority, self._seq, payload, not_before, host, rid, token))
+        else:
+            cur = self.db.execute(
+                "INSERT OR IGNORE INTO queue (id, prio, seq, payload, not_before, host) "
+                "VALUES (?, ?, ?, ?, ?, ?)", (rid, -priority, self._seq, payload, not_before, host))
         return cur.rowcount == 1
 
     def pop(self) -> Leased | None:
+        """Lease the first ready request; parked ones whose time has come are ready first."""
+        self.db.execute("UPDATE queue SET not_before = NULL WHERE not_before <= ?", (time.time(),))
         token = f"{self.worker}#{next(self._tokens)}"
         row = self.db.execute(
-            "UPDATE queue SET token = ? WHERE id = (SELECT id FROM queue WHERE token IS NULL "
+            f"UPDATE queue SET token = ? WHERE id = (SELECT id FROM queue WHERE {_READY} "
             "ORDER BY prio, seq LIMIT 1) RETURNING id, payload", (token,)).fetchone()
         return Leased(row[0], token, row[1]) if row else None
 
-    def ack(self, rid: str, token: str, requeue: bool = False) -> bool:
+    def ack(self, rid: str, token: str, requeue: bool = False, dead: bytes | None = None) -> bool:
         sql = ("UPDATE queue SET token = NULL" if requeue else "DELETE FROM queue") + \
             " WHERE id = ? AND token = ?"
-        return self.db.execute(sql, (rid, token)).rowcount == 1
+        done = self.db.execute(sql, (rid, token)).rowcount == 1
+        if done and dead is not None:
+            reason, _, payload = dead.partition(b"\t")
+            self.db.execute("INSERT INTO dead VALUES (?, ?, ?)", (reason.decode(), rid, payload))
+        return done
 
     def renew(self, leases: list[tuple[str, str]]) -> int:
         """Leases of a live local process never expire: all are still held."""
@@ -102,10 +127,25 @@ class LocalFrontier:
         return 0
 
     def queued(self) -> int:
-        return self.db.execute("SELECT COUNT(*) FROM queue WHERE token IS NULL").fetchone()[0]
+        return self.db.execute(f"SELECT COUNT(*) FROM queue WHERE {_READY}").fetchone()[0]
 
     def in_flight(self) -> int:
         return self.db.execute("SELECT COUNT(*) FROM queue WHERE token IS NOT NULL").fetchone()[0]
+
+    def parked(self) -> tuple[int, int, float | None]:
+        """``(requests, hosts, seconds until the next is due or None)``."""
+        n, hosts, first = self.db.execute(
+            "SELECT COUNT(*), COUNT(DISTINCT host), MIN(not_before) FROM queue "
+            "WHERE token IS NULL AND not_before IS NOT NULL").fetchone()
+        return n, hosts, (max(0.0, first - time.time()) if first is not None else None)
+
+    def dead_letters(self) -> int:
+        return self.db.execute("SELECT COUNT(*) FROM dead").fetchone()[0]
+
+    def clear(self) -> None:
+        """Forget the queue and the seen set (SCHEDULER_FLUSH_ON_START, SCHEDULER_PERSIST off)."""
+        self.db.execute("DELETE FROM queue")
+        self.db.execute("DELETE FROM seen")
 
     # the seen set (the dupefilter's store)
     def add(self, fp: bytes) -> bool:

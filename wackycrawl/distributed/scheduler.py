@@ -1,55 +1,63 @@
-"""The frontier scheduler: Scrapy's scheduler interface over a lease/acknowledge queue.
+"""The frontier scheduler: scrapy-redis's ``Scheduler``, subclassed for the lease rule.
 
-Mode (``WACKY_FRONTIER``, default ``"auto"``): ``"redis"`` when ``REDIS_URL`` is set
-(setting or environment; queue, seen set and seeds in Redis, shared by every worker of the
-crawl ``WACKY_CRAWL_NAME``), else ``"local"`` when ``JOBDIR`` is set (an SQLite frontier in
-JOBDIR that survives ``kill -9``), else Scrapy's own in-memory scheduler (``"scrapy"``: the
-single-machine crawl is unchanged).
+Mode (``WACKY_FRONTIER``, default ``"auto"``): ``"redis"`` when ``REDIS_URL`` or
+``REDIS_HOST`` is set (setting, or ``REDIS_URL`` in the environment; queue, seen set and
+seeds in Redis, shared by every worker of the crawl ``WACKY_CRAWL_NAME``), else ``"local"``
+when ``JOBDIR`` is set (an SQLite frontier in JOBDIR that survives ``kill -9``), else
+Scrapy's own in-memory scheduler (``"scrapy"``).
 
-The acknowledge rule (C20): a request popped from the frontier is leased to this worker and
-forgotten only once Scrapy's engine has finished with it, i.e. it left the engine's set of
-requests in progress, which happens after its response went through the spider callback,
-every item it yielded through the item pipelines, and every request it yielded into this
-scheduler (or after its download failed for good, or a downloader middleware replaced it).
-A heartbeat every ``WACKY_LEASE_RENEW_SECONDS`` acknowledges finished requests, renews the
-leases still held (``WACKY_LEASE_SECONDS``), puts requests of dead workers back into the
-queue, publishes this worker's counters for ``wackycrawl status`` and wakes the engine (so
-pushed seeds and reclaimed requests are pulled, and the idle close comes, within one beat
-instead of Scrapy's 5 s engine heartbeat). On a graceful stop,
-leases still held are given back.
+scrapy-redis's settings keep their documented meaning: ``SCHEDULER_QUEUE_CLASS`` (default
+:class:`~wackycrawl.distributed.queue.FrontierQueue`), ``SCHEDULER_QUEUE_KEY``,
+``SCHEDULER_DUPEFILTER_CLASS`` / ``DUPEFILTER_CLASS`` and ``SCHEDULER_DUPEFILTER_KEY``
+(``%(spider)s`` is the crawl name), ``SCHEDULER_SERIALIZER``, ``SCHEDULER_PERSIST`` (False:
+this worker flushes the crawl's queue and seen set when it closes) and
+``SCHEDULER_FLUSH_ON_START`` (flush them when it opens). ``SCHEDULER_IDLE_BEFORE_CLOSE``
+never blocks (scrapy-redis's BRPOP stalls the reactor, notes/stack.md 4.4); a worker closes
+as ``MAX_IDLE_TIME_BEFORE_CLOSE`` / ``WACKY_IDLE_CLOSE_SECONDS`` say (below).
 
-Seeds pushed to ``wacky:<crawl>:start_urls`` (JSON ``{"url": ..., "meta": {...}}``, as
-scrapy-redis documents, or a bare URL) are pulled, ``CONCURRENT_REQUESTS`` at a time, when
-the queue is empty; they are ``dont_filter`` (re-seeding a finished crawl works, C20) but
-still recorded as seen, so a link to a seed does not fetch it again (notes/stack.md 4.6).
+What this subclass adds (C20): a popped request is leased to this worker and acknowledged
+only once Scrapy's engine has finished with it (:mod:`.queue`). A heartbeat every
+``WACKY_LEASE_RENEW_SECONDS`` acknowledges, renews, reclaims dead workers' leases,
+publishes this worker's counters for ``wackycrawl status``, puts the parked requests' figures
+into the stats (``wacky/frontier/parked_now``, ``_hosts``, ``_next``, for the progress line)
+and wakes the engine. On a graceful stop leases still held are given back. Every request is
+recorded in the seen set, ``dont_filter`` ones too (so a link to a seed does not fetch it
+again, notes/stack.md 4.6). Seeds are pulled through the spider's scrapy-redis ``RedisMixin``
+(``redis_key``, ``REDIS_START_URLS_KEY``, ``REDIS_START_URLS_AS_SET``) whenever the queue
+is empty, ``CONCURRENT_REQUESTS`` at a time; a seed that makes no request is a dead letter.
 
-A Redis worker closes once nothing is queued, no seed waits and no worker holds a lease, for
-``WACKY_IDLE_CLOSE_SECONDS``. Stats: ``wacky/frontier/{enqueued,dequeued,acked,requeued,
-filtered,reclaimed,lease_lost,seeds,bad_seed,bad_payload,redis_error}``.
+Closing: with nothing queued, no seed waiting and no lease held by any worker, a Redis
+worker waits ``WACKY_IDLE_CLOSE_SECONDS`` (other workers may still yield requests) and
+closes with reason ``finished`` (a local frontier at once). If parked requests are all that
+is left, the crawl waits the same time and closes with reason ``idle``; they stay in the
+frontier for a resume. A Redis outage longer than ``WACKY_REDIS_OUTAGE_SECONDS`` closes the
+worker with reason ``redis_outage``. Stats: ``wacky/frontier/{enqueued,dequeued,acked,
+requeued,filtered,repeated,reclaimed,lease_lost,parked,seeds,dead_letter}``.
 """
 
 from __future__ import annotations
 
-import json
 import logging
-import pickle
 import time
 
 import redis
-from scrapy import Request
 from scrapy.core.scheduler import Scheduler
-from scrapy.utils.request import request_from_dict
+from scrapy.utils.defer import deferred_from_coro
+from scrapy.utils.misc import load_object
+from scrapy_redis import scheduler as scrapy_redis_scheduler
 from twisted.internet import task
 
-from wackycrawl.distributed import local, seen
+from wackycrawl.distributed import connection
 from wackycrawl.distributed.dupefilter import FrontierDupeFilter
-from wackycrawl.distributed.keys import CrawlKeys, redis_url
-from wackycrawl.distributed.leasequeue import LeaseQueue
+from wackycrawl.distributed.keys import CrawlKeys
+from wackycrawl.distributed.queue import FrontierQueue
 from wackycrawl.distributed.status import publish
 from wackycrawl.extensions.summary import drops_by_reason
 from wackycrawl.pipelines import crawl_worker_id
 
 logger = logging.getLogger(__name__)
+
+QUEUE_KEY = "wacky:%(spider)s:queue"
 
 
 def frontier_mode(settings) -> str:
@@ -58,192 +66,238 @@ def frontier_mode(settings) -> str:
     if mode not in ("auto", "redis", "local", "scrapy"):
         raise ValueError(f"WACKY_FRONTIER must be auto, redis, local or scrapy, not {mode!r}")
     if mode == "auto":
-        return "redis" if redis_url(settings) else "local" if settings.get("JOBDIR") else "scrapy"
+        return ("redis" if connection.redis_configured(settings)
+                else "local" if settings.get("JOBDIR") else "scrapy")
     return mode
 
 
-def connect(settings) -> redis.Redis:
-    """A client for ``REDIS_URL``; raises ValueError if it is unset."""
-    url = redis_url(settings)
-    if not url:
-        raise ValueError("WACKY_FRONTIER is 'redis' but REDIS_URL is not set")
-    return redis.Redis.from_url(url)
+connect = connection.from_settings
 
 
 def crawl_name(settings, spider_name: str) -> str:
     return settings.get("WACKY_CRAWL_NAME") or spider_name
 
 
-class FrontierScheduler:
-    def __init__(self, crawler, backend, store, worker: str, server=None, keys=None):
-        s = crawler.settings
-        self.crawler, self.stats = crawler, crawler.stats
-        self.queue, self.worker, self.server, self.keys = backend, worker, server, keys
-        self.df = FrontierDupeFilter(store, crawler.stats, s.getbool("DUPEFILTER_DEBUG"))
-        self.renew_every = s.getfloat("WACKY_LEASE_RENEW_SECONDS", 10)
-        self.publish_every = s.getfloat("WACKY_STATS_PUBLISH_SECONDS", 10)
-        self.idle_close = s.getfloat("WACKY_IDLE_CLOSE_SECONDS", 30) if server else 0.0
-        self.seed_batch = s.getint("CONCURRENT_REQUESTS", 16)
-        self.spider = None
-        self._held: dict[Request, tuple[str, str]] = {}
-        self._idle_since: float | None = None
-        self._published = 0.0
-        self._started = time.time()
-        self._heartbeat = task.LoopingCall(self._beat)
-
+class FrontierScheduler(scrapy_redis_scheduler.Scheduler):
     @classmethod
     def from_crawler(cls, crawler):
         s = crawler.settings
         mode = frontier_mode(s)
         if mode == "scrapy":
             return Scheduler.from_crawler(crawler)
-        worker = crawl_worker_id(crawler)
-        if mode == "local":
-            jobdir = s.get("JOBDIR")
-            if not jobdir:
-                raise ValueError("WACKY_FRONTIER is 'local' but JOBDIR is not set")
-            frontier = local.LocalFrontier(jobdir, worker)
-            return cls(crawler, frontier, frontier, worker)
-        server = connect(s)
-        keys = CrawlKeys(crawl_name(s, crawler.spidercls.name))
-        queue = LeaseQueue(server, keys, worker, s.getfloat("WACKY_LEASE_SECONDS", 60))
-        if s.get("WACKY_DUPEFILTER", "set") == "bloom":
-            store = seen.RedisBloom(server, keys, s.getint("WACKY_BLOOM_CAPACITY", seen.CAPACITY),
-                                    s.getfloat("WACKY_BLOOM_ERROR_RATE", seen.ERROR_RATE))
-        else:
-            store = seen.RedisSeenSet(server, keys.seen)
-        return cls(crawler, queue, store, worker, server, keys)
+        if mode == "local" and not s.get("JOBDIR"):
+            raise ValueError("WACKY_FRONTIER is 'local' but JOBDIR is not set")
+        server = connect(s) if mode == "redis" else None
+        if server is not None:
+            server.ping()
+        if s.getint("SCHEDULER_IDLE_BEFORE_CLOSE"):
+            logger.warning("SCHEDULER_IDLE_BEFORE_CLOSE is not a blocking wait here (it stalls "
+                           "the reactor); a worker closes after WACKY_IDLE_CLOSE_SECONDS")
+        df_cls = s.get("SCHEDULER_DUPEFILTER_CLASS")
+        if not df_cls and hasattr(load_object(s.get("DUPEFILTER_CLASS")), "from_spider"):
+            df_cls = s.get("DUPEFILTER_CLASS")
+        self = cls(server=server, persist=s.getbool("SCHEDULER_PERSIST"),
+                   flush_on_start=s.getbool("SCHEDULER_FLUSH_ON_START"),
+                   queue_key=s.get("SCHEDULER_QUEUE_KEY") or QUEUE_KEY,
+                   queue_cls=s.get("SCHEDULER_QUEUE_CLASS") or FrontierQueue,
+                   dupefilter_key=s.get("SCHEDULER_DUPEFILTER_KEY"),
+                   dupefilter_cls=df_cls or FrontierDupeFilter,
+                   serializer=s.get("SCHEDULER_SERIALIZER"))
+        self.crawler, self.stats, self.worker = crawler, crawler.stats, crawl_worker_id(crawler)
+        self.name = crawl_name(s, crawler.spidercls.name)
+        self.keys = CrawlKeys(self.name) if server is not None else None
+        self.renew_every = s.getfloat("WACKY_LEASE_RENEW_SECONDS", 10)
+        self.publish_every = s.getfloat("WACKY_STATS_PUBLISH_SECONDS", 10)
+        self.idle_close = (s.getfloat("MAX_IDLE_TIME_BEFORE_CLOSE")
+                           or s.getfloat("WACKY_IDLE_CLOSE_SECONDS", 30))
+        self._idle_since: float | None = None
+        self._closing = False
+        self._published = 0.0
+        self._started = time.time()
+        self._heartbeat = task.LoopingCall(self._beat)
+        return self
 
     # -- Scrapy's scheduler interface --------------------------------------------------------
     def open(self, spider) -> None:
         self.spider = spider
+        if isinstance(self.serializer, str):
+            self.serializer = load_object(self.serializer)
+        queue_cls = load_object(self.queue_cls) if isinstance(self.queue_cls, str) else \
+            self.queue_cls
+        key = self.queue_key % {"spider": self.name} if self.server is not None else \
+            self.crawler.settings.get("JOBDIR")
+        self.queue = queue_cls(server=self.server, spider=spider, key=key,
+                               serializer=self.serializer)
         if self.server is None:
-            back = self.queue.open()
-            logger.info("local frontier %s: %d queued, %d in flight in the last run put back",
-                        self.queue.path, self.queue.queued(), back)
-            self.stats.inc_value("wacky/frontier/reclaimed", back)
+            self.df = FrontierDupeFilter(self.queue.backend, self.stats,
+                                         self.crawler.settings.getbool("DUPEFILTER_DEBUG"))
         else:
-            self.server.ping()
-            logger.info("Redis frontier %s* as worker %s: %d queued, %d in flight",
-                        self.keys.prefix, self.worker, self.queue.queued(), self.queue.in_flight())
+            df_cls = load_object(self.dupefilter_cls) if isinstance(self.dupefilter_cls, str) \
+                else self.dupefilter_cls
+            self.df = (df_cls.from_spider(spider, self.name) if df_cls is FrontierDupeFilter
+                       or issubclass(df_cls, FrontierDupeFilter) else df_cls.from_spider(spider))
+            logger.info("Redis frontier %s as worker %s: %d queued, %d in flight", key,
+                        self.worker, len(self.queue), self.queue.backend.in_flight())
+        if self.flush_on_start:
+            logger.info("SCHEDULER_FLUSH_ON_START: queue %s and seen set flushed", key)
+            self.flush()
+        if self.server is not None:
             self._publish("running")
         self._heartbeat.start(self.renew_every, now=False)
 
     def close(self, reason: str) -> None:
         if self._heartbeat.running:
             self._heartbeat.stop()
-        self._ack_finished()
-        for request, (rid, token) in list(self._held.items()):
-            self.queue.ack(rid, token, requeue=True)
-            self.stats.inc_value("wacky/frontier/requeued")
-        self._held.clear()
-        if self.server is not None:
-            self._publish(f"closed: {reason}")
-        else:
-            self.queue.close()
+        try:
+            self.queue.ack_finished(self._slot().inprogress)
+            self.stats.inc_value("wacky/frontier/requeued", self.queue.give_back())
+            if not self.persist:
+                logger.info("SCHEDULER_PERSIST is off: queue and seen set flushed at close")
+                self.flush()
+            if self.server is not None:
+                self._publish(f"closed: {reason}")
+        except redis.RedisError as exc:  # an outage past WACKY_REDIS_OUTAGE_SECONDS
+            logger.error("Redis frontier not updated at close (%s): leases expire and go back",
+                         exc)
+        self.queue.close()
 
     def __len__(self) -> int:
-        return self.queue.queued()
+        return self._redis_safe(lambda: len(self.queue), 0)
 
     def has_pending_requests(self) -> bool:
-        """True while work is queued or leased anywhere; a Redis worker also stays up to
-        ``WACKY_IDLE_CLOSE_SECONDS`` after the whole crawl went idle."""
-        waiting = self.server.llen(self.keys.start_urls) if self.server is not None else 0
-        if self.queue.queued() or waiting or self.queue.in_flight() > len(self._held):
+        """True while work is queued or leased anywhere (see the module doc for closing)."""
+        return self._redis_safe(self._pending, True)
+
+    def _pending(self) -> bool:
+        q = self.queue.backend
+        waiting = self.spider_seeds_waiting()
+        if len(self.queue) or waiting or q.in_flight() > len(self.queue.held):
             self._idle_since = None
             return True
+        parked = q.parked()[0]
+        if not parked and self.server is None:
+            return False
         now = time.monotonic()
         if self._idle_since is None:
             self._idle_since = now
-        return now - self._idle_since < self.idle_close
+            if parked:
+                logger.info("only %d parked requests left: closing as idle in %.0f s unless "
+                            "one becomes due", parked, self.idle_close)
+        if now - self._idle_since < self.idle_close:
+            return True
+        if not parked:
+            return False
+        self._close("idle")
+        return True
 
-    def enqueue_request(self, request: Request) -> bool:
-        fp = self.df.fingerprint(request)
-        if not self.df.store.add(fp) and not request.dont_filter:
+    def enqueue_request(self, request) -> bool:
+        return self._redis_safe(lambda: self._enqueue(request), False)
+
+    def _enqueue(self, request) -> bool:
+        if self.df.request_seen(request) and not request.dont_filter:
             self.df.log(request, self.spider)
             return False
-        if not self.queue.push(fp.hex(), request.priority, encode(request, self.spider)):
+        if not self.queue.push(request):
+            self.stats.inc_value("wacky/frontier/repeated")
+            logger.debug("already queued or in flight, not queued again: %s", request)
             return False
         self.stats.inc_value("wacky/frontier/enqueued")
         return True
 
-    def next_request(self) -> Request | None:
-        self._ack_finished()
-        leased = self.queue.pop()
-        if leased is None and self._pull_seeds():
-            leased = self.queue.pop()
-        if leased is None:
+    def next_request(self):
+        return self._redis_safe(self._next, None)
+
+    def _next(self):
+        if self._closing:
             return None
-        self._idle_since = None
-        try:
-            request = request_from_dict(pickle.loads(leased.payload), spider=self.spider)
-        except Exception as exc:  # noqa: BLE001 - unpickling raises anything; log, count, forget
-            logger.error("unreadable request %s in the frontier, dropped: %r", leased.id, exc)
-            self.stats.inc_value("wacky/frontier/bad_payload")
-            self.queue.ack(leased.id, leased.token)
-            return None
-        self._held[request] = (leased.id, leased.token)
-        self.stats.inc_value("wacky/frontier/dequeued")
+        self.queue.ack_finished(self._slot().inprogress)
+        request = self.queue.pop()
+        if request is None and self._pull_seeds():
+            request = self.queue.pop()
+        if request is not None:
+            self._idle_since = None
+            self.stats.inc_value("wacky/frontier/dequeued")
         return request
 
-    # -- leases ------------------------------------------------------------------------------
+    # -- helpers ------------------------------------------------------------------------------
     def _slot(self):
         """The engine's slot: its ``inprogress`` set holds the requests scheduled out and not
         yet fully handled, ``nextcall`` asks the engine to pull requests. Private parts of
         Scrapy's engine; tests pin them (tests/test_frontier_local.py)."""
         return self.crawler.engine._slot
 
-    def _ack_finished(self) -> None:
-        if not self._held:
-            return
-        in_progress = self._slot().inprogress
-        for request in [r for r in self._held if r not in in_progress]:
-            rid, token = self._held.pop(request)
-            if self.queue.ack(rid, token):
-                self.stats.inc_value("wacky/frontier/acked")
-            else:
-                logger.warning("lease of %s was lost before it was acknowledged", request)
-                self.stats.inc_value("wacky/frontier/lease_lost")
+    def _close(self, reason: str) -> None:
+        if not self._closing:
+            self._closing = True
+            deferred_from_coro(self.crawler.engine.close_spider_async(reason=reason))
+
+    def _redis_safe(self, call, default):
+        """``call()``; past WACKY_REDIS_OUTAGE_SECONDS of outage: ERROR, close, ``default``."""
+        try:
+            return call()
+        except redis.RedisError as exc:
+            self._redis_failed(exc)
+            return default
+
+    def _redis_failed(self, exc: Exception) -> None:
+        if not self._closing:
+            logger.error("Redis frontier unusable (%s): closing this worker; its leases "
+                         "expire and go back to the queue", exc)
+        self.stats.inc_value("wacky/frontier/redis_error")
+        self._close("redis_outage")
 
     def _beat(self) -> None:
         try:
-            self._ack_finished()
-            held = list(self._held.values())
-            lost = len(held) - self.queue.renew(held)
-            if lost:
-                logger.warning("%d leases of this worker expired and were given to others", lost)
-                self.stats.inc_value("wacky/frontier/lease_lost", lost)
-            back = self.queue.reclaim()
-            if back:
-                logger.warning("%d requests of a dead worker put back into the queue", back)
-                self.stats.inc_value("wacky/frontier/reclaimed", back)
+            self.queue.beat(self._slot().inprogress)
+            n, hosts, wait = self.queue.backend.parked()
+            self.stats.set_value("wacky/frontier/parked_now", n)
+            self.stats.set_value("wacky/frontier/parked_hosts", hosts)
+            if wait is not None:
+                self.stats.set_value("wacky/frontier/parked_next", wait)
             if self.server is not None and time.time() - self._published >= self.publish_every:
                 self._publish("running")
             self._slot().nextcall.schedule()  # pushed seeds, reclaimed requests, idle close
         except redis.RedisError as exc:
-            logger.error("Redis frontier heartbeat failed: %s", exc)
-            self.stats.inc_value("wacky/frontier/redis_error")
+            self._redis_failed(exc)
+        except Exception:  # noqa: BLE001 - the heartbeat must outlive any one failure
+            logger.exception("frontier heartbeat failed; retried at the next beat")
 
     def _publish(self, state: str) -> None:
         stats = self.stats.get_stats()
-        fields = {"started": self._started, "state": state, "leases": len(self._held),
+        fields = {"started": self._started, "state": state, "leases": len(self.queue.held),
                   "pages": stats.get("response_received_count", 0),
                   "kept": stats.get("wacky/kept", 0)}
         fields.update({f"drop/{reason}": n for reason, n in drops_by_reason(stats).items()})
+        fields.update({f"waiting/{host}": n for host, n in self._waiting().items()})
         publish(self.server, self.keys, self.worker, fields)
         self._published = time.time()
 
-    # -- seeds -------------------------------------------------------------------------------
+    def _waiting(self) -> dict[str, int]:
+        """Leased requests waiting for their host's turn, per host (politeness middleware)."""
+        engine = self.crawler.engine
+        for mw in getattr(getattr(engine.downloader, "middleware", None), "middlewares", ()):
+            if isinstance(getattr(mw, "waiting", None), dict):
+                return {h: n for h, n in mw.waiting.items() if n}
+        return {}
+
+    # -- seeds (scrapy-redis RedisMixin conventions) --------------------------------------------
+    def spider_seeds_waiting(self) -> int:
+        count = getattr(self.spider, "count_size", None)
+        return count(self.spider.redis_key) if self.server is not None and count else 0
+
     def _pull_seeds(self) -> int:
-        """Move up to ``CONCURRENT_REQUESTS`` pushed seeds into the queue; returns how many."""
-        if self.server is None:
+        """Queue up to ``redis_batch_size`` seeds of the spider's ``redis_key``."""
+        fetch = getattr(self.spider, "fetch_data", None)
+        if self.server is None or fetch is None:
             return 0
         n = 0
-        for raw in self.server.rpop(self.keys.start_urls, self.seed_batch) or []:
-            request = seed_request(raw)
+        for raw in fetch(self.spider.redis_key, self.spider.redis_batch_size):
+            request = self.spider.make_request_from_data(raw)
             if request is None:
-                logger.warning("bad seed in %s, skipped: %r", self.keys.start_urls, raw[:200])
-                self.stats.inc_value("wacky/frontier/bad_seed")
+                logger.warning("bad seed in %s moved to the dead letters: %r",
+                               self.spider.redis_key, raw[:200])
+                self.stats.inc_value("wacky/frontier/dead_letter")
+                self.queue.dead_letter_raw(raw, "bad_seed")
             elif self.enqueue_request(request):
                 n += 1
             else:  # the same seed pushed again while it is queued: fetched once
@@ -253,28 +307,3 @@ class FrontierScheduler:
                 self.stats.inc_value("wacky/seeds/repeated")
         self.stats.inc_value("wacky/frontier/seeds", n)
         return n
-
-
-_DEFAULTS = Request("http://x.test/").to_dict()
-
-
-def encode(request: Request, spider=None) -> bytes:
-    """The queue payload: ``Request.to_dict`` pickled without the fields at their default
-    (under half the bytes of a typical payload; ``request_from_dict`` restores them)."""
-    d = request.to_dict(spider=spider)
-    return pickle.dumps({k: v for k, v in d.items()
-                         if k == "url" or k not in _DEFAULTS or v != _DEFAULTS[k]}, protocol=4)
-
-
-def seed_request(raw: bytes) -> Request | None:
-    """A seed pushed as JSON ``{"url": ..., "meta": {...}}`` or as a bare http(s) URL;
-    None if it is neither."""
-    text = raw.decode("utf-8", errors="replace").strip()
-    try:
-        data = json.loads(text) if text.startswith("{") else {"url": text}
-        url = data["url"]
-        if not isinstance(url, str) or not url.startswith(("http://", "https://")):
-            return None
-        return Request(url, meta=dict(data.get("meta") or {}), dont_filter=True)
-    except (ValueError, KeyError, TypeError):
-        return None

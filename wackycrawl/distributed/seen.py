@@ -49,6 +49,9 @@ class RedisSeenSet:
     def __len__(self) -> int:
         return self.server.scard(self.key)
 
+    def clear(self) -> None:
+        self.server.delete(self.key)
+
 
 def bloom_size(capacity: int, error_rate: float) -> tuple[int, int]:
     """``(m bits, k hashes)`` of an optimal Bloom filter for ``capacity`` items at
@@ -69,11 +72,15 @@ def bloom_positions(fp: bytes, m: int, k: int) -> list[int]:
 class RedisBloom:
     """Bloom-filter seen set sized for ``capacity`` fingerprints at ``error_rate``."""
 
-    def __init__(self, server, keys: CrawlKeys, capacity: int = CAPACITY,
+    def __init__(self, server, key: str | CrawlKeys, capacity: int = CAPACITY,
                  error_rate: float = ERROR_RATE):
-        self.server, self.keys = server, keys
+        """``key``: the seen key (``SCHEDULER_DUPEFILTER_KEY``) or a crawl's key names;
+        the bitmaps are ``<key>:<i>``, the count ``<key>:count``."""
+        self.server = server
+        self.key = key.seen if isinstance(key, CrawlKeys) else key
+        self.count_key = f"{self.key}:count"
         self.m, self.k = bloom_size(capacity, error_rate)
-        self.shards = [keys.bloom_shard(i) for i in range(math.ceil(self.m / SHARD_BITS))]
+        self.shards = [f"{self.key}:{i}" for i in range(math.ceil(self.m / SHARD_BITS))]
         self._add = server.register_script(BLOOM_ADD)
 
     def add(self, fp: bytes) -> bool:
@@ -81,11 +88,14 @@ class RedisBloom:
         args = []
         for p in bloom_positions(fp, self.m, self.k):
             args += [p // SHARD_BITS + 1, p % SHARD_BITS]
-        return self._add(keys=self.shards + [self.keys.bloom_count], args=args) == 1
+        return self._add(keys=self.shards + [self.count_key], args=args) == 1
 
     def __len__(self) -> int:
         """Fingerprints added (counted when the filter said "new")."""
-        return int(self.server.get(self.keys.bloom_count) or 0)
+        return int(self.server.get(self.count_key) or 0)
+
+    def clear(self) -> None:
+        self.server.delete(self.count_key, *self.shards)
 
     def error_rate(self, n: int | None = None) -> float:
         """Expected false-positive rate after ``n`` (default: all added) fingerprints:

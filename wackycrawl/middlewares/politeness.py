@@ -15,6 +15,11 @@ request's meta (``wacky_not_before``), so the retry that ``wackycrawl.middleware
 schedules keeps it through the scheduler and a JOBDIR pause. A request still waiting when the
 crawl stops gracefully goes back to the scheduler instead of holding the stop up.
 
+With a frontier (SQLite or Redis) a request that would wait here longer than
+WACKY_PARK_AFTER_SECONDS for a held host goes back to the scheduler with its not-before time
+and is parked in the frontier (a ``kill -9`` loses none, and it holds no concurrency slot);
+``waiting`` counts the requests waiting here per host (``wackycrawl status``).
+
 Per-request floor: ``meta["wacky_min_interval"]`` (seconds) raises the host's interval to at
 least that value before the request claims it (a search engine's rate limit, WACKY_SERP_DELAYS).
 
@@ -31,7 +36,7 @@ Distributed crawl (``REDIS_URL``): the host schedule lives in Redis
 (:mod:`wackycrawl.distributed.politeness`), so intervals, holds and the one request in flight
 per host hold across all workers; a dead worker's claims expire after WACKY_HOST_LEASE_SECONDS.
 
-Stats: ``wacky/politeness/{crawl_delay_hosts,capped,overload/<status>,retry_after,
+Stats: ``wacky/politeness/{crawl_delay_hosts,capped,overload/<status>,retry_after,parked,
 ip_unresolved}``. Needs the asyncio reactor.
 """
 
@@ -42,6 +47,7 @@ import ipaddress
 import logging
 import random
 import time
+from collections import Counter
 
 from scrapy import Request, signals
 from scrapy.exceptions import NotConfigured
@@ -60,6 +66,7 @@ from wackycrawl.crawl.politeness import (
 )
 from wackycrawl.distributed.keys import CrawlKeys
 from wackycrawl.distributed.politeness import HOST_LEASE_SECONDS, RedisHostSchedule
+from wackycrawl.distributed.queue import NOT_BEFORE_META  # time.time() not to send before
 from wackycrawl.distributed.scheduler import connect, crawl_name, frontier_mode
 from wackycrawl.trec.writer import default_worker_id
 
@@ -81,7 +88,6 @@ def host_schedule(crawler, default_interval: float, backoff: Backoff):
                              s.get("WACKY_WORKER_ID") or default_worker_id(), default_interval,
                              backoff, lease)
 
-NOT_BEFORE_META = "wacky_not_before"  # wall clock (time.time()) before which not to send
 MIN_INTERVAL_META = "wacky_min_interval"  # seconds: a floor on the host's interval
 _KEYS_META = "_wacky_politeness_keys"
 _SENT_META = "_wacky_politeness_sent"
@@ -107,6 +113,8 @@ class PolitenessMiddleware:
                           decay=s.getfloat("WACKY_BACKOFF_DECAY"))
         self.schedule = host_schedule(crawler, self.download_delay, backoff)
         self._released: dict[str, asyncio.Event] = {}
+        self.park_after = s.getfloat("WACKY_PARK_AFTER_SECONDS", 10.0)
+        self.waiting: Counter[str] = Counter()  # requests waiting here, per host (status)
         crawler.signals.connect(self._robots_parsed, signal=signals.robots_parsed)
 
     @classmethod
@@ -123,20 +131,27 @@ class PolitenessMiddleware:
             self.schedule.set_interval(keys[1], self.per_ip_delay)
         if (not_before := request.meta.get(NOT_BEFORE_META)) is not None:
             self.schedule.hold(host, self.schedule.clock() + not_before - time.time())
-        while (wait := self.schedule.claim(keys, request)) != 0.0:
-            if self._stopping():  # keep the wait with the request (JOBDIR queue)
-                logger.debug("Crawl stopping: %s back to the scheduler", request)
-                not_before = time.time() + (wait or 0.0)
-                return request.replace(dont_filter=True,
-                                       meta={**request.meta, NOT_BEFORE_META: not_before})
-            if wait is None:
-                event = self._released.setdefault(keys[-1], asyncio.Event())
-                try:
-                    await asyncio.wait_for(event.wait(), _POLL)
-                except TimeoutError:
-                    pass
-            else:
-                await asyncio.sleep(min(wait, _POLL))
+        self.waiting[host] += 1
+        try:
+            while (wait := self.schedule.claim(keys, request)) != 0.0:
+                if self._stopping() or (wait is not None and wait > self.park_after
+                                        and self._can_park()):
+                    # keep the wait with the request: the frontier parks it until then
+                    logger.debug("%s back to the scheduler for %.1f s", request, wait or 0.0)
+                    self.stats.inc_value("wacky/politeness/parked")
+                    not_before = time.time() + (wait or 0.0)
+                    return request.replace(dont_filter=True,
+                                           meta={**request.meta, NOT_BEFORE_META: not_before})
+                if wait is None:
+                    event = self._released.setdefault(keys[-1], asyncio.Event())
+                    try:
+                        await asyncio.wait_for(event.wait(), _POLL)
+                    except TimeoutError:
+                        pass
+                else:
+                    await asyncio.sleep(min(wait, _POLL))
+        finally:
+            self.waiting[host] -= 1
         request.meta[_KEYS_META] = keys
         request.meta[_SENT_META] = self.schedule.clock()
         return None
@@ -174,6 +189,11 @@ class PolitenessMiddleware:
             for key in keys:
                 if (event := self._released.pop(key, None)) is not None:
                     event.set()
+
+    def _can_park(self) -> bool:
+        """True when the scheduler is a frontier that parks requests (SQLite or Redis)."""
+        slot = getattr(self.crawler.engine, "_slot", None)
+        return hasattr(getattr(slot, "scheduler", None), "queue")
 
     def _stopping(self) -> bool:
         """True once a graceful stop began (the engine no longer starts requests)."""

@@ -4,7 +4,9 @@ One robots.txt fetch per scheme+host+port, shared by every request waiting for i
 is sent to a host before its robots.txt is known). 2xx: rules (``wackycrawl.crawl.robots``);
 4xx: allow all; 5xx, 429 or no answer: complete disallow while it lasts - the host's requests
 are parked and scheduled again after WACKY_ROBOTS_RETRY_SECONDS, when robots.txt is fetched
-again, at most WACKY_ROBOTS_MAX_DEFERRALS times (C01). Entries expire after
+again, at most WACKY_ROBOTS_MAX_DEFERRALS times (C01). Parked requests live in the frontier
+(SQLite with JOBDIR, or Redis) with their not-before time; without a frontier in memory, and
+when only they are left the crawl closes after WACKY_IDLE_CLOSE_SECONDS with reason ``idle``. Entries expire after
 WACKY_ROBOTS_MAX_AGE (RFC 9309 2.4). Groups are matched with WACKY_ROBOTS_TOKEN, else the
 request's User-Agent. Parsed files are announced with Scrapy's ``robots_parsed`` signal
 (``robotparser`` has ``allowed(url, ua)`` and ``crawl_delay(ua)``).
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 
 from scrapy import Request, signals
 from scrapy.exceptions import (
@@ -30,6 +33,7 @@ from scrapy.exceptions import (
 )
 from scrapy.http.request import NO_CALLBACK
 from scrapy.utils.asyncio import call_later, is_asyncio_available
+from scrapy.utils.defer import deferred_from_coro
 from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet.error import DNSLookupError
 
@@ -46,6 +50,7 @@ from wackycrawl.crawl.robots import (
     retry_after_seconds,
     robots_key,
 )
+from wackycrawl.distributed.queue import NOT_BEFORE_META
 
 logger = logging.getLogger(__name__)
 
@@ -74,6 +79,10 @@ class RobotsMiddleware:
         self._parked: dict[str, list[Request]] = {}
         self._no_such_host: set[str] = set()  # robots keys whose last fetch failed in DNS
         self._timers: dict[str, object] = {}
+        self._due: dict[str, float] = {}  # robots key -> table clock of its parked requests' retry
+        self.idle_close = s.getfloat("WACKY_IDLE_CLOSE_SECONDS", 30.0)
+        self._idle_since: float | None = None
+        self._closing = False
         crawler.signals.connect(self._spider_idle, signal=signals.spider_idle)
         crawler.signals.connect(self._bytes_received, signal=signals.bytes_received)
         crawler.signals.connect(self._spider_closed, signal=signals.spider_closed)
@@ -174,31 +183,66 @@ class RobotsMiddleware:
             raise StopDownload(fail=False)
 
     def _defer(self, key: str, request: Request, entry: RobotsEntry) -> None:
-        """Park ``request`` until the entry expires, or drop it after max deferrals; raises."""
+        """Park ``request`` until the entry expires, or drop it after max deferrals; raises.
+        With a frontier (SQLite or Redis) it is parked there with its not-before time, so a
+        ``kill -9`` loses none; else in memory here."""
         n = request.meta.get(DEFERRALS_META, 0)
         if n >= self.max_deferrals:
             self.stats.inc_value("wacky/robots/dropped_unreachable")
             drops.record(self.crawler, "robots_unreachable", request.url,
                          f"robots.txt unreachable after {n} deferrals")
             raise IgnoreRequest("robots.txt unreachable")
-        self._parked.setdefault(key, []).append(
-            request.replace(dont_filter=True, meta={**request.meta, DEFERRALS_META: n + 1}))
-        if key not in self._timers:
-            delay = max(0.0, entry.expires - self.table.clock())
-            self._timers[key] = call_later(delay, self._reschedule, key)
+        delay = max(0.0, entry.expires - self.table.clock())
+        meta = {**request.meta, DEFERRALS_META: n + 1}
         self.stats.inc_value("wacky/robots/deferred")
+        scheduler = getattr(self.crawler.engine._slot, "scheduler", None)
+        if hasattr(scheduler, "queue"):  # the frontier keeps it
+            meta[NOT_BEFORE_META] = time.time() + delay
+            self.crawler.engine.crawl(request.replace(dont_filter=True, meta=meta))
+            raise IgnoreRequest("robots.txt unreachable: parked in the frontier")
+        self._parked.setdefault(key, []).append(request.replace(dont_filter=True, meta=meta))
+        if key not in self._timers:
+            self._timers[key] = call_later(delay, self._reschedule, key)
+            self._due[key] = self.table.clock() + delay
+        self._parked_stats()
         raise IgnoreRequest("robots.txt unreachable: deferred")
+
+    def _parked_stats(self) -> None:
+        """The parked requests' figures for the progress line (as the frontier sets them)."""
+        n = sum(len(r) for r in self._parked.values())
+        self.stats.set_value("wacky/frontier/parked_now", n)
+        self.stats.set_value("wacky/frontier/parked_hosts", len(self._parked))
+        due = [self._due[k] for k in self._parked if k in self._due]
+        if due:
+            self.stats.set_value("wacky/frontier/parked_next", max(0.0, min(due) - self.table.clock()))
 
     def _reschedule(self, key: str) -> None:
         self._timers.pop(key, None)
+        self._due.pop(key, None)
         requests = self._parked.pop(key, [])
+        self._parked_stats()
         logger.info("robots.txt %s: retry, %d requests scheduled again", key, len(requests))
         for request in requests:
             self.crawler.engine.crawl(request)
 
     def _spider_idle(self) -> None:
-        if self._parked:
+        """Only parked requests left: keep the crawl open WACKY_IDLE_CLOSE_SECONDS, then
+        close it with reason ``idle`` (they are dropped and counted at close)."""
+        if not self._parked:
+            self._idle_since = None
+            return
+        now = self.table.clock()
+        if self._idle_since is None:
+            self._idle_since = now
+            logger.info("only %d parked requests left: closing as idle in %.0f s unless "
+                        "robots.txt is retried before", sum(map(len, self._parked.values())),
+                        self.idle_close)
+        if now - self._idle_since < self.idle_close:
             raise DontCloseSpider
+        if not self._closing:
+            self._closing = True
+            deferred_from_coro(self.crawler.engine.close_spider_async(reason="idle"))
+        raise DontCloseSpider
 
     def _spider_closed(self) -> None:
         for timer in self._timers.values():

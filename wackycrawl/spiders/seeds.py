@@ -9,9 +9,15 @@ scope of WACKY_SCOPE_* (``wackycrawl.middlewares.scope``); non-HTML extensions a
 requested (Scrapy's LinkExtractor ``IGNORED_EXTENSIONS``). Pages below the size window are not
 stored but their links are followed (``response.meta["wacky_store"]`` is set by
 ``wackycrawl.middlewares.sizewindow``).
-With ``REDIS_URL`` set the crawl is distributed (``wackycrawl.distributed.scheduler``): the
-seed list goes into the shared Redis queue and more seeds can be pushed there
-(``wackycrawl seeds push``); with REDIS_URL in the environment no seed list is needed.
+With ``REDIS_URL`` (or ``REDIS_HOST``) set the crawl is distributed
+(``wackycrawl.distributed.scheduler``): the seed list goes into the shared Redis queue, and
+the spider is a scrapy-redis ``RedisMixin``: more seeds are read from its ``redis_key``
+(``REDIS_START_URLS_KEY``, default ``wacky:<crawl>:start_urls``; a LIST, or a SET with
+``REDIS_START_URLS_AS_SET``), pushed as JSON ``{"url": ..., "meta": {...}}`` or as a bare
+URL (``redis-cli lpush wacky:seeds:start_urls URL``, ``wackycrawl seeds push``), in batches
+of ``CONCURRENT_REQUESTS`` whenever the frontier's queue is empty; with REDIS_URL in the
+environment no seed list is needed. Pushed seeds are ``dont_filter`` (re-seeding a finished
+crawl fetches them again) but recorded as seen.
 
 Search-query seeds (BootCaT/WaCky, ``wackycrawl.seeding``): a seed line that is a query URL of
 a configured engine (``wackycrawl.seeding.engines.configured``) or of one a
@@ -33,6 +39,7 @@ WACKY_PROFILE (``wackycrawl.crawl.profiles``) is applied in :meth:`update_settin
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 from datetime import UTC, datetime
@@ -44,6 +51,7 @@ from scrapy.exceptions import IgnoreRequest
 from scrapy.http import HtmlResponse
 from scrapy.linkextractors import LinkExtractor
 from scrapy.spidermiddlewares.httperror import HttpError
+from scrapy_redis.spiders import RedisMixin
 from w3lib.url import safe_url_string
 
 from wackycrawl import __version__
@@ -89,7 +97,23 @@ def _is_seed_url(line: str) -> bool:
             and "\ufffd" not in line)
 
 
-class SeedsSpider(scrapy.Spider):
+def seed_request(raw: bytes | str, encoding: str = "utf-8") -> scrapy.Request | None:
+    """A seed pushed as JSON ``{"url": ..., "meta": {...}, "priority": n}`` (scrapy-redis's
+    format) or as a bare http(s) URL; None if it is neither."""
+    text = raw.decode(encoding, errors="replace") if isinstance(raw, bytes) else raw
+    text = text.strip()
+    try:
+        data = json.loads(text) if text.startswith("{") else {"url": text}
+        url = data["url"]
+        if not isinstance(url, str) or not _is_seed_url(url):
+            return None
+        return scrapy.Request(url, meta=dict(data.get("meta") or {}), dont_filter=True,
+                              priority=int(data.get("priority", 0)))
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+class SeedsSpider(RedisMixin, scrapy.Spider):
     name = "seeds"
 
     def __init__(self, seeds: str | None = None, queries: str | None = None, *args, **kwargs):
@@ -128,6 +152,21 @@ class SeedsSpider(scrapy.Spider):
         spider.serp_delays = s.getdict("WACKY_SERP_DELAYS")
         spider.serp_max_bytes = s.getint("WACKY_SERP_MAX_BYTES", 2 * 1024 * 1024)
         spider.quota = serp.DomainQuota(s.getint("WACKY_SERP_MAX_PER_DOMAIN", 1))
+        from wackycrawl.distributed.scheduler import connect, crawl_name, frontier_mode
+
+        if frontier_mode(s) == "redis":
+            name = crawl_name(s, cls.name)
+            spider.redis_key = (s.get("REDIS_START_URLS_KEY") or "%(name)s:start_urls") % {
+                "name": name}
+            spider.setup_redis(crawler)
+            spider.server = connect(s)  # the frontier's client: it waits through outages
+            if s.getbool("REDIS_START_URLS_AS_SET"):
+                spider.fetch_data, spider.count_size = spider.server.spop, spider.server.scard
+            elif s.getbool("REDIS_START_URLS_AS_ZSET"):
+                spider.fetch_data = spider.pop_priority_queue
+                spider.count_size = spider.server.zcard
+            else:
+                spider.fetch_data, spider.count_size = spider.pop_list_queue, spider.server.llen
         return spider
 
     def _declared_engines(self, path: str) -> None:
@@ -141,6 +180,15 @@ class SeedsSpider(scrapy.Spider):
                 logger.info("seed file %s: search engine %s (%s)", path, engine.name,
                             engine.template)
                 self.engines.append(engine)
+
+    def spider_idle(self):
+        """RedisMixin's idle handler: nothing to do, the frontier scheduler pulls seeds
+        whenever its queue is empty and decides when the crawl is done."""
+
+    def make_request_from_data(self, data: bytes) -> scrapy.Request | None:
+        """RedisMixin's seed reader: JSON or a bare URL (:func:`seed_request`), no
+        deprecation warning for bare URLs; None (a dead letter) for anything else."""
+        return seed_request(data, self.redis_encoding or "utf-8")
 
     async def start(self):
         stats = self.crawler.stats

@@ -1,0 +1,115 @@
+"""Redis connections of a crawl: scrapy-redis's settings, and a pause instead of errors.
+
+The client is built by scrapy-redis (``scrapy_redis.connection.get_redis_from_settings``), so
+its settings mean what its documentation says: ``REDIS_URL`` (wins), else ``REDIS_HOST`` /
+``REDIS_PORT`` / ``REDIS_DB``, plus ``REDIS_PARAMS`` (redis-py client arguments over
+scrapy-redis's defaults: 30 s socket timeouts, ``REDIS_ENCODING``). Replies stay bytes.
+
+A Redis outage (connection refused or reset, timeout, ``LOADING`` after a restart from the
+AOF) is a pause, not an error: :class:`OutageRetry` repeats the command every
+``RETRY_PAUSE`` seconds for up to ``WACKY_REDIS_OUTAGE_SECONDS``, logging one WARNING when
+the outage starts and one when it ends (one pair per process, whatever the number of
+clients). Waiting blocks the crawl process: nothing is scheduled, fetched or acknowledged
+meanwhile, so no component sees a half-done step and nothing spins. Past the limit the
+error is raised (the caller logs it) and the worker is closed with reason ``redis_outage``
+by the scheduler. Commands that Redis ran before it died are in its AOF
+(``appendfsync always`` to lose none) and are not run twice: only a command whose reply
+was lost is sent again, and every frontier step is an idempotent Lua script.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+import time
+
+import redis
+from redis.retry import Retry
+from scrapy_redis import connection
+
+from wackycrawl.distributed.keys import redis_url
+
+logger = logging.getLogger(__name__)
+
+OUTAGE_SECONDS = 300.0  # WACKY_REDIS_OUTAGE_SECONDS
+RETRY_PAUSE = 0.25  # seconds between two attempts during an outage
+
+
+class _NoBackoff:
+    def reset(self) -> None:
+        pass
+
+    def compute(self, failures: int) -> float:
+        return 0.0
+
+
+class Outage:
+    """The process's view of Redis: ``since`` (monotonic seconds) while it is unreachable."""
+
+    since: float | None = None
+    count = 0  # outages so far (stats: wacky/redis/outages)
+    seconds = 0.0  # total seconds paused
+
+    @classmethod
+    def begin(cls, error: Exception) -> None:
+        if cls.since is None:
+            cls.since = time.monotonic()
+            cls.count += 1
+            logger.warning("Redis unreachable (%s): crawl paused until it answers",
+                           str(error) or type(error).__name__)
+
+    @classmethod
+    def end(cls) -> None:
+        if cls.since is not None:
+            took = time.monotonic() - cls.since
+            cls.since, cls.seconds = None, cls.seconds + took
+            logger.warning("Redis answers again after %.1f s: crawl resumed", took)
+
+
+class OutageRetry(Retry):
+    """redis-py's ``Retry`` that retries for ``seconds`` of wall time instead of N times."""
+
+    def __init__(self, seconds: float = OUTAGE_SECONDS, pause: float = RETRY_PAUSE):
+        super().__init__(_NoBackoff(), -1, (redis.ConnectionError, redis.TimeoutError,
+                                            socket.timeout))
+        self.seconds, self.pause = seconds, pause
+
+    def call_with_retry(self, do, fail, is_retryable=None, with_failure_count=False):
+        failures = 0
+        while True:
+            try:
+                result = do()
+            except self._supported_errors as error:
+                if is_retryable and not is_retryable(error):
+                    raise
+                failures += 1
+                fail(error, failures) if with_failure_count else fail(error)
+                Outage.begin(error)
+                if time.monotonic() - Outage.since > self.seconds:
+                    raise
+                time.sleep(self.pause)
+            else:
+                Outage.end()
+                return result
+
+
+def redis_configured(settings) -> bool:
+    """True when the settings (or ``REDIS_URL`` in the environment) name a Redis server."""
+    return bool(redis_url(settings) or settings.get("REDIS_HOST"))
+
+
+def from_settings(settings) -> redis.Redis:
+    """A client for the crawl's Redis (module doc) from Scrapy ``settings``; ValueError if
+    none is configured."""
+    if not redis_configured(settings):
+        raise ValueError("WACKY_FRONTIER is 'redis' but neither REDIS_URL nor REDIS_HOST is set")
+    s = settings.copy()
+    s.frozen = False  # a copy of the crawler's frozen settings
+    if url := redis_url(settings):
+        s.set("REDIS_URL", url, priority="cmdline")
+    params = s.getdict("REDIS_PARAMS")
+    params.setdefault("retry", OutageRetry(s.getfloat("WACKY_REDIS_OUTAGE_SECONDS",
+                                                      OUTAGE_SECONDS)))
+    params.setdefault("retry_on_error", [redis.ConnectionError, redis.TimeoutError])
+    s.set("REDIS_PARAMS", params, priority="cmdline")
+    return connection.get_redis_from_settings(s)

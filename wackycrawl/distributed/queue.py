@@ -1,0 +1,206 @@
+"""The lease queue as scrapy-redis's ``SCHEDULER_QUEUE_CLASS``: a ``scrapy_redis.queue.Base``.
+
+:class:`FrontierQueue` is built as scrapy-redis builds its queues (``server``, ``spider``,
+``key`` = ``SCHEDULER_QUEUE_KEY``, ``serializer`` = ``SCHEDULER_SERIALIZER``, default
+pickle) over :class:`~wackycrawl.distributed.leasequeue.LeaseQueue` (Redis; its other keys
+are ``<key>:requests`` etc., see :mod:`.keys`) or, with ``server=None`` and ``key`` = the
+JOBDIR, over :class:`~wackycrawl.distributed.local.LocalFrontier` (SQLite). What it adds to
+scrapy-redis's queues: ``pop`` leases instead of removing, and :meth:`FrontierQueue.beat`
+acknowledges the requests Scrapy's engine has finished (left its ``inprogress`` set: after
+the spider callback, the item pipelines and the requests it yielded), renews the leases
+still held (also of requests waiting for their host's turn in the politeness middleware:
+they are in ``inprogress`` too) and puts expired leases of dead workers back.
+
+Payloads: one format-version byte (:data:`FORMAT`) then the serialized ``Request.to_dict``
+without the fields at their default. An entry a worker cannot decode (another version,
+a corrupt or foreign payload, a callback the spider lacks) is moved to the dead-letter list
+``<key>:dead`` (``<reason>\\t<id>\\t<payload>``) with an ERROR line and
+``wacky/frontier/dead_letter``, never dropped silently and never a crash.
+
+A request whose ``meta["wacky_not_before"]`` (``time.time()`` seconds) lies ahead is
+*parked* in the frontier until then (robots.txt unreachable, Retry-After; C01, C06), so a
+``kill -9`` loses none. A request pushed while this worker holds its lease (a retry, a
+parked request, a graceful stop) hands the lease back atomically.
+"""
+
+from __future__ import annotations
+
+import logging
+import pickle
+import time
+
+from scrapy import Request
+from scrapy.utils.httpobj import urlparse_cached
+from scrapy.utils.request import request_from_dict
+from scrapy_redis.queue import Base
+
+from wackycrawl.distributed import local
+from wackycrawl.distributed.connection import Outage
+from wackycrawl.distributed.fingerprint import fingerprint
+from wackycrawl.distributed.keys import QueueKeys
+from wackycrawl.distributed.leasequeue import LEASE_SECONDS, LeaseQueue
+from wackycrawl.pipelines import crawl_worker_id
+
+logger = logging.getLogger(__name__)
+
+FORMAT = 1  # payload format version: the first byte of every payload
+NOT_BEFORE_META = "wacky_not_before"  # time.time() before which a request is not sent
+_DEFAULTS = Request("http://x.test/").to_dict()
+
+
+class PayloadError(ValueError):
+    """A queue entry that cannot be turned back into a request; ``reason`` names why."""
+
+    def __init__(self, reason: str, detail: str):
+        super().__init__(f"{reason}: {detail}")
+        self.reason = reason
+
+
+class _Pickle:
+    @staticmethod
+    def dumps(obj) -> bytes:
+        return pickle.dumps(obj, protocol=4)
+
+    loads = staticmethod(pickle.loads)
+
+
+def encode(request: Request, spider=None, serializer=_Pickle) -> bytes:
+    """The payload of ``request``: :data:`FORMAT` byte + serialized dict without defaults
+    (under half the bytes of scrapy-redis's; ``request_from_dict`` restores them)."""
+    d = request.to_dict(spider=spider)
+    d = {k: v for k, v in d.items() if k == "url" or k not in _DEFAULTS or v != _DEFAULTS[k]}
+    return bytes([FORMAT]) + serializer.dumps(d)
+
+
+def decode(payload: bytes | None, spider=None, serializer=_Pickle) -> Request:
+    """The request of a payload; raises :class:`PayloadError` (reason ``missing``,
+    ``version``, ``corrupt`` or ``request``)."""
+    if not payload:
+        raise PayloadError("missing", "no payload")
+    if payload[0] != FORMAT:
+        raise PayloadError("version", f"format {payload[0]}, this worker reads {FORMAT}")
+    try:
+        data = serializer.loads(payload[1:])
+    except Exception as exc:  # noqa: BLE001 - unpickling raises anything
+        raise PayloadError("corrupt", repr(exc)[:200]) from None
+    try:
+        return request_from_dict(data, spider=spider)
+    except Exception as exc:  # noqa: BLE001 - missing callback, bad fields
+        raise PayloadError("request", repr(exc)[:200]) from None
+
+
+class FrontierQueue(Base):
+    """scrapy-redis queue with leases (module doc); ``len()`` = requests ready to lease."""
+
+    def __init__(self, server, spider, key, serializer=None):
+        super().__init__(server, spider, key, serializer or _Pickle)
+        crawler = spider.crawler
+        s = crawler.settings
+        self.stats, self.worker = crawler.stats, crawl_worker_id(crawler)
+        self.lease_seconds = s.getfloat("WACKY_LEASE_SECONDS", LEASE_SECONDS)
+        if server is None:
+            self.backend = local.LocalFrontier(self.key, self.worker)
+            back = self.backend.open()
+            self.stats.inc_value("wacky/frontier/reclaimed", back)
+            logger.info("local frontier %s: %d queued, %d parked, %d in flight in the last run "
+                        "put back", self.backend.path, len(self), self.backend.parked()[0], back)
+        else:
+            self.backend = LeaseQueue(server, QueueKeys(self.key), self.worker,
+                                      self.lease_seconds)
+        self.held: dict[Request, tuple[str, str]] = {}  # request -> (id, lease token)
+        self._ids: dict[str, Request] = {}
+        self._outages = Outage.count
+        self._no_reclaim_until = 0.0
+
+    def __len__(self) -> int:
+        return self.backend.queued()
+
+    def push(self, request: Request) -> bool:
+        """Queue ``request`` (parked while its ``wacky_not_before`` lies ahead); False if it
+        is already queued, parked or leased by any worker."""
+        rid = fingerprint(request.method, request.url, request.body).hex()
+        delay = (request.meta.get(NOT_BEFORE_META) or 0.0) - time.time()
+        token = ""
+        if (mine := self._ids.pop(rid, None)) is not None:
+            token = self.held.pop(mine)[1]
+        host = urlparse_cached(request).netloc if delay > 0 else ""
+        ok = self.backend.push(rid, request.priority, self._encode_request(request), token,
+                               max(0.0, delay), host)
+        if delay > 0 and ok:
+            self.stats.inc_value("wacky/frontier/parked")
+        return ok
+
+    def _encode_request(self, request: Request) -> bytes:
+        return encode(request, self.spider, self.serializer)
+
+    def pop(self, timeout=0) -> Request | None:
+        """Lease the next request (never blocks: ``timeout``, scrapy-redis's BRPOP wait,
+        stalls the reactor, notes/stack.md 4.4). Undecodable entries become dead letters."""
+        while (leased := self.backend.pop()) is not None:
+            try:
+                request = decode(leased.payload, self.spider, self.serializer)
+            except PayloadError as exc:
+                self._dead_letter(leased, exc)
+                continue
+            self.held[request] = (leased.id, leased.token)
+            self._ids[leased.id] = request
+            return request
+        return None
+
+    def _dead_letter(self, leased, exc: PayloadError) -> None:
+        entry = f"{exc.reason}\t{leased.id}\t".encode() + (leased.payload or b"")
+        self.backend.ack(leased.id, leased.token, dead=entry)
+        self.stats.inc_value("wacky/frontier/dead_letter")
+        logger.error("frontier entry %s cannot be read (%s): moved to the dead letters %s",
+                     leased.id, exc, f"{self.key}:dead" if self.server is not None else
+                     f"{self.backend.path} (table dead)")
+
+    def dead_letter_raw(self, raw: bytes, reason: str) -> None:
+        """Keep a seed or other raw entry that made no request among the dead letters."""
+        if self.server is not None:
+            self.server.lpush(f"{self.key}:dead", f"{reason}\t-\t".encode() + raw)
+
+    # -- leases ------------------------------------------------------------------------------
+    def ack_finished(self, in_progress) -> None:
+        """Acknowledge the held requests that are not in ``in_progress`` (the engine's)."""
+        for request in [r for r in self.held if r not in in_progress]:
+            rid, token = self.held.pop(request)
+            del self._ids[rid]
+            if self.backend.ack(rid, token):
+                self.stats.inc_value("wacky/frontier/acked")
+            else:
+                logger.warning("lease of %s was lost before it was acknowledged", request)
+                self.stats.inc_value("wacky/frontier/lease_lost")
+
+    def beat(self, in_progress) -> None:
+        """The heartbeat: acknowledge, renew, and reclaim dead workers' leases. After a
+        Redis outage no lease is reclaimed for one lease period, so every live worker has
+        renewed its own first (the server's clock ran on while nobody could renew)."""
+        self.ack_finished(in_progress)
+        held = list(self.held.values())
+        lost = len(held) - self.backend.renew(held)
+        if lost:
+            logger.warning("%d leases of this worker expired and were given to others", lost)
+            self.stats.inc_value("wacky/frontier/lease_lost", lost)
+        if self._outages != Outage.count:
+            self._outages = Outage.count
+            self._no_reclaim_until = time.monotonic() + self.lease_seconds
+        if time.monotonic() >= self._no_reclaim_until and (back := self.backend.reclaim()):
+            logger.warning("%d requests of a dead worker put back into the queue", back)
+            self.stats.inc_value("wacky/frontier/reclaimed", back)
+
+    def give_back(self) -> int:
+        """A graceful stop: every lease still held goes back to the queue at its place."""
+        n = 0
+        for rid, token in self.held.values():
+            n += self.backend.ack(rid, token, requeue=True)
+        self.held.clear()
+        self._ids.clear()
+        return n
+
+    def clear(self) -> None:
+        self.backend.clear()
+
+    def close(self) -> None:
+        if self.server is None:
+            self.backend.close()
