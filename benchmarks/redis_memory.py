@@ -31,7 +31,7 @@ from wackycrawl.distributed.fingerprint import fingerprint
 from wackycrawl.distributed.keys import CrawlKeys
 from wackycrawl.distributed.leasequeue import LeaseQueue
 from wackycrawl.distributed.politeness import RedisHostSchedule
-from wackycrawl.distributed.scheduler import encode
+from wackycrawl.distributed.queue import encode
 from wackycrawl.distributed.seen import RedisBloom, RedisSeenSet, bloom_size
 from wackycrawl.distributed.simhash import RedisDedupIndex
 

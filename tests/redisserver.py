@@ -1,6 +1,8 @@
 """A throw-away ``redis-server`` on a free loopback port, for tests and benchmarks.
 
-It runs with ``--save "" --appendonly no`` in a temporary directory and is killed on exit.
+It runs with ``--save "" --appendonly no`` in a temporary directory and is killed on exit;
+with ``aof=True`` it keeps an append-only file (``appendfsync always``), so :meth:`kill`
+(SIGKILL) and :meth:`start` again on the same port restart it from its AOF.
 If the binary is missing the caller's test is skipped, unless ``WACKY_REQUIRE_REDIS=1`` (CI):
 then it fails.
 """
@@ -30,7 +32,7 @@ def _free_port() -> int:
 class RedisServer:
     """``with RedisServer() as srv:`` gives ``srv.url`` and ``srv.client()``."""
 
-    def __init__(self):
+    def __init__(self, aof: bool = False):
         binary = BINARY if os.path.exists(BINARY) else shutil.which("redis-server")
         if not binary:
             message = f"{BINARY} not found (apt-get install redis-server)"
@@ -41,6 +43,7 @@ class RedisServer:
         self.port = _free_port()
         self.url = f"redis://127.0.0.1:{self.port}/0"
         self.proc: subprocess.Popen | None = None
+        self.aof = aof
         self.dir = tempfile.mkdtemp(prefix="wacky-redis-")
 
     def client(self) -> redis.Redis:
@@ -49,7 +52,8 @@ class RedisServer:
     def start(self) -> Self:
         self.proc = subprocess.Popen(
             [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "no", "--dir", self.dir], stdout=subprocess.DEVNULL,
+             "--appendonly", "yes" if self.aof else "no", "--appendfsync", "always",
+             "--dir", self.dir], stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL)
         end = time.monotonic() + 10
         while True:
@@ -62,11 +66,15 @@ class RedisServer:
                     raise RuntimeError(f"redis-server did not start on port {self.port}")
                 time.sleep(0.05)
 
-    def stop(self) -> None:
+    def kill(self) -> None:
+        """SIGKILL the server, keeping its directory (and AOF) for :meth:`start`."""
         if self.proc is not None:
             self.proc.kill()
             self.proc.wait()
             self.proc = None
+
+    def stop(self) -> None:
+        self.kill()
         shutil.rmtree(self.dir, ignore_errors=True)
 
     def __enter__(self) -> Self:

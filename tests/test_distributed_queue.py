@@ -110,7 +110,7 @@ def test_parked_request_waits_in_redis_until_its_time(r):
     assert not q.push("a", 0, b"dup")
     assert q.in_flight() == 0 and q.queued() == 1
     n, hosts, wait = q.parked()
-    assert (n, hosts) == (1, 1) and 0 < wait <= 0.4
+    assert (n, hosts) == (1, 1) and 0 < wait <= 0.41
     assert q.pop().id == "b" and q.pop() is None
     time.sleep(0.5)
     again = q.pop()
@@ -183,11 +183,15 @@ def test_status_collects_worker_counters(r):
     q.pop()
     r.lpush(KEYS.start_urls, '{"url": "http://s.test/"}')
     status.publish(r, KEYS, "w1", {"started": time.time() - 60, "pages": 30, "kept": 10,
-                                   "drop/too_small": 4, "state": "running"})
+                                   "drop/too_small": 4, "state": "running",
+                                   "waiting/h.test": 3, "waiting/g.test": 1})
     status.publish(r, KEYS, "w2", {"started": time.time() - 60, "pages": 30, "kept": 5,
                                    "drop/too_small": 1, "drop/wrong_language": 2})
+    q.push("c", 0, b"x", delay=30, host="p.test")
     s = status.collect(r, KEYS)
     assert s["queued"] == 1 and s["in_flight"] == 1 and s["seeds_waiting"] == 1
+    assert (s["parked"], s["parked_hosts"], s["dead_letters"]) == (1, 1, 0)
+    assert s["waiting"] == {"h.test": 3, "g.test": 1}
     assert s["leases"] == {"w1": 1}
     assert s["kept"] == 15 and s["drops"] == {"too_small": 5, "wrong_language": 2}
     assert 50 < s["pages_per_min"] < 70

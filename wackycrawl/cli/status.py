@@ -1,8 +1,11 @@
 """``wackycrawl status --redis URL [--crawl NAME] [--json]``: progress of a Redis crawl.
 
-Prints the queue length, seeds waiting, seen URLs, URLs written, in-flight leases per
-worker, documents kept, drops by reason and pages per minute, from the counters workers
-publish (:mod:`wackycrawl.distributed.status`). Exit status 2 if Redis cannot be reached.
+Prints, each with what it counts: requests queued (ready to lease), parked (waiting for a
+not-before time), leases (popped and not yet acknowledged, including those waiting for their
+host's turn), seeds waiting, seen (canonical URLs ever scheduled), URLs written, dead letters,
+then per worker its leases and pages, per host the leased requests waiting for its turn,
+documents kept, drops by reason and pages per minute, from the counters workers publish
+(:mod:`wackycrawl.distributed.status`). Exit status 2 if Redis cannot be reached.
 """
 
 import json
@@ -36,14 +39,27 @@ def run(args) -> int:
     if args.json:
         print(json.dumps(s, sort_keys=True))
         return 0
-    print(f"crawl {s['crawl']}: {s['queued']} queued, {s['seeds_waiting']} seeds waiting, "
-          f"{s['seen']} seen URLs, {s['written']} URLs written")
-    print(f"in flight: {s['in_flight']} leases")
+    keys = CrawlKeys(args.crawl)
+    print(f"crawl {s['crawl']}:")
+    print(f"  queued   {s['queued']:>9}  requests ready to be leased by a worker")
+    print(f"  parked   {s['parked']:>9}  requests waiting in Redis for a not-before time (robots.txt "
+          f"unreachable, Retry-After), on {s['parked_hosts']} hosts")
+    print(f"  leases   {s['in_flight']:>9}  requests popped and not yet acknowledged (downloading, "
+          "in the pipelines, or waiting for their host's turn)")
+    print(f"  seeds    {s['seeds_waiting']:>9}  seeds pushed and not yet read ({keys.start_urls})")
+    print(f"  seen     {s['seen']:>9}  canonical URLs ever scheduled (the dupefilter; "
+          "fetched, queued or filtered later)")
+    print(f"  written  {s['written']:>9}  URLs whose document is in a TREC file")
+    print(f"  dead     {s['dead_letters']:>9}  entries no worker could read ({keys.dead})")
     now = time.time()
     for wid, h in s["workers"].items():
         age = now - float(h["updated"])
         print(f"  worker {wid}: {s['leases'].get(wid, 0)} leases, {h.get('pages', 0)} pages, "
               f"{h.get('kept', 0)} kept, {h.get('state', '?')}, updated {age:.0f} s ago")
+    top = list(s["waiting"].items())[:10]
+    print("waiting for their host's turn (leased, one request per host at a time): "
+          + (", ".join(f"{host} {n}" for host, n in top) or "none")
+          + (f" (+{len(s['waiting']) - 10} hosts)" if len(s["waiting"]) > 10 else ""))
     print(f"documents kept: {s['kept']}; pages: {s['pages']} ({s['pages_per_min']} pages/min)")
     print("drops: " + (", ".join(f"{k} {v}" for k, v in s["drops"].items()) or "none"))
     return 0

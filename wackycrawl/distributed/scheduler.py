@@ -174,7 +174,7 @@ class FrontierScheduler(scrapy_redis_scheduler.Scheduler):
         if len(self.queue) or waiting or q.in_flight() > len(self.queue.held):
             self._idle_since = None
             return True
-        parked = q.parked()[0]
+        parked = self._parked_stats()
         if not parked and self.server is None:
             return False
         now = time.monotonic()
@@ -249,11 +249,7 @@ class FrontierScheduler(scrapy_redis_scheduler.Scheduler):
     def _beat(self) -> None:
         try:
             self.queue.beat(self._slot().inprogress)
-            n, hosts, wait = self.queue.backend.parked()
-            self.stats.set_value("wacky/frontier/parked_now", n)
-            self.stats.set_value("wacky/frontier/parked_hosts", hosts)
-            if wait is not None:
-                self.stats.set_value("wacky/frontier/parked_next", wait)
+            self._parked_stats()
             if self.server is not None and time.time() - self._published >= self.publish_every:
                 self._publish("running")
             self._slot().nextcall.schedule()  # pushed seeds, reclaimed requests, idle close
@@ -261,6 +257,15 @@ class FrontierScheduler(scrapy_redis_scheduler.Scheduler):
             self._redis_failed(exc)
         except Exception:  # noqa: BLE001 - the heartbeat must outlive any one failure
             logger.exception("frontier heartbeat failed; retried at the next beat")
+
+    def _parked_stats(self) -> int:
+        """Put the parked requests' figures into the stats (progress line); returns their number."""
+        n, hosts, wait = self.queue.backend.parked()
+        self.stats.set_value("wacky/frontier/parked_now", n)
+        self.stats.set_value("wacky/frontier/parked_hosts", hosts)
+        if wait is not None:
+            self.stats.set_value("wacky/frontier/parked_next", wait)
+        return n
 
     def _publish(self, state: str) -> None:
         stats = self.stats.get_stats()

@@ -1,8 +1,9 @@
 """What ``wackycrawl status`` shows for a Redis crawl, and what workers publish for it.
 
 Each worker writes its counters into the HASH ``worker:<id>`` (fields ``started``,
-``updated`` in seconds since the epoch, ``state``, ``pages``, ``kept``, ``leases`` and
-``drop/<reason>``) every ``WACKY_STATS_PUBLISH_SECONDS``; the hash expires a week after the
+``updated`` in seconds since the epoch, ``state``, ``pages``, ``kept``, ``leases``,
+``drop/<reason>`` and ``waiting/<host>``: leased requests waiting in the politeness
+middleware for their host's turn) every ``WACKY_STATS_PUBLISH_SECONDS``; the hash expires a week after the
 last update. scrapy-redis's RedisStatsCollector is not used (it breaks Scrapy's LogStats,
 notes/stack.md section 4).
 """
@@ -28,8 +29,11 @@ def publish(server, keys: CrawlKeys, worker: str, fields: dict) -> None:
 
 
 def collect(server, keys: CrawlKeys) -> dict:
-    """The status of a crawl as a dict: ``queued``, ``seeds_waiting``, ``seen``,
-    ``in_flight``, ``leases`` (per worker), ``workers`` (id -> counters), ``kept``,
+    """The status of a crawl as a dict: ``queued`` (ready to lease), ``parked`` (and
+    ``parked_hosts``), ``dead_letters``, ``seeds_waiting``, ``seen`` (canonical URLs ever
+    scheduled), ``written``, ``in_flight`` (leases: popped, not yet acknowledged),
+    ``leases`` (per worker), ``waiting`` (host -> leased requests waiting for the host's
+    turn, live workers), ``workers`` (id -> counters), ``kept``,
     ``pages``, ``drops`` (reason -> count), ``pages_per_min`` (all workers, over the span
     from the first start to the last update)."""
     workers = {}
@@ -38,16 +42,23 @@ def collect(server, keys: CrawlKeys) -> dict:
         if h:
             workers[wid] = h
     drops: dict[str, int] = {}
+    waiting: dict[str, int] = {}
     for h in workers.values():
         for k, v in h.items():
             if k.startswith("drop/"):
                 drops[k[5:]] = drops.get(k[5:], 0) + int(v)
+            elif k.startswith("waiting/") and not h.get("state", "").startswith("closed"):
+                waiting[k[8:]] = waiting.get(k[8:], 0) + int(v)
     pages = sum(int(h.get("pages", 0)) for h in workers.values())
     span = (max((float(h["updated"]) for h in workers.values()), default=0)
             - min((float(h.get("started", h["updated"])) for h in workers.values()), default=0))
     seen = server.scard(keys.seen) or int(server.get(keys.bloom_count) or 0)
+    parked_hosts = {v.rsplit(b"|", 1)[0] for v in server.hvals(keys.parked_hosts)}
     return {
         "crawl": keys.crawl, "queued": server.zcard(keys.queue),
+        "parked": server.zcard(keys.parked), "parked_hosts": len(parked_hosts),
+        "dead_letters": server.llen(keys.dead),
+        "waiting": dict(sorted(waiting.items(), key=lambda kv: -kv[1])),
         "seeds_waiting": server.llen(keys.start_urls), "seen": seen,
         "written": server.scard(keys.written), "in_flight": server.zcard(keys.inflight),
         "leases": leases_per_worker(server, keys), "workers": workers,

@@ -241,16 +241,22 @@ class RobotsMiddleware:
             raise DontCloseSpider
         if not self._closing:
             self._closing = True
+            self._drop_parked()  # counted before the close writes the stats
             deferred_from_coro(self.crawler.engine.close_spider_async(reason="idle"))
         raise DontCloseSpider
 
     def _spider_closed(self) -> None:
+        self._drop_parked()
+
+    def _drop_parked(self) -> None:
         for timer in self._timers.values():
             timer.cancel()
+        self._timers.clear()
         lost = sum(len(r) for r in self._parked.values())
         for request in (r for parked in self._parked.values() for r in parked):
             drops.record(self.crawler, "robots_unreachable", request.url,
                          "parked for an unreachable robots.txt when the crawl closed")
+        self._parked.clear()
         if lost:
             self.stats.inc_value("wacky/robots/dropped_unreachable", lost)
             logger.warning("%d requests parked for unreachable robots.txt dropped at close", lost)

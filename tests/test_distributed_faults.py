@@ -1,0 +1,93 @@
+"""Exactly once through faults, with real crawls over the local web and a real redis-server:
+``kill -9`` of one of two workers refetches only the pages the dead worker had leased (the
+local web's log of arrivals is the judge), and ``redis-server`` killed mid-crawl and
+restarted from its AOF is a clean pause (one WARNING each way, no traceback, no page
+twice, the same documents, the workers close by themselves)."""
+
+from __future__ import annotations
+
+import pickle
+import time
+from urllib.parse import urlsplit
+
+import pytest
+
+from tests.crawlrun import finish, start_crawl, wait_for
+from tests.localweb import LocalWeb
+from tests.redisserver import RedisServer
+from tests.test_crawl_e2e import build_chain_web, corpus_docs
+from tests.test_distributed_crawl import SEED, page_hits, worker_settings
+from wackycrawl.distributed.keys import CrawlKeys
+
+pytestmark = pytest.mark.crawl
+
+
+def leased_urls(r, keys: CrawlKeys, worker: str) -> set[tuple[str, str]]:
+    """(host, path) of the requests ``worker`` holds leases on now."""
+    out = set()
+    for rid, token in r.hgetall(keys.leases).items():
+        if token.decode().split("#", 1)[0] == worker:
+            parts = urlsplit(pickle.loads(r.hget(keys.requests, rid)[1:])["url"])
+            out.add((parts.hostname, parts.path))
+    return out
+
+
+def test_kill_9_refetches_only_the_dead_workers_leased_pages(tmp_path):
+    crawl = "kill9"
+    corpus = tmp_path / "corpus"
+    with RedisServer() as srv, LocalWeb() as web:
+        r, keys = srv.client(), CrawlKeys(crawl)
+        expected = build_chain_web(web, hosts=6, per_host=6)
+        s = {**worker_settings(srv, crawl, corpus, "wa", "0.2"), "WACKY_LEASE_SECONDS": "2"}
+        a, _ = start_crawl(web, [SEED], tmp_path / "a", s)
+        b, b_stats = start_crawl(web, [SEED], tmp_path / "b", {**s, "WACKY_WORKER_ID": "wb"})
+        assert wait_for(lambda: len(corpus_docs(corpus)) >= 6 and leased_urls(r, keys, "wa"),
+                        timeout=90)
+        a.kill()
+        a.wait()
+        dead_leases = leased_urls(r, keys, "wa")
+        again, again_stats = start_crawl(web, [SEED], tmp_path / "a2",
+                                         {**s, "WACKY_WORKER_ID": "wa2"})
+        results = [finish(b, tmp_path / "b", b_stats, timeout=180),
+                   finish(again, tmp_path / "a2", again_stats, timeout=180)]
+        hits = page_hits(web)
+    for result in results:
+        assert result.returncode == 0, result.log[-3000:]
+        assert "was lost before it was acknowledged" not in result.log
+        assert "expired and were given to others" not in result.log
+    assert sum(res.stat("wacky/frontier/reclaimed") for res in results) >= len(dead_leases)
+    assert not list(corpus.glob("*.open"))
+    twice = {k for k, n in hits.items() if n > 1}
+    assert twice <= dead_leases, f"fetched twice beyond the dead worker's leases: {twice}"
+    assert all(n <= 2 for n in hits.values())
+    urls = [d.url for d in corpus_docs(corpus)]
+    assert len(urls) == len(set(urls)) and set(urls) == expected
+
+
+def test_redis_killed_and_restarted_from_its_aof_is_a_clean_pause(tmp_path):
+    crawl = "outage"
+    corpus = tmp_path / "corpus"
+    with RedisServer(aof=True) as srv, LocalWeb() as web:
+        expected = build_chain_web(web, hosts=4, per_host=6)
+        s = {**worker_settings(srv, crawl, corpus, "w0", "0.2"),
+             "WACKY_REDIS_OUTAGE_SECONDS": "60"}
+        procs = [start_crawl(web, [SEED], tmp_path / f"w{i}", {**s, "WACKY_WORKER_ID": f"w{i}"})
+                 for i in range(2)]
+        assert wait_for(lambda: len(corpus_docs(corpus)) >= 4, timeout=90)
+        srv.kill()
+        time.sleep(4)  # workers wait: longer than the lease renewal, shorter than the limit
+        srv.start()
+        back = time.time()
+        results = [finish(p, tmp_path / f"w{i}", f, timeout=180) for i, (p, f) in enumerate(procs)]
+        hits = page_hits(web)
+    for result in results:
+        assert result.returncode == 0, result.log[-3000:]
+        assert result.stats.get("finish_reason") == "finished"
+        assert "Traceback" not in result.log and " ERROR: " not in result.log, result.log[-3000:]
+        assert result.log.count("Redis unreachable") == 1
+        assert result.log.count("Redis answers again") == 1
+    assert max(hits.values()) == 1, [k for k, n in hits.items() if n > 1]
+    urls = [d.url for d in corpus_docs(corpus)]
+    assert len(urls) == len(set(urls)) and set(urls) == expected
+    resumed = [h.time for h in web.hits if h.time > back]
+    assert resumed, "nothing fetched after Redis came back"
