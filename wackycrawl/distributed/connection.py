@@ -20,6 +20,7 @@ was lost is sent again, and every frontier step is an idempotent Lua script.
 from __future__ import annotations
 
 import logging
+import multiprocessing
 import socket
 import time
 
@@ -43,6 +44,12 @@ class _NoBackoff:
         return 0.0
 
 
+def _level() -> int:
+    """WARNING in the crawl process; DEBUG in its stage worker processes (which use Redis
+    too), so one outage is one pair of WARNING lines per worker."""
+    return logging.WARNING if multiprocessing.parent_process() is None else logging.DEBUG
+
+
 class Outage:
     """The process's view of Redis: ``since`` (monotonic seconds) while it is unreachable."""
 
@@ -55,15 +62,15 @@ class Outage:
         if cls.since is None:
             cls.since = time.monotonic()
             cls.count += 1
-            logger.warning("Redis unreachable (%s): crawl paused until it answers",
-                           str(error) or type(error).__name__)
+            logger.log(_level(), "Redis unreachable (%s): crawl paused until it answers",
+                       str(error) or type(error).__name__)
 
     @classmethod
     def end(cls) -> None:
         if cls.since is not None:
             took = time.monotonic() - cls.since
             cls.since, cls.seconds = None, cls.seconds + took
-            logger.warning("Redis answers again after %.1f s: crawl resumed", took)
+            logger.log(_level(), "Redis answers again after %.1f s: crawl resumed", took)
 
 
 class OutageRetry(Retry):
