@@ -415,3 +415,16 @@ WACKY_BLOOM_ERROR_RATE = 0.001
 # First stage: drops an item whose canonical URL was already written (after a crash or an
 # expired lease); on with the Redis or local frontier only.
 ITEM_PIPELINES["wackycrawl.distributed.pipeline.WrittenOncePipeline"] = 50
+
+# --- Raw archive: WARC/1.1 (wackycrawl.archive, wackycrawl.middlewares.warc) ---------------
+# Folder of the WARC files ("" = no archive): request, response (as received, Content-Encoding
+# kept) and a metadata record with the pipeline's decision per page of the size window.
+WACKY_WARC_DIR = ""
+# True: every response (redirects, errors, robots.txt, pages outside the window) is archived.
+WACKY_WARC_ALL = False
+# Rotate before this many compressed bytes (Heritrix's maxFileSizeBytes, Common Crawl: ~1 GB).
+WACKY_WARC_ROTATE_BYTES = 1_000_000_000
+# fsync after each record (power-loss safety; a kill -9 loses nothing written without it).
+WACKY_WARC_FSYNC = False
+# 945: after politeness (950), before HttpCompressionMiddleware (590) decodes the body.
+DOWNLOADER_MIDDLEWARES["wackycrawl.middlewares.warc.WarcMiddleware"] = 945

@@ -11,7 +11,8 @@ import os
 import sys
 
 SUBCOMMANDS = ["clean", "langid", "trec", "tuples", "queries", "seeds", "status",
-               "filter", "export", "report", "stats"]
+               "filter", "export", "report", "stats",
+               "process", "judge"]
 
 
 def write_output(command: str, output: str | None, text: str) -> bool:

@@ -1,0 +1,270 @@
+"""``wackycrawl process FILE... -o OUTDIR [-j N] [-s NAME=VALUE]``: rebuild a corpus from archives.
+
+Every ``response`` record of the WARC and ARC files (ours, Common Crawl's, ``wget
+--warc-file``'s, Heritrix's ARC; :mod:`wackycrawl.archive.reader`) goes through what a crawl
+does to a downloaded page: the size window (2xx, HTML, 5-200 KB decoded), then the crawl's
+item pipelines with the project's settings and the ``-s`` overrides
+(:class:`wackycrawl.pipelines.offline.Chain`): text, boilerplate, filters, language and
+fingerprint stages, dedup, TREC writer. Output: the TREC files and indexes a crawl writes,
+``drops-<worker>.tsv`` (time, URL, reason, detail of every page not kept) and
+``process-stats-<worker>.json`` (the crawl's stats keys) in OUTDIR.
+
+``-j N`` runs the stateless stages in N worker processes, one input file at a time each; dedup
+and the writer run here, over the files in their command-line order, so the output does not
+depend on N. The progress bar is tqdm's (one small module, stderr, off when stderr is no
+terminal or with ``--no-progress``).
+
+Resumable per input file: after each input its TREC file is closed, the dedup state saved
+(``OUTDIR/.process/``) and its name appended to ``OUTDIR/process-done.tsv``; a second run with
+the same OUTDIR skips the inputs listed there and first removes the TREC files of an input
+that was not finished (killed), so no document is written twice or lost. OUTDIR must be new
+or a previous ``process`` output. Exit codes: 0, 1 if some input could not be read or was
+damaged (named on stderr; the records before the damage count), 2 for usage errors.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import multiprocessing
+import os
+import pickle
+import sys
+from pathlib import Path
+
+from scrapy.settings import Settings
+from tqdm import tqdm
+
+from wackycrawl.archive.reader import ArchiveError, capture_item, iter_records
+from wackycrawl.pipelines import crawl_worker_id
+from wackycrawl.pipelines.offline import Chain, OfflineContext, drops_row, load_settings, \
+    window_reason
+from wackycrawl.pipelines.stages import StatsRecorder
+from wackycrawl.trec.reader import INDEX_SUFFIX
+
+logger = logging.getLogger(__name__)
+
+DONE_NAME = "process-done.tsv"
+STATE_DIR = ".process"
+_chain: Chain | None = None  # a worker's stages
+_counter = None  # bytes of input read, shared with the main process
+
+
+def _err(message: str) -> None:
+    print(f"wackycrawl process: {message}", file=sys.stderr)
+
+
+def stage_file(path: str, chain: Chain, spool: str, progress=None) -> dict:
+    """Read ``path``, apply the size window and the stateless stages, and pickle what is left
+    to ``spool``: ``("item", item)`` for items to finish, ``("drop", url, meta, message)``
+    for items dropped. Returns ``{"records": n, "error": str, "stats": calls}``; ``progress``
+    (if given) is called with the compressed bytes read since its last call."""
+    settings, stats = chain.context.settings, chain.stats
+    counts: dict[str, int] = {}
+    error, last = "", 0
+    with open(spool, "wb") as out:
+        try:
+            for capture in iter_records(path, settings.getint("WACKY_MAX_DOC_BYTES"), counts):
+                if progress:
+                    progress(capture.offset - last)
+                    last = capture.offset
+                stats.inc_value("wacky/process/responses")
+                item = capture_item(capture)
+                if not 200 <= capture.status < 300:
+                    stats.inc_value(f"wacky/process/status/{capture.status // 100}xx")
+                    continue
+                reason = "bad_encoding" if capture.error else window_reason(item, settings)
+                if reason:
+                    stats.inc_value(f"wacky/size/{reason}")
+                    entry = ("drop", item["url"], {}, f"{reason}: {item['url']} ({len(item['body'])}"
+                             f" B decoded{', ' + capture.error if capture.error else ''})")
+                else:
+                    stats.inc_value("wacky/size/in_window")
+                    try:
+                        entry = ("item", chain.run_stages(item))
+                    except Exception as exc:  # noqa: BLE001 - DropItem, or a stage's bug
+                        if type(exc).__name__ != "DropItem":
+                            logger.exception("stage failed on %s", item["url"])
+                        entry = ("drop", item["url"], item.get("meta", {}), str(exc))
+                pickle.dump(entry, out, pickle.HIGHEST_PROTOCOL)
+        except (ArchiveError, OSError) as exc:
+            error = str(exc)
+    if progress:
+        progress(max(os.path.getsize(path) - last, 0) if os.path.exists(path) else 0)
+    for kind, n in counts.items():
+        stats.inc_value(f"wacky/process/records/{kind}", n)
+    return {"error": error, "stats": stats.take() if isinstance(stats, StatsRecorder) else []}
+
+
+def _init_worker(settings: dict, counter) -> None:
+    global _chain, _counter
+    logging.basicConfig(level=logging.WARNING)
+    _chain = Chain(OfflineContext(Settings(settings), StatsRecorder()), rest=False)
+    _counter = counter
+
+
+def _add(n: int) -> None:
+    with _counter.get_lock():
+        _counter.value += n
+
+
+def _task(args: tuple[str, str]) -> dict:
+    path, spool = args
+    return stage_file(path, _chain, spool, _add)
+
+
+def _read_done(outdir: Path) -> dict[str, list[str]]:
+    done = {}
+    if (outdir / DONE_NAME).exists():
+        for line in (outdir / DONE_NAME).read_text(encoding="utf-8").splitlines():
+            if line and not line.startswith("#"):
+                name, _, files = line.partition("\t")
+                done[name] = [f for f in files.split(",") if f]
+    return done
+
+
+def _trec_files(outdir: Path) -> set[str]:
+    return {p.name for p in outdir.glob("*.trec.gz")}
+
+
+def _remove_unfinished(outdir: Path, done: dict[str, list[str]]) -> None:
+    listed = {f for files in done.values() for f in files}
+    for name in sorted(_trec_files(outdir) - listed):
+        logger.warning("removing %s: written for an input that was not finished", name)
+        _err(f"removing {name} (output of an unfinished input; it is processed again)")
+        (outdir / name).unlink()
+        (outdir / (name + INDEX_SUFFIX)).unlink(missing_ok=True)
+
+
+class _Run:
+    """The stateful half of a process run, in the main process."""
+
+    def __init__(self, chain: Chain, outdir: Path, worker: str):
+        self.chain, self.outdir = chain, outdir
+        self.drops = open(outdir / f"drops-{worker}.tsv", "a", encoding="utf-8")  # noqa: SIM115
+        self.kept = 0
+
+    def consume(self, spool: str) -> None:
+        with open(spool, "rb") as f:
+            while True:
+                try:
+                    entry = pickle.load(f)
+                except EOFError:
+                    break
+                if entry[0] == "item":
+                    drop = self.chain.finish(entry[1], run_stages=False)
+                    self.kept += drop is None
+                else:
+                    _, url, meta, message = entry
+                    drop = self.chain.dropped({"url": url, "meta": meta}, message)
+                if drop:
+                    self.drops.write(drops_row(drop))
+        os.remove(spool)
+
+    def mark_done(self, name: str, before: set[str]) -> None:
+        self.chain.checkpoint()
+        self.drops.flush()
+        written = sorted(_trec_files(self.outdir) - before)
+        with open(self.outdir / DONE_NAME, "a", encoding="utf-8") as f:
+            f.write(f"{name}\t{','.join(written)}\n")
+            f.flush()
+            os.fsync(f.fileno())
+
+
+def process(args) -> int:
+    outdir = Path(args.outdir)
+    try:
+        settings = load_settings(args.set, WACKY_OUTPUT_DIR=str(outdir),
+                                 JOBDIR=str(outdir / STATE_DIR), WACKY_FRONTIER="scrapy",
+                                 WACKY_DEDUP_SAVE_EVERY=2**62)
+    except ValueError as exc:
+        _err(str(exc))
+        return 2
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(asctime)s [%(name)s] %(levelname)s: %(message)s")
+    outdir.mkdir(parents=True, exist_ok=True)
+    done = _read_done(outdir)
+    if not done and _trec_files(outdir):
+        _err(f"{outdir} holds TREC files but no {DONE_NAME}: give a new folder (or one "
+             "written by wackycrawl process)")
+        return 2
+    (outdir / STATE_DIR).mkdir(exist_ok=True)
+    context = OfflineContext(settings)
+    chain = Chain(context, stages=args.jobs <= 1)
+    chain.open()
+    _remove_unfinished(outdir, done)
+    worker = crawl_worker_id(context)
+    run = _Run(chain, outdir, worker)
+    todo = [p for p in args.files if os.path.realpath(p) not in done]
+    for p in args.files:
+        if os.path.realpath(p) in done:
+            _err(f"{p}: done in an earlier run, skipped")
+    sizes = {p: os.path.getsize(p) if os.path.isfile(p) else 0 for p in todo}
+    bar = tqdm(total=sum(sizes.values()), unit="B", unit_scale=True, desc="process",
+               disable=True if args.no_progress else None, file=sys.stderr)
+    tasks = [(p, str(outdir / STATE_DIR / f"spool-{n}.pkl")) for n, p in enumerate(todo)]
+    status = 0
+    for (path, spool), result in zip(tasks, _results(tasks, chain, settings, args.jobs, bar)):
+        before = _trec_files(outdir)
+        for method, *call in result["stats"]:
+            getattr(context.stats, method)(*call)
+        run.consume(spool)
+        if result["error"]:
+            _err(f"{path}: {result['error']}")
+            context.stats.inc_value("wacky/process/damaged_files")
+            status = 1
+            if not os.path.isfile(path):
+                continue
+        run.mark_done(os.path.realpath(path), before)
+        context.stats.inc_value("wacky/process/files")
+    bar.close()
+    chain.close()
+    run.drops.close()
+    stats = context.stats.get_stats()
+    (outdir / f"process-stats-{worker}.json").write_text(
+        json.dumps(stats, indent=1, sort_keys=True, default=str), encoding="utf-8")
+    drops = sorted(((k.rsplit("/", 1)[1], v) for k, v in stats.items()
+                    if k.startswith("wacky/drop/")), key=lambda kv: -kv[1])
+    _err(f"{len(todo)} file(s), {stats.get('wacky/process/responses', 0)} responses, "
+         f"{stats.get('wacky/size/in_window', 0)} in the size window, docs kept {run.kept}; "
+         f"drops: {', '.join(f'{k} {v}' for k, v in drops) or 'none'}")
+    return status
+
+
+def _results(tasks, chain: Chain, settings: Settings, jobs: int, bar):
+    """Yield the result of :func:`stage_file` for each task, in task order."""
+    if jobs <= 1:
+        for path, spool in tasks:
+            yield stage_file(path, chain, spool, bar.update)
+        return
+    ctx = multiprocessing.get_context("spawn")
+    counter = ctx.Value("q", 0)
+    with ctx.Pool(jobs, _init_worker, (settings.copy_to_dict(), counter)) as pool:
+        results, seen = pool.imap(_task, tasks), 0
+        while True:
+            try:
+                result = results.next(timeout=0.5)
+            except multiprocessing.TimeoutError:
+                result = None
+            except StopIteration:
+                break
+            bar.update(counter.value - seen)
+            seen = counter.value
+            if result is not None:
+                yield result
+    bar.update(counter.value - seen)
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "process", help="run the crawl's stages over WARC/ARC files and write a corpus")
+    parser.add_argument("files", nargs="+", metavar="FILE", help=".warc, .warc.gz, .arc, .arc.gz")
+    parser.add_argument("-o", "--outdir", required=True, metavar="OUTDIR")
+    parser.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
+                        help="worker processes for the stages (default 1: all in this one)")
+    parser.add_argument("-s", "--set", action="append", default=[], metavar="NAME=VALUE",
+                        help="a setting, as with scrapy crawl -s (repeatable)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="log every drop (INFO) on stderr")
+    parser.set_defaults(func=process)

@@ -1,0 +1,175 @@
+"""The crawl's item pipelines outside a crawl: what ``wackycrawl process`` and ``judge`` run.
+
+:class:`Chain` builds the components of the crawl's settings in their ``ITEM_PIPELINES``
+order, with :class:`~wackycrawl.pipelines.stages.StagesPipeline` replaced by the stages of
+``WACKY_STAGES`` themselves (built by :func:`~wackycrawl.pipelines.stages.build_stages`), so
+the same classes with the same settings make the same decisions as in a crawl. Every
+component gets an :class:`OfflineContext` as its crawler: ``settings``, ``stats`` (Scrapy's
+own stats collector), ``signals`` (a Scrapy signal manager on which ``item_scraped`` and
+``item_dropped`` are sent, as in a crawl) and a ``spidercls`` named ``process``. The stateless
+stages (:meth:`Chain.stages_only`) can run in another process than the stateful rest
+(:meth:`Chain.rest`: dedup index, TREC writer), as in a crawl.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+import time
+from dataclasses import dataclass
+
+from scrapy import signals
+from scrapy.exceptions import DropItem, NotConfigured
+from scrapy.settings import Settings
+from scrapy.signalmanager import SignalManager
+from scrapy.statscollectors import MemoryStatsCollector
+from scrapy.utils.conf import build_component_list
+from scrapy.utils.misc import load_object
+from scrapy.utils.project import get_project_settings
+
+from wackycrawl.crawl import sizewindow as sw
+from wackycrawl.pipelines.stages import StageContext, StagesPipeline, build_stages
+
+logger = logging.getLogger(__name__)
+
+
+def load_settings(overrides: list[str] | None = None, **forced) -> Settings:
+    """The project's settings (``scrapy.cfg`` / ``SCRAPY_SETTINGS_MODULE``, else
+    :mod:`wackycrawl.settings`), then ``NAME=VALUE`` overrides at command-line priority, then
+    ``forced`` values. Raises ValueError for an override without ``=``."""
+    settings = get_project_settings()
+    if settings.get("WACKY_STAGES") is None:
+        settings.setmodule("wackycrawl.settings", priority="project")
+    for pair in overrides or ():
+        name, sep, value = pair.partition("=")
+        if not sep or not name:
+            raise ValueError(f"not NAME=VALUE: {pair!r}")
+        settings.set(name.strip(), value, priority="cmdline")
+    for name, value in forced.items():
+        settings.set(name, value, priority="cmdline")
+    return settings
+
+
+class _Spider:
+    name = "process"
+
+
+class OfflineContext(StageContext):
+    """What a component's ``from_crawler`` gets outside a crawl (see the module doc)."""
+
+    spidercls = _Spider
+
+    def __init__(self, settings: Settings, stats=None):
+        super().__init__(settings, None)
+        self.stats = stats if stats is not None else MemoryStatsCollector(self)
+        self.signals = SignalManager(self)
+
+
+@dataclass
+class Drop:
+    """A dropped item: ``reason`` (the ``wacky/drop/<reason>`` key) and ``detail``."""
+
+    url: str
+    reason: str
+    detail: str
+
+
+def split_drop(message: str, url: str) -> Drop:
+    """``reason: url (detail)`` (the message of :func:`wackycrawl.pipelines.drop`) -> Drop."""
+    reason = message.split(":", 1)[0].strip() or "dropped"
+    detail = message.split(f"{url} (", 1)[1].removesuffix(")") if f"{url} (" in message else ""
+    return Drop(url, reason, detail)
+
+
+def window_reason(item: dict, settings: Settings) -> str | None:
+    """Why the crawl's size window would refuse the page ``item`` (a ``wacky/size/<reason>``
+    key: ``not_html``, ``too_small``, ``too_large_decoded``), or None. Its body is decoded."""
+    types = tuple(t.strip().lower() for t in settings.getlist("WACKY_HTML_TYPES", sw.HTML_TYPES))
+    content_type = item.get("content_type")
+    html = sw.is_html(None if content_type == "-" else content_type, types) if types else True
+    body = item.get("body", b"")
+    if html is False or (html is None and types and sw.sniff_binary(body)):
+        return "not_html"
+    return sw.window_reason(len(body), settings.getint("WACKY_MIN_DOC_BYTES", sw.MIN_DOC_BYTES),
+                            settings.getint("WACKY_MAX_DOC_BYTES", sw.MAX_DOC_BYTES),
+                            encoded=True)
+
+
+class Chain:
+    """The crawl's item pipelines over items, in one process (see the module doc)."""
+
+    def __init__(self, context: OfflineContext, stages: bool = True, rest: bool = True):
+        self.context, self.stats = context, context.stats
+        self.stages = build_stages(context.settings.getlist("WACKY_STAGES"), context) \
+            if stages else []
+        self.components = []
+        self._loop = asyncio.new_event_loop()
+        paths = build_component_list(context.settings.getwithbase("ITEM_PIPELINES"))
+        for path in paths if rest else ():
+            cls = load_object(path)
+            if cls is StagesPipeline:
+                continue
+            try:
+                self.components.append(cls.from_crawler(context))
+            except NotConfigured as exc:
+                logger.info("pipeline %s disabled: %s", path, exc)
+
+    def _call(self, obj, method: str, *args):
+        fn = getattr(obj, method, None)
+        if fn is None:
+            return None
+        if "spider" in inspect.signature(fn).parameters:
+            args = (*args, _Spider())
+        result = fn(*args)
+        return self._loop.run_until_complete(result) if inspect.isawaitable(result) else result
+
+    def open(self) -> None:
+        for component in self.components:
+            self._call(component, "open_spider")
+
+    def checkpoint(self) -> None:
+        """Close every component (TREC file renamed, dedup state saved); they reopen their
+        files on the next item."""
+        for component in self.components:
+            self._call(component, "close_spider")
+
+    def close(self) -> None:
+        self.checkpoint()
+        self._loop.close()
+
+    def run_stages(self, item: dict) -> dict:
+        """The stateless stages; raises the DropItem of the stage dropping ``item``."""
+        for stage in self.stages:
+            item = stage.process_item(item)
+        return item
+
+    def run_rest(self, item: dict) -> dict:
+        """The stateful components (dedup, writers); raises DropItem."""
+        for component in self.components:
+            item = self._call(component, "process_item", item)
+        return item
+
+    def finish(self, item: dict, run_stages: bool = True) -> Drop | None:
+        """Run ``item`` through the chain (the stages too unless ``run_stages`` is False),
+        log and signal its fate like a crawl does; returns its Drop or None (kept)."""
+        try:
+            item = self.run_rest(self.run_stages(item) if run_stages else item)
+        except DropItem as exc:
+            return self.dropped(item, str(exc))
+        self.context.signals.send_catch_log(signals.item_scraped, item=item, response=None,
+                                            spider=None)
+        return None
+
+    def dropped(self, item: dict, message: str) -> Drop:
+        """Log, signal and return the drop of ``item`` with DropItem ``message``."""
+        logger.info("Dropped: %s", message)
+        self.context.signals.send_catch_log(signals.item_dropped, item=item, response=None,
+                                            exception=DropItem(message), spider=None)
+        return split_drop(message, str(item.get("url", "?")))
+
+
+def drops_row(drop: Drop) -> str:
+    """One line of a drops file: UTC time, URL, reason, detail (TAB-separated)."""
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    return "\t".join((stamp, drop.url, drop.reason, " ".join(drop.detail.split()))) + "\n"
