@@ -18,8 +18,13 @@ from pathlib import Path
 
 from scrapy.exceptions import DropItem
 
-from wackycrawl.pipelines.offline import Chain, OfflineContext, load_settings, split_drop, \
-    window_reason
+from wackycrawl.pipelines.offline import (
+    Chain,
+    OfflineContext,
+    load_settings,
+    split_drop,
+    window_reason,
+)
 from wackycrawl.pipelines.stages import StatsRecorder
 
 
@@ -42,6 +47,15 @@ def _text_line(item: dict) -> str:
         return ""
     words = sum(len(p.split()) for p in paragraphs)
     return f"{len(paragraphs)} paragraphs, {words} words"
+
+
+def _show_changes(before: dict, item: dict, stats: StatsRecorder, out) -> None:
+    """The X-Wacky-* fields a stage set or changed, and the stats it counted."""
+    for key, value in item.get("meta", {}).items():
+        if before.get(key) != value:
+            print(f"    {key}: {value}", file=out)
+    if calls := stats.take():
+        print(f"    stats: {_show_stats(calls)}", file=out)
 
 
 def judge(args) -> int:
@@ -73,11 +87,10 @@ def judge(args) -> int:
         html_chars = len(item.get("html", ""))
         try:
             item = stage.process_item(item)
-        except DropItem as exc:
+        except DropItem as exc:  # a stage sets its fields on the item before it drops it
             drop = split_drop(str(exc), url)
             print(f"{_name(stage)}: dropped: {drop.reason} ({drop.detail})", file=out)
-            if calls := stats.take():
-                print(f"    stats: {_show_stats(calls)}", file=out)
+            _show_changes(before, item, stats, out)
             print(f"verdict: dropped at {_name(stage)}: {drop.reason} ({drop.detail})", file=out)
             return 1
         extra = _text_line(item) if "paragraphs" in item and not had_text else ""
@@ -85,13 +98,9 @@ def judge(args) -> int:
             clean = int(item["meta"]["Clean-Chars"])
             extra += f"; {clean} of {html_chars} HTML characters kept ({clean / html_chars:.1%})"
         print(f"{_name(stage)}: kept" + (f" ({extra.lstrip('; ')})" if extra else ""), file=out)
-        for key, value in item.get("meta", {}).items():
-            if before.get(key) != value:
-                print(f"    {key}: {value}", file=out)
         if "simhash_features" in item and _name(stage) == "fingerprint":
             print(f"    simhash features: {item['simhash_features']}", file=out)
-        if calls := stats.take():
-            print(f"    stats: {_show_stats(calls)}", file=out)
+        _show_changes(before, item, stats, out)
     print("verdict: kept (dedup index and writer not consulted)", file=out)
     return 0
 

@@ -14,10 +14,12 @@ and the writer run here, over the files in their command-line order, so the outp
 depend on N. The progress bar is tqdm's (one small module, stderr, off when stderr is no
 terminal or with ``--no-progress``).
 
-Resumable per input file: after each input its TREC file is closed, the dedup state saved
-(``OUTDIR/.process/``) and its name appended to ``OUTDIR/process-done.tsv``; a second run with
-the same OUTDIR skips the inputs listed there and first removes the TREC files of an input
-that was not finished (killed), so no document is written twice or lost. OUTDIR must be new
+Resumable per input file: after each input its TREC file is closed and the input's path
+appended to ``OUTDIR/process-done.tsv`` with the TREC files written for it. A second run with
+the same OUTDIR skips the inputs listed there, removes the TREC files of an input that was not
+finished (killed) and reads the documents of the finished ones back into the dedup index (as
+a resumed crawl does), so no document is written twice or lost. Spool files of the stages
+are kept in ``OUTDIR/.process/``. OUTDIR must be new
 or a previous ``process`` output. Exit codes: 0, 1 if some input could not be read or was
 damaged (named on stderr; the records before the damage count), 2 for usage errors.
 """
@@ -32,13 +34,20 @@ import pickle
 import sys
 from pathlib import Path
 
+from scrapy.exceptions import DropItem
 from scrapy.settings import Settings
 from tqdm import tqdm
 
 from wackycrawl.archive.reader import ArchiveError, capture_item, iter_records
+from wackycrawl.distributed import replay
 from wackycrawl.pipelines import crawl_worker_id
-from wackycrawl.pipelines.offline import Chain, OfflineContext, drops_row, load_settings, \
-    window_reason
+from wackycrawl.pipelines.offline import (
+    Chain,
+    OfflineContext,
+    drops_row,
+    load_settings,
+    window_reason,
+)
 from wackycrawl.pipelines.stages import StatsRecorder
 from wackycrawl.trec.reader import INDEX_SUFFIX
 
@@ -76,16 +85,18 @@ def stage_file(path: str, chain: Chain, spool: str, progress=None) -> dict:
                 reason = "bad_encoding" if capture.error else window_reason(item, settings)
                 if reason:
                     stats.inc_value(f"wacky/size/{reason}")
-                    entry = ("drop", item["url"], {}, f"{reason}: {item['url']} ({len(item['body'])}"
-                             f" B decoded{', ' + capture.error if capture.error else ''})")
+                    detail = f"{len(item['body'])} B decoded" + (f", {capture.error}"
+                                                                  if capture.error else "")
+                    entry = ("drop", item["url"], {}, f"{reason}: {item['url']} ({detail})")
                 else:
                     stats.inc_value("wacky/size/in_window")
                     try:
                         entry = ("item", chain.run_stages(item))
-                    except Exception as exc:  # noqa: BLE001 - DropItem, or a stage's bug
-                        if type(exc).__name__ != "DropItem":
-                            logger.exception("stage failed on %s", item["url"])
+                    except DropItem as exc:
                         entry = ("drop", item["url"], item.get("meta", {}), str(exc))
+                    except Exception as exc:  # a stage's bug: logged, the item dropped
+                        logger.exception("stage failed on %s", item["url"])
+                        entry = ("drop", item["url"], {}, f"stage_error: {item['url']} ({exc!r})")
                 pickle.dump(entry, out, pickle.HIGHEST_PROTOCOL)
         except (ArchiveError, OSError) as exc:
             error = str(exc)
@@ -136,6 +147,19 @@ def _remove_unfinished(outdir: Path, done: dict[str, list[str]]) -> None:
         (outdir / (name + INDEX_SUFFIX)).unlink(missing_ok=True)
 
 
+def _replay(chain: Chain, outdir: Path) -> None:
+    """Fill the dedup index with the documents of the inputs done in earlier runs, as a
+    resumed crawl does (:mod:`wackycrawl.distributed.replay`)."""
+    detectors = [c.detector for c in chain.components if hasattr(c, "detector")]
+    n = 0
+    for doc in replay.recent_docs(str(outdir)):
+        for detector in detectors:
+            detector.add(detector.check(doc.text))
+        n += 1
+    chain.stats.set_value("wacky/process/replayed", n)
+    logger.info("resume: %d documents of earlier runs read back into the dedup index", n)
+
+
 class _Run:
     """The stateful half of a process run, in the main process."""
 
@@ -174,9 +198,8 @@ class _Run:
 def process(args) -> int:
     outdir = Path(args.outdir)
     try:
-        settings = load_settings(args.set, WACKY_OUTPUT_DIR=str(outdir),
-                                 JOBDIR=str(outdir / STATE_DIR), WACKY_FRONTIER="scrapy",
-                                 WACKY_DEDUP_SAVE_EVERY=2**62)
+        settings = load_settings(args.set, WACKY_OUTPUT_DIR=str(outdir), JOBDIR="",
+                                 WACKY_FRONTIER="scrapy")
     except ValueError as exc:
         _err(str(exc))
         return 2
@@ -193,6 +216,8 @@ def process(args) -> int:
     chain = Chain(context, stages=args.jobs <= 1)
     chain.open()
     _remove_unfinished(outdir, done)
+    if done:
+        _replay(chain, outdir)
     worker = crawl_worker_id(context)
     run = _Run(chain, outdir, worker)
     todo = [p for p in args.files if os.path.realpath(p) not in done]
