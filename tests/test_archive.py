@@ -169,3 +169,15 @@ def test_reader_rejects_non_archive(tmp_path):
     bad.write_text("not an archive\n" * 10)
     with pytest.raises(ArchiveError):
         list(iter_records(str(bad), 1000))
+
+
+def test_reader_reports_a_torn_file(tmp_path):
+    with WarcWriter(str(tmp_path), worker="w1") as w:
+        for n in range(3):
+            w.write_exchange(exchange(n))
+    path = next(tmp_path.glob("*.warc.gz"))
+    path.write_bytes(path.read_bytes()[:-200])  # the last request record cut short
+    seen = []
+    with pytest.raises(ArchiveError, match="torn"):
+        seen.extend(c.url for c in iter_records(str(path), 200_000))
+    assert seen == [f"http://a.test/{n}.html" for n in range(3)]

@@ -12,6 +12,7 @@ huge record costs no more memory than the size window allows).
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -46,23 +47,46 @@ def iter_records(path: str, max_bytes: int, counts: dict[str, int] | None = None
 
     ``counts`` (if given) gets the number of records per WARC-Type. Raises OSError when the
     file cannot be opened and :class:`ArchiveError` when it is no WARC/ARC file or is damaged
-    (after the captures before the damage were yielded).
+    or torn (cut inside a record), after the captures before the damage were yielded.
     """
     counts = {} if counts is None else counts
+    end = 0
     with open(path, "rb") as f:
         records = ArchiveIterator(f, arc2warc=True)
         try:
             for record in records:
-                kind = record.rec_type or "unknown"
+                kind = record.rec_type
+                if not kind:
+                    raise ArchiveError(f"{path}: record at byte {end} has no WARC-Type")
                 counts[kind] = counts.get(kind, 0) + 1
-                if kind != "response" or not record.http_headers \
-                        or not record.http_headers.get_statuscode().isdigit():
-                    continue
-                capture = _capture(record, max_bytes)  # the body first: the offset
-                capture.offset = records.get_record_offset()  # reads the record to its end
-                yield capture
+                capture = None
+                if kind == "response" and record.http_headers \
+                        and record.http_headers.get_statuscode().isdigit():
+                    capture = _capture(record, max_bytes)  # the body before the offset:
+                offset = records.get_record_offset()  # that reads the record to its end
+                end = offset + records.get_record_length()
+                if capture is not None:
+                    capture.offset = offset
+                    yield capture
+        except ArchiveError:
+            raise
         except ArchiveLoadFailed as exc:
             raise ArchiveError(f"{path}: {exc}") from None
+        except Exception as exc:  # noqa: BLE001 - warcio on a torn record: AttributeError...
+            raise ArchiveError(f"{path}: damaged record after byte {end} "
+                               f"({type(exc).__name__}: {exc}); torn file?") from None
+        _check_tail(f, path, end)
+
+
+def _check_tail(f, path: str, end: int) -> None:
+    """warcio stops silently at a torn gzip member (webrecorder/warcio#138): raise
+    ArchiveError if anything but blank bytes follows the last complete record."""
+    size = os.fstat(f.fileno()).st_size
+    if size > end:
+        f.seek(end)
+        if f.read(65536).strip(b"\r\n\t \x00"):
+            raise ArchiveError(f"{path}: {size - end} bytes after the last complete record "
+                               f"(byte {end}): a torn or damaged record")
 
 
 class ArchiveError(Exception):

@@ -40,7 +40,7 @@ from tqdm import tqdm
 
 from wackycrawl.archive.reader import ArchiveError, capture_item, iter_records
 from wackycrawl.distributed import replay
-from wackycrawl.pipelines import crawl_worker_id
+from wackycrawl.pipelines import crawl_worker_id, dropped, rejection
 from wackycrawl.pipelines.offline import (
     Chain,
     OfflineContext,
@@ -48,6 +48,7 @@ from wackycrawl.pipelines.offline import (
     load_settings,
     window_reason,
 )
+from wackycrawl.pipelines.rejects import reject_reasons
 from wackycrawl.pipelines.stages import StatsRecorder
 from wackycrawl.trec.reader import INDEX_SUFFIX
 
@@ -65,12 +66,13 @@ def _err(message: str) -> None:
 
 def stage_file(path: str, chain: Chain, spool: str, progress=None) -> dict:
     """Read ``path``, apply the size window and the stateless stages, and pickle what is left
-    to ``spool``: ``("item", item)`` for items to finish, ``("drop", url, meta, message)``
-    for items dropped. Returns ``{"records": n, "error": str, "stats": calls}``; ``progress``
+    to ``spool``: ``("item", item)`` for items to finish, ``("drop", url, reason, detail,
+    item as dropped or None, message or None)`` for items dropped. Returns ``{"records": n, "error": str, "stats": calls}``; ``progress``
     (if given) is called with the compressed bytes read since its last call."""
     settings, stats = chain.context.settings, chain.stats
     counts: dict[str, int] = {}
     error, last = "", 0
+    send_back = reject_reasons(settings)  # dropped items travel on only for the rejects
     with open(spool, "wb") as out:
         try:
             for capture in iter_records(path, settings.getint("WACKY_MAX_DOC_BYTES"), counts):
@@ -87,16 +89,18 @@ def stage_file(path: str, chain: Chain, spool: str, progress=None) -> dict:
                     stats.inc_value(f"wacky/size/{reason}")
                     detail = f"{len(item['body'])} B decoded" + (f", {capture.error}"
                                                                   if capture.error else "")
-                    entry = ("drop", item["url"], {}, f"{reason}: {item['url']} ({detail})")
+                    entry = ("drop", item["url"], reason, detail, None, None)
                 else:
                     stats.inc_value("wacky/size/in_window")
                     try:
                         entry = ("item", chain.run_stages(item))
                     except DropItem as exc:
-                        entry = ("drop", item["url"], item.get("meta", {}), str(exc))
+                        reason, detail, state = rejection(exc) or ("", "", None)
+                        entry = ("drop", item["url"], reason, detail,
+                                 state if reason in send_back else None, str(exc))
                     except Exception as exc:  # a stage's bug: logged, the item dropped
                         logger.exception("stage failed on %s", item["url"])
-                        entry = ("drop", item["url"], {}, f"stage_error: {item['url']} ({exc!r})")
+                        entry = ("drop", item["url"], "stage_error", repr(exc), None, None)
                 pickle.dump(entry, out, pickle.HIGHEST_PROTOCOL)
         except (ArchiveError, OSError) as exc:
             error = str(exc)
@@ -135,7 +139,8 @@ def _read_done(outdir: Path) -> dict[str, list[str]]:
 
 
 def _trec_files(outdir: Path) -> set[str]:
-    return {p.name for p in outdir.glob("*.trec.gz")}
+    """TREC files of OUTDIR and its rejects folder, relative to OUTDIR."""
+    return {str(p.relative_to(outdir)) for p in outdir.rglob("*.trec.gz")}
 
 
 def _remove_unfinished(outdir: Path, done: dict[str, list[str]]) -> None:
@@ -179,8 +184,10 @@ class _Run:
                     drop = self.chain.finish(entry[1], run_stages=False)
                     self.kept += drop is None
                 else:
-                    _, url, meta, message = entry
-                    drop = self.chain.dropped({"url": url, "meta": meta}, message)
+                    _, url, reason, detail, state, message = entry
+                    drop = self.chain.dropped(state or {"url": url},
+                                              dropped(reason, state or {"url": url}, detail,
+                                                      message))
                 if drop:
                     self.drops.write(drops_row(drop))
         os.remove(spool)

@@ -16,8 +16,8 @@ that came over the wire. Which responses are written:
 The pipeline's decision goes into a ``metadata`` record referring to the response once the
 item leaves the pipelines (``item_scraped``: ``Verdict: kept`` and ``DOCNO``) or is dropped
 (``item_dropped``: ``Verdict: dropped``, ``Rejected`` reason and ``Rejected-Detail``), with
-the item's ``X-Wacky-*`` fields (those set by the stages of the crawl process; an item dropped
-in a stage worker carries the spider's fields and the drop's detail).
+the item's ``X-Wacky-*`` fields (an item dropped in a stage worker carries the stages' fields
+when its reason goes to the rejects stream, else the spider's fields and the drop's detail).
 
 Settings: ``WACKY_WARC_DIR``, ``WACKY_WARC_ALL``, ``WACKY_WARC_ROTATE_BYTES``,
 ``WACKY_WARC_FSYNC``; file names use ``WACKY_DOCNO_PREFIX`` and the crawl's worker id. Stats:
@@ -37,7 +37,7 @@ from scrapy.exceptions import NotConfigured, StopDownload
 from wackycrawl import __version__
 from wackycrawl.archive import writer
 from wackycrawl.middlewares.sizewindow import SizeWindowMiddleware
-from wackycrawl.pipelines import crawl_worker_id
+from wackycrawl.pipelines import crawl_worker_id, rejection
 from wackycrawl.pipelines.offline import split_drop
 from wackycrawl.pipelines.trec import status_line
 
@@ -70,9 +70,12 @@ def decision_fields(item: dict, exception: Exception | None = None) -> list[tupl
     if exception is None:
         fields = [("Verdict", "kept"), ("DOCNO", str(item.get("docno", "-")))]
     else:
-        drop = split_drop(str(exception), str(item.get("url", "?")))
-        fields = [("Verdict", "dropped"), ("Rejected", drop.reason),
-                  ("Rejected-Detail", drop.detail)]
+        reason, detail, state = rejection(exception) or (None, None, None)
+        if reason is None:  # a DropItem not made by wackycrawl.pipelines.drop
+            found = split_drop(str(exception), str(item.get("url", "?")))
+            reason, detail = found.reason, found.detail
+        item = state or item  # as dropped, with the stages' scores, when sent back
+        fields = [("Verdict", "dropped"), ("Rejected", reason), ("Rejected-Detail", detail)]
     return fields + [(f"X-Wacky-{k}", str(v)) for k, v in item.get("meta", {}).items()]
 
 

@@ -1,7 +1,8 @@
 """The crawl's item pipelines outside a crawl: what ``wackycrawl process`` and ``judge`` run.
 
 :class:`Chain` builds the components of the crawl's settings in their ``ITEM_PIPELINES``
-order, with :class:`~wackycrawl.pipelines.stages.StagesPipeline` replaced by the stages of
+order (then the extensions of ``WACKY_OFFLINE_EXTENSIONS``: the rejects stream), with
+:class:`~wackycrawl.pipelines.stages.StagesPipeline` replaced by the stages of
 ``WACKY_STAGES`` themselves (built by :func:`~wackycrawl.pipelines.stages.build_stages`), so
 the same classes with the same settings make the same decisions as in a crawl. Every
 component gets an :class:`OfflineContext` as its crawler: ``settings``, ``stats`` (Scrapy's
@@ -106,11 +107,12 @@ class Chain:
         self.components = []
         self._loop = asyncio.new_event_loop()
         paths = build_component_list(context.settings.getwithbase("ITEM_PIPELINES"))
+        paths += context.settings.getlist("WACKY_OFFLINE_EXTENSIONS")
         for path in paths if rest else ():
             cls = load_object(path)
             if cls is StagesPipeline:
                 continue
-            try:
+            try:  # an extension has no process_item: signals only
                 self.components.append(cls.from_crawler(context))
             except NotConfigured as exc:
                 logger.info("pipeline %s disabled: %s", path, exc)
@@ -127,12 +129,15 @@ class Chain:
     def open(self) -> None:
         for component in self.components:
             self._call(component, "open_spider")
+        self.context.signals.send_catch_log(signals.spider_opened, spider=_Spider())
 
     def checkpoint(self) -> None:
-        """Close every component (TREC file renamed, dedup state saved); they reopen their
-        files on the next item."""
+        """Close every component (TREC files renamed, dedup state saved; ``close_spider`` and
+        the ``spider_closed`` signal); their writers open new files on the next item."""
         for component in self.components:
             self._call(component, "close_spider")
+        self.context.signals.send_catch_log(signals.spider_closed, spider=_Spider(),
+                                            reason="finished")
 
     def close(self) -> None:
         self.checkpoint()
@@ -147,7 +152,8 @@ class Chain:
     def run_rest(self, item: dict) -> dict:
         """The stateful components (dedup, writers); raises DropItem."""
         for component in self.components:
-            item = self._call(component, "process_item", item)
+            if hasattr(component, "process_item"):
+                item = self._call(component, "process_item", item)
         return item
 
     def finish(self, item: dict, run_stages: bool = True) -> Drop | None:
@@ -156,17 +162,17 @@ class Chain:
         try:
             item = self.run_rest(self.run_stages(item) if run_stages else item)
         except DropItem as exc:
-            return self.dropped(item, str(exc))
+            return self.dropped(item, exc)
         self.context.signals.send_catch_log(signals.item_scraped, item=item, response=None,
                                             spider=None)
         return None
 
-    def dropped(self, item: dict, message: str) -> Drop:
-        """Log, signal and return the drop of ``item`` with DropItem ``message``."""
-        logger.info("Dropped: %s", message)
+    def dropped(self, item: dict, exc: DropItem) -> Drop:
+        """Log, signal (``item_dropped``: the rejects stream listens) and return a drop."""
+        logger.info("Dropped: %s", exc)
         self.context.signals.send_catch_log(signals.item_dropped, item=item, response=None,
-                                            exception=DropItem(message), spider=None)
-        return split_drop(message, str(item.get("url", "?")))
+                                            exception=exc, spider=None)
+        return split_drop(str(exc), str(item.get("url", "?")))
 
 
 def drops_row(drop: Drop) -> str:

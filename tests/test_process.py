@@ -1,0 +1,122 @@
+"""``wackycrawl process`` over WARC and ARC files written here: outputs, settings, resuming."""
+
+from __future__ import annotations
+
+import collections
+import gzip
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.crawlrun import ROOT
+from tests.test_archive import arc_file
+from tests.webpages import page, prose, word_list
+from wackycrawl.archive.writer import Exchange, WarcWriter
+from wackycrawl.trec.reader import iter_docs
+
+CLI = "import sys; from wackycrawl.cli import main; sys.exit(main())"
+
+
+def wackycrawl(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", CLI, *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300, check=False)
+
+
+def write_warc(directory: Path, worker: str, pages: dict[str, str | bytes], gzipped=()) -> Path:
+    with WarcWriter(str(directory), worker=worker) as w:
+        for url, html in pages.items():
+            body = html.encode() if isinstance(html, str) else html
+            headers = [("Content-Type", "text/html; charset=utf-8")]
+            if url in gzipped:
+                body, headers = gzip.compress(body), [*headers, ("Content-Encoding", "gzip")]
+            w.write_exchange(Exchange(url, "HTTP/1.1 200 OK", headers, body))
+        return Path(w.path)
+
+
+def texts(corpus: Path, pattern: str = "*.trec.gz") -> collections.Counter:
+    return collections.Counter("\n".join(doc.paragraphs) for f in sorted(corpus.glob(pattern))
+                               for _, doc in iter_docs(str(f)))
+
+
+def urls(corpus: Path) -> set[str]:
+    return {doc.url for f in corpus.glob("*.trec.gz") for _, doc in iter_docs(str(f))}
+
+
+def test_warc_and_arc_through_the_stages(tmp_path):
+    en = {f"http://a.test/{n}": page(f"A{n}", prose(n)) for n in range(3)}
+    warc = write_warc(tmp_path / "in", "a", {
+        **en, "http://a.test/de": page("De", prose(9, lang="de")),
+        "http://a.test/list": word_list(3), "http://a.test/copy": en["http://a.test/0"],
+        "http://a.test/tiny": "<html><body>tiny</body></html>"}, gzipped={"http://a.test/1"})
+    arc = tmp_path / "in" / "old.arc.gz"
+    arc_file(arc, {"http://old.test/": page("Old", prose(20)).encode()})
+    out = tmp_path / "out"
+    proc = wackycrawl("process", str(warc), str(arc), "-o", str(out), "-s", "WACKY_LANGUAGES=en")
+    assert proc.returncode == 0, proc.stderr
+    assert urls(out) == {*en, "http://old.test/"}
+    (drops,) = out.glob("drops-*.tsv")
+    reasons = {row.split("\t")[1]: row.split("\t")[2] for row in drops.read_text().splitlines()}
+    assert reasons == {"http://a.test/de": "wrong_language", "http://a.test/list": "not_prose",
+                       "http://a.test/copy": "exact_duplicate", "http://a.test/tiny": "too_small"}
+    assert "docs kept 4; drops:" in proc.stderr
+    done = (out / "process-done.tsv").read_text().splitlines()
+    assert [line.split("\t")[0] for line in done] == [str(warc), str(arc)]
+    # a changed threshold, and the rejects stream of the same drops
+    strict = tmp_path / "strict"
+    proc = wackycrawl("process", str(warc), str(arc), "-o", str(strict), "-s", "WACKY_LANGUAGES=en",
+                      "-s", "WACKY_MIN_CLEAN_WORDS=100000", "-s", "WACKY_KEEP_REJECTS=True")
+    assert proc.returncode == 0, proc.stderr
+    assert not urls(strict)
+    rejected = {doc.url: doc.meta.get("Rejected") for f in (strict / "rejects").glob("*.trec.gz")
+                for _, doc in iter_docs(str(f))}
+    assert set(rejected.values()) == {"too_short"}
+    assert set(rejected) == {*en, "http://old.test/", "http://a.test/de", "http://a.test/list",
+                             "http://a.test/copy"}
+
+
+def test_damaged_and_missing_inputs(tmp_path):
+    good = write_warc(tmp_path, "g", {"http://a.test/": page("A", prose(1))})
+    data = good.read_bytes()
+    bad = tmp_path / "bad.warc.gz"
+    bad.write_bytes(data + b"WARC/1.1\r\nthis is not a record\r\n")
+    out = tmp_path / "out"
+    proc = wackycrawl("process", str(bad), str(tmp_path / "missing.warc.gz"), "-o", str(out),
+                      "--no-progress")
+    assert proc.returncode == 1
+    assert "missing.warc.gz" in proc.stderr and "bad.warc.gz" in proc.stderr
+    assert urls(out) == {"http://a.test/"}  # the record before the damage counts
+    assert wackycrawl("process", str(good), "-o", str(tmp_path / "x"), "-s", "NOEQUALS"
+                      ).returncode == 2
+
+
+def test_resume_after_kill_9(tmp_path):
+    """Killed while processing, the same command finishes the job: every document once."""
+    inputs = [write_warc(tmp_path / "in", f"w{i}",
+                         {f"http://h{i}.test/{n}": page(f"P{n}", prose(1000 * i + n))
+                          for n in range(25)}) for i in range(6)]
+    # a document shared by two inputs: the resumed run must still see it as a duplicate
+    inputs.append(write_warc(tmp_path / "in", "dup", {"http://dup.test/":
+                                                      page("P0", prose(0))}))
+    whole = tmp_path / "whole"
+    assert wackycrawl("process", *map(str, inputs), "-o", str(whole)).returncode == 0
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-c", CLI, "process", *map(str, inputs), "-o", str(out)]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        done = out / "process-done.tsv"
+        if done.exists() and len(done.read_text().splitlines()) >= 2:
+            break
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    finished = len((out / "process-done.tsv").read_text().splitlines())
+    again = wackycrawl("process", *map(str, inputs), "-o", str(out))
+    assert again.returncode == 0, again.stderr
+    assert again.stderr.count("done in an earlier run, skipped") == finished
+    assert texts(out) == texts(whole)
+    assert max(texts(out).values()) == 1
+    assert len(urls(out)) == 6 * 25
+    assert len((out / "process-done.tsv").read_text().splitlines()) == len(inputs)
