@@ -14,6 +14,7 @@ from tests.crawlrun import ROOT
 from tests.test_archive import arc_file
 from tests.webpages import page, prose, word_list
 from wackycrawl.archive.writer import Exchange, WarcWriter
+from wackycrawl.crawl.drops import read_drops
 from wackycrawl.trec.reader import iter_docs
 
 CLI = "import sys; from wackycrawl.cli import main; sys.exit(main())"
@@ -57,7 +58,7 @@ def test_warc_and_arc_through_the_stages(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert urls(out) == {*en, "http://old.test/"}
     (drops,) = out.glob("drops-*.tsv")
-    reasons = {row.split("\t")[1]: row.split("\t")[2] for row in drops.read_text().splitlines()}
+    reasons = {url: reason for _, url, reason, _ in read_drops(str(drops))}
     assert reasons == {"http://a.test/de": "wrong_language", "http://a.test/list": "not_prose",
                        "http://a.test/copy": "exact_duplicate", "http://a.test/tiny": "too_small"}
     assert "docs kept 4; drops:" in proc.stderr

@@ -20,6 +20,7 @@ from warcio.archiveiterator import ArchiveIterator
 from tests.crawlrun import ROOT, finish, run_crawl, start_crawl, wait_for
 from tests.localweb import LocalWeb
 from tests.webpages import page, prose, word_list
+from wackycrawl.crawl.drops import read_drops
 from wackycrawl.trec.reader import TruncatedFileError, iter_docs, iter_members
 
 pytestmark = pytest.mark.crawl
@@ -154,7 +155,7 @@ def test_process_gives_the_crawls_documents(crawl, tmp_path, jobs):
     assert len(crawled) >= 6
     assert texts(tmp_path) == crawled
     (drops,) = tmp_path.glob("drops-*.tsv")
-    reasons = {line.split("\t")[1]: line.split("\t")[2] for line in drops.read_text().splitlines()}
+    reasons = {url: reason for _, url, reason, _ in read_drops(str(drops))}
     assert reasons["http://site.test/de.html"] == "wrong_language"
     assert reasons["http://site.test/copy.html"] in ("exact_duplicate",)
 

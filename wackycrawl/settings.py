@@ -429,5 +429,6 @@ WACKY_WARC_FSYNC = False
 # 945: after politeness (950), before HttpCompressionMiddleware (590) decodes the body.
 DOWNLOADER_MIDDLEWARES["wackycrawl.middlewares.warc.WarcMiddleware"] = 945
 # Extensions that `wackycrawl process` runs beside ITEM_PIPELINES (they listen to the item
-# signals it sends, as in a crawl): the rejects stream.
-WACKY_OFFLINE_EXTENSIONS = ["wackycrawl.pipelines.rejects.RejectsWriter"]
+# signals it sends, as in a crawl): the drops file and the rejects stream.
+WACKY_OFFLINE_EXTENSIONS = ["wackycrawl.extensions.drops.DropsLog",
+                            "wackycrawl.pipelines.rejects.RejectsWriter"]

@@ -5,9 +5,11 @@ Every ``response`` record of the WARC and ARC files (ours, Common Crawl's, ``wge
 does to a downloaded page: the size window (2xx, HTML, 5-200 KB decoded), then the crawl's
 item pipelines with the project's settings and the ``-s`` overrides
 (:class:`wackycrawl.pipelines.offline.Chain`): text, boilerplate, filters, language and
-fingerprint stages, dedup, TREC writer. Output: the TREC files and indexes a crawl writes,
-``drops-<worker>.tsv`` (time, URL, reason, detail of every page not kept) and
-``process-stats-<worker>.json`` (the crawl's stats keys) in OUTDIR.
+fingerprint stages, dedup, TREC writer, and the extensions of ``WACKY_OFFLINE_EXTENSIONS``
+(drops file, rejects stream). Output: what a crawl writes, in OUTDIR: TREC files and
+indexes, ``drops-<worker>.tsv`` (time, URL, reason, detail of every page not kept; a
+resumed run appends the drops of an unfinished input again), ``rejects/`` with
+``WACKY_KEEP_REJECTS``, and ``process-stats-<worker>.json`` (the crawl's stats keys).
 
 ``-j N`` runs the stateless stages in N worker processes, one input file at a time each; dedup
 and the writer run here, over the files in their command-line order, so the output does not
@@ -44,7 +46,6 @@ from wackycrawl.pipelines import crawl_worker_id, dropped, rejection
 from wackycrawl.pipelines.offline import (
     Chain,
     OfflineContext,
-    drops_row,
     load_settings,
     window_reason,
 )
@@ -85,8 +86,9 @@ def stage_file(path: str, chain: Chain, spool: str, progress=None) -> dict:
                     stats.inc_value(f"wacky/process/status/{capture.status // 100}xx")
                     continue
                 reason = "bad_encoding" if capture.error else window_reason(item, settings)
-                if reason:
+                if reason:  # counted as the size window middleware does
                     stats.inc_value(f"wacky/size/{reason}")
+                    stats.inc_value(f"wacky/drop/{reason}")
                     detail = f"{len(item['body'])} B decoded" + (f", {capture.error}"
                                                                   if capture.error else "")
                     entry = ("drop", item["url"], reason, detail, None, None)
@@ -168,9 +170,8 @@ def _replay(chain: Chain, outdir: Path) -> None:
 class _Run:
     """The stateful half of a process run, in the main process."""
 
-    def __init__(self, chain: Chain, outdir: Path, worker: str):
+    def __init__(self, chain: Chain, outdir: Path):
         self.chain, self.outdir = chain, outdir
-        self.drops = open(outdir / f"drops-{worker}.tsv", "a", encoding="utf-8")  # noqa: SIM115
         self.kept = 0
 
     def consume(self, spool: str) -> None:
@@ -181,20 +182,15 @@ class _Run:
                 except EOFError:
                     break
                 if entry[0] == "item":
-                    drop = self.chain.finish(entry[1], run_stages=False)
-                    self.kept += drop is None
+                    self.kept += self.chain.finish(entry[1], run_stages=False) is None
                 else:
                     _, url, reason, detail, state, message = entry
-                    drop = self.chain.dropped(state or {"url": url},
-                                              dropped(reason, state or {"url": url}, detail,
-                                                      message))
-                if drop:
-                    self.drops.write(drops_row(drop))
+                    item = state or {"url": url}
+                    self.chain.dropped(item, dropped(reason, item, detail, message))
         os.remove(spool)
 
     def mark_done(self, name: str, before: set[str]) -> None:
         self.chain.checkpoint()
-        self.drops.flush()
         written = sorted(_trec_files(self.outdir) - before)
         with open(self.outdir / DONE_NAME, "a", encoding="utf-8") as f:
             f.write(f"{name}\t{','.join(written)}\n")
@@ -226,7 +222,7 @@ def process(args) -> int:
     if done:
         _replay(chain, outdir)
     worker = crawl_worker_id(context)
-    run = _Run(chain, outdir, worker)
+    run = _Run(chain, outdir)
     todo = [p for p in args.files if os.path.realpath(p) not in done]
     for p in args.files:
         if os.path.realpath(p) in done:
@@ -251,7 +247,6 @@ def process(args) -> int:
         context.stats.inc_value("wacky/process/files")
     bar.close()
     chain.close()
-    run.drops.close()
     stats = context.stats.get_stats()
     (outdir / f"process-stats-{worker}.json").write_text(
         json.dumps(stats, indent=1, sort_keys=True, default=str), encoding="utf-8")

@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-import time
 from dataclasses import dataclass
 
 from scrapy import signals
@@ -173,9 +172,3 @@ class Chain:
         self.context.signals.send_catch_log(signals.item_dropped, item=item, response=None,
                                             exception=exc, spider=None)
         return split_drop(str(exc), str(item.get("url", "?")))
-
-
-def drops_row(drop: Drop) -> str:
-    """One line of a drops file: UTC time, URL, reason, detail (TAB-separated)."""
-    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    return "\t".join((stamp, drop.url, drop.reason, " ".join(drop.detail.split()))) + "\n"
