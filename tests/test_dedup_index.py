@@ -87,7 +87,7 @@ def test_agrees_with_a_linear_scan(k, n):
 
 def test_bad_k_raises():
     with pytest.raises(ValueError):
-        SimhashIndex(k=8)
+        SimhashIndex(k=16)
 
 
 def test_simhash_index_save_load_round_trip(tmp_path):

@@ -48,14 +48,34 @@ def test_sets_meta_and_drops_exact_and_near_duplicates():
     int(kept["meta"]["Simhash"], 16)
     with pytest.raises(DropItem, match="^exact_duplicate: http://mirror.example/"):
         p.process_item(item(prose(1), "http://mirror.example/"))
-    near = prose(1).replace("bank1", "lake1", 1)
-    with pytest.raises(DropItem, match=f"near_duplicate.*matches {kept['meta']['Simhash']}"):
-        p.process_item(item(near))
+    assert kept["meta"]["Near-Distance"] == kept["meta"]["Near-Of"] == "-"
+    near = item(prose(1).replace("bank1", "lake1", 1))
+    with pytest.raises(DropItem, match=f"near_duplicate.*matches {kept['meta']['Checksum']} "
+                                       r"at distance \d+, resemblance 0\.9"):
+        p.process_item(near)
+    assert near["meta"]["Near-Of"] == kept["meta"]["Checksum"]
+    assert int(near["meta"]["Near-Distance"]) <= 11
+    assert 0.9 <= float(near["meta"]["Near-Resemblance"]) < 1
+    exact = item(prose(1))
+    with pytest.raises(DropItem):
+        p.process_item(exact)
+    assert [exact["meta"][f"Near-{k}"] for k in ("Distance", "Resemblance", "Of")] == [
+        "0", "1.00", kept["meta"]["Checksum"]]
     assert p.process_item(item(prose(7))) is not None
     stats = crawler.stats
-    assert stats.get_value("wacky/drop/exact_duplicate") == 1
+    assert stats.get_value("wacky/drop/exact_duplicate") == 2
     assert stats.get_value("wacky/drop/near_duplicate") == 1
     assert stats.get_value("wacky/dedup/new") == 2
+
+
+def test_a_kept_document_names_the_nearest_candidate_it_does_not_resemble():
+    crawler, p = pipeline()
+    words = prose(3).split()
+    p.process_item(item(" ".join(words)))
+    salad = item(" ".join(words[1::2] + words[::2]))  # the same words, the shingles broken
+    kept = p.process_item(salad)
+    assert kept["meta"]["Near-Distance"] == "0" and float(kept["meta"]["Near-Resemblance"]) < 0.1
+    assert crawler.stats.get_value("wacky/dedup/candidate_not_confirmed") == 1
 
 
 def test_hashes_the_clean_paragraphs_not_the_html():
@@ -83,7 +103,7 @@ def test_state_survives_close_and_reopen(tmp_path):
     first.process_item(item(prose(4)))
     first.close_spider()
     state = tmp_path / "job" / STATE_DIR
-    assert sorted(os.listdir(state)) == ["checksums.npy", "simhashes.npy"]
+    assert sorted(os.listdir(state)) == ["checksums.npy", "near-records.npy", "simhashes.npy"]
 
     crawler, second = pipeline(tmp_path)
     second.open_spider()
@@ -147,6 +167,7 @@ def test_dedup_uses_the_precomputed_fingerprint_and_recomputes_a_malformed_one()
     other = item(prose(5))
     other["meta"].update(Checksum=first["meta"]["Checksum"], Simhash=first["meta"]["Simhash"])
     other["simhash_features"] = first["simhash_features"]
+    other["shingle_sketch"] = first["shingle_sketch"]
     with pytest.raises(DropItem, match="exact_duplicate"):
         p.process_item(other)
     for bad in ("zz", "-1", "1" * 17):
@@ -162,7 +183,7 @@ def test_detector_check_of_a_fingerprint_equals_check_of_the_text():
     det = DuplicateDetector()
     texts = [prose(1), prose(2), prose(1).replace("bank1", "lake1", 1), "", "few words"]
     for text in texts:
-        by_text, by_fp = det.check(text), det.check(det.fingerprint(text))
+        by_text, by_fp = det.check(text), det.check(det.fingerprint(text), text)
         assert by_text == by_fp
         assert det.fingerprint(text) == fingerprint_text(text, det.stopwords)
         det.add(by_text)

@@ -1,48 +1,77 @@
 """The dedup decision: exact duplicate, near duplicate or new, for one clean text.
 
-Order (cheapest first): the 64-bit checksum of the normalised text against a
-:class:`~wackycrawl.dedup.index.ChecksumSet`, then the 64-bit word simhash against a
-:class:`~wackycrawl.dedup.index.SimhashIndex` at Hamming distance <= ``k`` (Manku et al.,
-WWW 2007: k = 3 for 64-bit fingerprints of web pages). Texts with fewer than
-``min_features`` words are never matched against or inserted into the simhash index:
-their fingerprints are too coarse to mean anything (case C15; an empty text is all
+Order (cheapest first):
+
+1. exact: the 64-bit checksum of the normalised text against a
+   :class:`~wackycrawl.dedup.index.ChecksumSet`;
+2. candidates: the stored documents whose 64-bit word simhash is within Hamming distance
+   ``k`` (:class:`~wackycrawl.dedup.index.SimhashIndex`, permuted tables of Manku, Jain and
+   Das Sarma, WWW 2007, probed up to ``k`` = 11 by default; Manku et al.'s k = 3 misses
+   re-templated, edited and truncated copies, most of which are 4-11 bits away);
+3. confirmation: a candidate is a near duplicate when the word-shingle resemblance
+   (Broder et al. 1997) of the two texts is at least ``threshold``, estimated from the
+   query's shingles and the candidate's stored sketch (:mod:`wackycrawl.dedup.shingles`).
+   The simhash alone cannot tell a copy 8 bits away from a different page of the same site
+   8 bits away; the shingles can.
+
+Texts with fewer than ``min_features`` feature words are never matched against or inserted
+into the simhash index (case C15: their fingerprints are too coarse; an empty text is all
 zeros). Empty texts are not checked at all. Only :meth:`DuplicateDetector.add` stores a
 document, so a caller can decide to keep it first.
 
 The work splits in two: :func:`fingerprint_text` (stateless, the costly part: tokens,
-features, hashes) can run anywhere, e.g. in a worker process; :meth:`DuplicateDetector.check`
-of that :class:`Fingerprint` is the lookup in the stored state.
+features, hashes, sketch) can run anywhere, e.g. in a worker process;
+:meth:`DuplicateDetector.check` of that :class:`Fingerprint` is the lookup in the stored state.
+Memory per indexed document: 8 (fingerprint) + 16 (tables) + 8 (checksum) + ``4 + 2 m``
+(sketch) bytes, plus 8 in the checksum set: 124 bytes with the default ``m`` = 40.
 """
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from wackycrawl.dedup.index import ChecksumSet, SimhashIndex
-from wackycrawl.dedup.simhash import checksum, features, fingerprint, hamming
+from wackycrawl.dedup.index import MAX_CANDIDATES, ChecksumSet, Records, SimhashIndex
+from wackycrawl.dedup.shingles import (
+    RESEMBLANCE,
+    SHINGLE_SIZE,
+    SKETCH_SIZE,
+    resemblance,
+    shingle_hashes,
+    sketch,
+)
+from wackycrawl.dedup.simhash import checksum, features, fingerprint, tokens
 from wackycrawl.text.funcwords import function_words
 
-K = 3  # Manku, Jain, Das Sarma 2007: 64-bit simhash, Hamming distance <= 3
+K = 11  # bits; devset/neardup: near-dup pairs up to 11 bits apart, distinct pages >= 10
 MIN_FEATURES = 50  # words; case C15 ("empty or tiny, e.g. < 50 tokens")
+MAX_CONFIRM = 16  # nearest candidates whose resemblance is estimated per lookup
 CHECKSUMS_FILE = "checksums.npy"
 SIMHASHES_FILE = "simhashes.npy"
+RECORDS_FILE = "near-records.npy"
+_CHECKSUM_BYTES = 8
 
 
 @dataclass(frozen=True)
 class Fingerprint:
     """The stateless part of the decision for one clean text: ``checksum`` (64-bit
-    BLAKE2b of the normalised text), ``simhash`` (64-bit word simhash) and ``n_features``
-    (feature words counted, function words left out), all ints."""
+    BLAKE2b of the normalised text), ``simhash`` (64-bit word simhash), ``n_features``
+    (feature words counted, function words left out), all ints, and ``sketch`` (bytes,
+    :func:`wackycrawl.dedup.shingles.sketch` of its word shingles; empty if not computed)."""
 
     checksum: int
     simhash: int
     n_features: int
+    sketch: bytes = b""
 
 
-def fingerprint_text(text: str, stopwords: frozenset[str]) -> Fingerprint:
+def fingerprint_text(text: str, stopwords: frozenset[str], shingle_size: int = SHINGLE_SIZE,
+                     sketch_size: int = SKETCH_SIZE) -> Fingerprint:
     """:class:`Fingerprint` of ``text`` (clean text, str) with ``stopwords`` left out of the
-    simhash features (:func:`wackycrawl.dedup.simhash.features`)."""
-    weighted = features(text, stopwords)
-    return Fingerprint(checksum(text), fingerprint(weighted), sum(weighted.values()))
+    simhash features (:func:`wackycrawl.dedup.simhash.features`) but kept in the shingles."""
+    words = tokens(text)
+    weighted = features(words, stopwords)
+    return Fingerprint(checksum(text), fingerprint(weighted), sum(weighted.values()),
+                       sketch(shingle_hashes(words, shingle_size), sketch_size))
 
 
 @dataclass(frozen=True)
@@ -50,82 +79,142 @@ class Decision:
     """What :meth:`DuplicateDetector.check` found for one text.
 
     ``verdict`` is ``"new"``, ``"exact_duplicate"``, ``"near_duplicate"``, ``"empty"`` or
-    ``"too_few_features"`` (the last two are kept but not indexed for near duplicates);
-    ``match`` is the stored checksum or fingerprint it duplicates (else None) and
-    ``distance`` the Hamming distance to a near-duplicate match (0 for exact)."""
+    ``"too_few_features"`` (the last two are kept but not indexed for near duplicates).
+    For a duplicate, ``match`` is the stored checksum (exact) or simhash (near) it
+    duplicates; for a new text it is the simhash of the nearest candidate, if any.
+    ``distance`` is the Hamming distance to that document (0 for exact), ``resemblance``
+    the estimated shingle resemblance to it (1.0 for exact) and ``near_of`` its checksum;
+    all three None when there was no candidate within ``k``."""
 
     verdict: str
     checksum: int
     simhash: int
     n_features: int
+    sketch: bytes = b""
     match: int | None = None
     distance: int | None = None
+    resemblance: float | None = None
+    near_of: int | None = None
 
     @property
     def is_duplicate(self) -> bool:
         return self.verdict in ("exact_duplicate", "near_duplicate")
 
 
+def confirm(fpr: Fingerprint, text: str, candidates: Sequence[tuple[int, int, bytes, object]],
+            threshold: float, shingle_size: int = SHINGLE_SIZE) -> Decision:
+    """The near-duplicate decision for ``fpr`` (of ``text``) among ``candidates``:
+    ``(distance, simhash, sketch, key)`` nearest first. The near duplicate is the candidate
+    of highest resemblance >= ``threshold`` (ties: the nearer); without one the text is new
+    and the first candidate is reported. ``near_of`` is set to the chosen ``key``."""
+    base = dict(checksum=fpr.checksum, simhash=fpr.simhash, n_features=fpr.n_features,
+                sketch=fpr.sketch)
+    if not candidates:
+        return Decision("new", **base)
+    hashes = shingle_hashes(text, shingle_size)
+    scored = [(resemblance(hashes, record), -d, i) for i, (d, _, record, _) in
+              enumerate(candidates)]
+    best = max(scored)
+    r, i = (best[0], best[2]) if best[0] >= threshold else (scored[0][0], 0)
+    d, match, _, key = candidates[i]
+    verdict = "near_duplicate" if r >= threshold else "new"
+    return Decision(verdict, **base, match=match, distance=d, resemblance=r, near_of=key)
+
+
 class DuplicateDetector:
-    """Exact and near-duplicate detection over the texts added so far."""
+    """Exact and near-duplicate detection over the texts added so far.
+
+    ``k``: Hamming distance of simhash candidates (0..15); ``threshold``: shingle
+    resemblance of a near duplicate (0..1); ``shingle_size`` words per shingle;
+    ``sketch_size`` shingles stored per document; ``max_candidates``: the lookup's cap
+    (:class:`~wackycrawl.dedup.index.SimhashIndex`). ``stopwords`` are left out of the
+    simhash features; None means the function words of every shipped list
+    (:func:`wackycrawl.text.funcwords.function_words`)."""
 
     def __init__(self, k: int = K, min_features: int = MIN_FEATURES,
                  checksums: ChecksumSet | None = None, simhashes: SimhashIndex | None = None,
-                 stopwords: frozenset[str] | None = None):
-        """``stopwords`` are left out of the simhash features; None means the function
-        words of every shipped list (:func:`wackycrawl.text.funcwords.function_words`)."""
-        self.k = k
+                 stopwords: frozenset[str] | None = None, records: Records | None = None,
+                 threshold: float = RESEMBLANCE, shingle_size: int = SHINGLE_SIZE,
+                 sketch_size: int = SKETCH_SIZE, max_candidates: int = MAX_CANDIDATES):
+        self.k, self.min_features, self.threshold = k, min_features, threshold
+        self.shingle_size, self.sketch_size = shingle_size, sketch_size
         self.stopwords = function_words() if stopwords is None else stopwords
-        self.min_features = min_features
         self.checksums = checksums if checksums is not None else ChecksumSet()
         self.simhashes = simhashes if simhashes is not None else SimhashIndex(k=k)
+        self.simhashes.max_candidates = max_candidates
+        width = _CHECKSUM_BYTES + len(sketch(shingle_hashes(""), sketch_size))
+        self.records = records if records is not None else Records(width)
+        if len(self.records) != len(self.simhashes) or self.records.width != width:
+            raise ValueError(f"{len(self.records)} records of {self.records.width} bytes for "
+                             f"{len(self.simhashes)} simhashes (sketch size {sketch_size})")
 
     def fingerprint(self, text: str) -> Fingerprint:
-        """:func:`fingerprint_text` with this detector's stopwords."""
-        return fingerprint_text(text, self.stopwords)
+        """:func:`fingerprint_text` with this detector's stopwords and shingle settings."""
+        return fingerprint_text(text, self.stopwords, self.shingle_size, self.sketch_size)
 
-    def check(self, text: str | Fingerprint) -> Decision:
+    def check(self, text: str | Fingerprint, source: str | None = None) -> Decision:
         """Classify ``text`` (clean text, str, or its precomputed :class:`Fingerprint`,
-        which must come from the same stopwords) without storing it."""
+        which must come from the same settings; then ``source`` is its text, needed to
+        confirm candidates, ValueError if missing) without storing it."""
         fpr = text if isinstance(text, Fingerprint) else self.fingerprint(text)
+        source = text if isinstance(text, str) else source
         digest, fp, n = fpr.checksum, fpr.simhash, fpr.n_features
         if n == 0:
-            return Decision("empty", digest, fp, n)
+            return Decision("empty", digest, fp, n, fpr.sketch)
         if digest in self.checksums:
-            return Decision("exact_duplicate", digest, fp, n, digest, 0)
+            return Decision("exact_duplicate", digest, fp, n, fpr.sketch, digest, 0, 1.0, digest)
         if n < self.min_features:
-            return Decision("too_few_features", digest, fp, n)
-        match = self.simhashes.find(fp)
-        if match is not None:
-            return Decision("near_duplicate", digest, fp, n, match, hamming(fp, match))
-        return Decision("new", digest, fp, n)
+            return Decision("too_few_features", digest, fp, n, fpr.sketch)
+        found = self.simhashes.candidates(fp)[:MAX_CONFIRM]
+        if found and source is None:
+            raise ValueError("the text is needed to confirm near-duplicate candidates")
+        candidates = []
+        for d, doc in found:
+            row = self.records[doc]
+            key = int.from_bytes(row[:_CHECKSUM_BYTES], "little")
+            candidates.append((d, self.simhashes.fingerprint(doc), row[_CHECKSUM_BYTES:], key))
+        return confirm(fpr, source or "", candidates, self.threshold, self.shingle_size)
 
     def add(self, decision: Decision) -> None:
-        """Store a checked document: its checksum, and its simhash if it has enough
-        features. Duplicates and empty texts are ignored."""
+        """Store a checked document: its checksum, and its simhash and sketch if it has
+        enough features. Duplicates and empty texts are ignored."""
         if decision.is_duplicate or decision.verdict == "empty":
             return
         self.checksums.add(decision.checksum)
         if decision.verdict == "new":
             self.simhashes.add(decision.simhash)
+            self.records.append(decision.checksum.to_bytes(_CHECKSUM_BYTES, "little")
+                                + decision.sketch)
 
     def __len__(self) -> int:
         """Number of stored checksums (= documents added)."""
         return len(self.checksums)
 
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the checksum set, simhash index and records."""
+        return self.checksums.nbytes + self.simhashes.nbytes + self.records.nbytes
+
     def save(self, directory: str) -> None:
-        """Write ``checksums.npy`` and ``simhashes.npy`` into ``directory`` (created if
-        missing), each atomically. Raises OSError if the directory is not writable."""
+        """Write ``checksums.npy``, ``simhashes.npy`` and ``near-records.npy`` into
+        ``directory`` (created if missing), each atomically. Raises OSError if the directory
+        is not writable."""
         os.makedirs(directory, exist_ok=True)
         self.checksums.save(os.path.join(directory, CHECKSUMS_FILE))
         self.simhashes.save(os.path.join(directory, SIMHASHES_FILE))
+        self.records.save(os.path.join(directory, RECORDS_FILE))
 
     @classmethod
-    def load(cls, directory: str, k: int = K, min_features: int = MIN_FEATURES):
+    def load(cls, directory: str, k: int = K, min_features: int = MIN_FEATURES, **settings):
         """Read a state written by :meth:`save`; a missing file gives an empty part.
-        Raises ValueError if a file is not a uint64 .npy array."""
+        ``settings`` are the other constructor arguments. Raises ValueError if a file is
+        not the expected array or the parts do not match (a state from another version)."""
         path = os.path.join(directory, CHECKSUMS_FILE)
         checksums = ChecksumSet.load(path) if os.path.exists(path) else None
         path = os.path.join(directory, SIMHASHES_FILE)
         simhashes = SimhashIndex.load(path, k) if os.path.exists(path) else None
-        return cls(k, min_features, checksums, simhashes)
+        path = os.path.join(directory, RECORDS_FILE)
+        width = _CHECKSUM_BYTES + len(sketch(shingle_hashes(""),
+                                             settings.get("sketch_size", SKETCH_SIZE)))
+        records = Records.load(path, width) if os.path.exists(path) else None
+        return cls(k, min_features, checksums, simhashes, records=records, **settings)

@@ -73,17 +73,18 @@ def tokens(text: str) -> list[str]:
     return words
 
 
-def features(text: str, stopwords: frozenset[str] = frozenset()) -> Counter:
-    """Simhash features of ``text``: each word of :func:`tokens` that is not in
+def features(text: str | list[str], stopwords: frozenset[str] = frozenset()) -> Counter:
+    """Simhash features of ``text`` (a str, or its :func:`tokens`): each word that is not in
     ``stopwords``, weighted by its count (seed notes §9, step 1, whose example leaves out
     "in, the, and"). Weights are unbounded ints (case C28).
 
     Leave the function words out for real use: they are a third to a half of every text's
     tokens and would dominate the weights, pulling all texts of one language together
     (devset: mean distance of unrelated pages 19.9 bits with them, 30.9 without)."""
+    words = tokens(text) if isinstance(text, str) else text
     if not stopwords:
-        return Counter(tokens(text))
-    return Counter(w for w in tokens(text) if w not in stopwords)
+        return Counter(words)
+    return Counter(w for w in words if w not in stopwords)
 
 
 @lru_cache(maxsize=HASH_CACHE_SIZE)

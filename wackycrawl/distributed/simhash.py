@@ -1,18 +1,27 @@
 """The exact and near-duplicate index on Redis, shared by the workers of a crawl (issue 3, 4).
 
 The decision is :class:`~wackycrawl.dedup.detector.DuplicateDetector`'s (exact checksum first,
-then simhash at Hamming distance <= k for texts with at least ``min_features`` feature words),
-taken and stored by ONE Lua script, so two workers adding near-identical documents at the same
-moment cannot both keep theirs. Layout (key names in :mod:`.keys`):
+then simhash candidates within Hamming distance ``k`` for texts with at least ``min_features``
+feature words, confirmed by word-shingle resemblance), taken and stored so that two workers
+adding near-identical documents at the same moment cannot both keep theirs. Layout (key names
+in :mod:`.keys`):
 
 * exact: the 64-bit checksum's leading 16 bits name a HASH ``checksum:<hhhh>``; its field is the
   other 48 bits (an integer), its value the document's owner (below). ``HGET`` + ``HSET``.
-* near: the permuted-tables scheme of Manku, Jain and Das Sarma (WWW 2007, 3; k = 3: four
-  16-bit blocks, pigeonhole): table ``t`` files a fingerprint under its block ``t``
-  (``simhash:<t>:<block hex>``), the member being the other 48 bits. Table 0 is a HASH (member
-  -> owner), tables 1..k are SETs, whose integer members Redis keeps as an ``intset`` of 8 bytes
-  each. A lookup reads the k + 1 buckets of the query and compares the remaining bits.
-  Members must be exact in Lua's doubles (< 2**53 bits), so ``k`` is at most 4.
+* near: the permuted tables of :class:`~wackycrawl.dedup.index.SimhashIndex` (Manku, Jain and
+  Das Sarma, WWW 2007, section 3: four 16-bit blocks, and probes of every block value within
+  ``k // 4`` bits, so every fingerprint within ``k`` shares a probed bucket): table ``t`` files
+  a fingerprint under its block ``t`` (``simhash:<t>:<block hex>``), the member being the other
+  48 bits (exact in Lua's doubles). Table 0 is a HASH (member -> record: owner, 8 bytes;
+  checksum, 8 bytes little-endian; shingle sketch, ``4 + 2 m`` bytes), tables 1..3 are SETs,
+  whose integer members Redis keeps as an ``intset`` of 8 bytes each.
+
+One Lua script reads the probed buckets and returns the candidates within ``k`` that the
+client has not yet seen, or, when there are none, stores the document (checksum, four table
+entries) in the same atomic step. The client confirms the candidates by shingle resemblance
+(it holds the document's full text) against the sketches of their records; when none is a
+near duplicate it calls the script again with them excluded, so a document added by another
+worker in between is seen before this one is stored.
 
 Owner: the first 8 bytes of the document URL's fingerprint
 (:func:`~wackycrawl.distributed.fingerprint.url_fingerprint`). A match owned by the same URL is
@@ -20,25 +29,30 @@ the document's own earlier copy - its worker died after the index took it but be
 file did, and the request was leased again (C20) - so it is kept again (verdict
 ``"refetched"``) instead of being lost.
 
-Memory: ``benchmarks/redis_memory.py`` (bytes per document). Buckets stay compact while small
-(``set-max-intset-entries`` 512, ``hash-max-listpack-entries`` 128 of redis.conf); past
-~8M documents raise those or expect hashtable encodings at several times the bytes.
+Memory: ``benchmarks/redis_memory.py`` (bytes per document). Table 0's records are larger than
+``hash-max-listpack-value`` (64 bytes), so its buckets are hashtables; the SET buckets stay
+intsets while small (``set-max-intset-entries`` 512). Cost: ``4 * probes`` bucket reads per
+check (k = 11: 548), cheap while buckets are small (a few entries per 100k documents).
 Errors: redis's ``ConnectionError`` / ``ResponseError`` as they come.
 """
 
 from __future__ import annotations
 
-from wackycrawl.dedup.detector import MIN_FEATURES, Decision, Fingerprint, K
-from wackycrawl.dedup.index import _blocks
+from dataclasses import replace
+
+from wackycrawl.dedup.detector import MIN_FEATURES, Decision, Fingerprint, K, confirm
+from wackycrawl.dedup.index import BLOCK_BITS, MAX_K, TABLES, block_values, probe_masks
+from wackycrawl.dedup.shingles import RESEMBLANCE, SHINGLE_SIZE
 from wackycrawl.distributed.fingerprint import url_fingerprint
 from wackycrawl.distributed.keys import CrawlKeys
 
-MAX_K = 4  # blocks of >= 12 bits leave <= 52 bits: exact in Lua numbers
 CHECKSUM_SHARD_BITS = 16
 OWNER_BYTES = 8
+BLOCKS = [(BLOCK_BITS * t, BLOCK_BITS) for t in range(TABLES)]  # (start from the top, width)
 
-# KEYS: checksum shard, bucket of table 0 (HASH), buckets of tables 1..k (SETs).
-# ARGV: checksum rest, owner, '1' to check/add the simhash, k, rest of the simhash per table.
+# KEYS: checksum shard, then per table t the buckets of its P probes (probe 0 = own block).
+# ARGV: checksum rest, owner, '1' to check/add the simhash, k, record, P, E, E excluded
+# 't:i:member' strings, then the query's rest per table.
 CHECK_AND_ADD = """
 local function distance(a, b)
   local d = 0
@@ -51,21 +65,31 @@ local function distance(a, b)
 end
 local owner = redis.call('HGET', KEYS[1], ARGV[1])
 if owner then return {'exact_duplicate', owner} end
+local E = tonumber(ARGV[7])
+local q0 = 8 + E
 if ARGV[3] == '1' then
-  local best, tbl, member = 65, 0, ''
-  for t = 2, #KEYS do
-    local q = tonumber(ARGV[t + 3])
-    local members = t == 2 and redis.call('HKEYS', KEYS[t]) or redis.call('SMEMBERS', KEYS[t])
-    for _, m in ipairs(members) do
-      local d = distance(tonumber(m), q)
-      if d < best then best, tbl, member = d, t - 2, m end
+  local k, P = tonumber(ARGV[4]), tonumber(ARGV[6])
+  local excluded = {}
+  for e = 1, E do excluded[ARGV[7 + e]] = true end
+  local found = {'candidates'}
+  for t = 0, 3 do
+    local q = tonumber(ARGV[q0 + t])
+    for i = 0, P - 1 do
+      local bits = (i == 0 and 0) or (i <= 16 and 1) or (i <= 136 and 2) or 3
+      local key = KEYS[2 + t * P + i]
+      local members = t == 0 and redis.call('HKEYS', key) or redis.call('SMEMBERS', key)
+      for _, m in ipairs(members) do
+        local name = t .. ':' .. i .. ':' .. m
+        if not excluded[name] then
+          local d = bits + distance(tonumber(m), q)
+          if d <= k then found[#found + 1] = name; found[#found + 1] = tostring(d) end
+        end
+      end
     end
   end
-  if best <= tonumber(ARGV[4]) then
-    return {'near_duplicate', tostring(tbl), member, tostring(best)}
-  end
-  redis.call('HSET', KEYS[2], ARGV[5], ARGV[2])
-  for t = 3, #KEYS do redis.call('SADD', KEYS[t], ARGV[t + 3]) end
+  if #found > 1 then return found end
+  redis.call('HSET', KEYS[2], ARGV[q0], ARGV[5])
+  for t = 1, 3 do redis.call('SADD', KEYS[2 + t * P], ARGV[q0 + t]) end
 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 if ARGV[3] == '1' then return {'new'} end
@@ -92,44 +116,71 @@ class RedisDedupIndex:
     """Check-and-add of documents' :class:`Fingerprint` against the crawl's shared index.
 
     ``server`` is a ``redis.Redis`` client, ``keys`` the crawl's key names; ``k`` in
-    ``0..MAX_K`` (ValueError otherwise), ``min_features`` as in :class:`DuplicateDetector`.
+    ``0..MAX_K`` (ValueError otherwise); ``min_features``, ``threshold`` and ``shingle_size``
+    as in :class:`~wackycrawl.dedup.detector.DuplicateDetector` (the sketch comes with each
+    :class:`Fingerprint`).
     """
 
-    def __init__(self, server, keys: CrawlKeys, k: int = K, min_features: int = MIN_FEATURES):
+    def __init__(self, server, keys: CrawlKeys, k: int = K, min_features: int = MIN_FEATURES,
+                 threshold: float = RESEMBLANCE, shingle_size: int = SHINGLE_SIZE):
         if not 0 <= k <= MAX_K:
             raise ValueError(f"the Redis simhash index needs k in 0..{MAX_K}, not {k}")
         self.server, self.keys, self.k, self.min_features = server, keys, k, min_features
-        self.blocks = _blocks(k)
+        self.threshold, self.shingle_size = threshold, shingle_size
+        self.probes = probe_masks(k // TABLES)
         self._script = server.register_script(CHECK_AND_ADD)
 
     def _bucket(self, table: int, block: int) -> str:
-        return self.keys.simhash_bucket(table, f"{block:0{(self.blocks[table][1] + 3) // 4}x}")
+        return self.keys.simhash_bucket(table, f"{block:04x}")
 
-    def check_and_add(self, fp: Fingerprint, url: str) -> Decision:
-        """The decision for the document at ``url`` (str) with fingerprint ``fp``; a document
-        that is not a duplicate is stored at once. Verdicts: those of
-        :meth:`DuplicateDetector.check` (an ``"empty"`` text is neither checked nor stored),
-        plus ``"refetched"`` (matched the same URL's own earlier copy: keep it)."""
+    def check_and_add(self, fp: Fingerprint, url: str, text: str = "") -> Decision:
+        """The decision for the document at ``url`` (str) with fingerprint ``fp`` of the clean
+        ``text`` (needed to confirm candidates); a document that is not a duplicate is stored
+        at once. Verdicts: those of :meth:`DuplicateDetector.check` (an ``"empty"`` text is
+        neither checked nor stored), plus ``"refetched"`` (matched the same URL's own earlier
+        copy: keep it)."""
         if fp.n_features == 0:
-            return Decision("empty", fp.checksum, fp.simhash, 0)
+            return Decision("empty", fp.checksum, fp.simhash, 0, fp.sketch)
         owner = url_fingerprint(url)[:OWNER_BYTES]
         shard, rest = split(fp.checksum, 0, CHECKSUM_SHARD_BITS)
-        parts = [split(fp.simhash, start, width) for start, width in self.blocks]
+        blocks = block_values(fp.simhash)
+        rests = [split(fp.simhash, *b)[1] for b in BLOCKS]
         keys = [self.keys.checksum_shard(f"{shard:04x}")]
-        keys += [self._bucket(t, block) for t, (block, _) in enumerate(parts)]
+        keys += [self._bucket(t, blocks[t] ^ mask) for t in range(TABLES) for mask in self.probes]
         near = fp.n_features >= self.min_features
-        answer = self._script(keys=keys, args=[rest, owner, "1" if near else "0", self.k,
-                                               *(r for _, r in parts)])
-        verdict = answer[0].decode()
+        record = owner + fp.checksum.to_bytes(8, "little") + fp.sketch
+        excluded, candidates = [], {}
+        while True:
+            answer = self._script(keys=keys, args=[rest, owner, "1" if near else "0", self.k,
+                                                   record, len(self.probes), len(excluded),
+                                                   *excluded, *rests])
+            verdict = answer[0].decode()
+            if verdict != "candidates":
+                break
+            names = [name.decode() for name in answer[1::2]]
+            for name, d in zip(names, answer[2::2], strict=True):
+                t, i, member = (int(x) for x in name.split(":"))
+                match = join(blocks[t] ^ self.probes[i], member, *BLOCKS[t])
+                if match not in candidates:
+                    block, rest0 = split(match, *BLOCKS[0])
+                    row = self.server.hget(self._bucket(0, block), rest0)
+                    candidates[match] = (int(d), match, row[2 * OWNER_BYTES:], row)
+            excluded += names
+            ranked = sorted(candidates.values(), key=lambda c: (c[0], c[1]))
+            decision = confirm(fp, text, [(d, m, sk, int.from_bytes(row[OWNER_BYTES:2 * OWNER_BYTES],
+                               "little")) for d, m, sk, row in ranked], self.threshold,
+                               self.shingle_size)
+            if decision.is_duplicate:
+                row = candidates[decision.match][3]
+                return self._refetched(decision, row[:OWNER_BYTES] == owner)
         if verdict == "exact_duplicate":
-            match, distance, match_owner = fp.checksum, 0, answer[1]
-        elif verdict == "near_duplicate":
-            table, distance = int(answer[1]), int(answer[3])
-            match = join(parts[table][0], int(answer[2]), *self.blocks[table])
-            block, rest = split(match, *self.blocks[0])
-            match_owner = self.server.hget(self._bucket(0, block), rest)
-        else:
-            return Decision(verdict, fp.checksum, fp.simhash, fp.n_features)
-        if match_owner == owner:
-            verdict = "refetched"
-        return Decision(verdict, fp.checksum, fp.simhash, fp.n_features, match, distance)
+            decision = Decision(verdict, fp.checksum, fp.simhash, fp.n_features, fp.sketch,
+                                fp.checksum, 0, 1.0, fp.checksum)
+            return self._refetched(decision, answer[1] == owner)
+        if verdict == "too_few_features" or not candidates:
+            return Decision(verdict, fp.checksum, fp.simhash, fp.n_features, fp.sketch)
+        return decision  # new, with the nearest candidate that was not confirmed
+
+    @staticmethod
+    def _refetched(decision: Decision, own: bool) -> Decision:
+        return replace(decision, verdict="refetched") if own else decision

@@ -5,13 +5,17 @@ can run in a worker process (:mod:`wackycrawl.pipelines.stages`):
 
 * :class:`FingerprintPipeline` (a stage of ``WACKY_STAGES``) reads ``item["paragraphs"]``
   (joined by newlines) and sets ``item["meta"]["Checksum"]``, ``item["meta"]["Simhash"]``
-  (16 hex digits each) and ``item["simhash_features"]`` (int, feature words counted).
+  (16 hex digits each), ``item["simhash_features"]`` (int, feature words counted) and
+  ``item["shingle_sketch"]`` (bytes, the word-shingle sketch, :mod:`wackycrawl.dedup.shingles`).
 * :class:`DedupPipeline` (in ``ITEM_PIPELINES``, in the crawl's own process) looks those up
-  in the index of kept documents (computing them itself for an item that lacks them) and
-  drops with the reasons ``exact_duplicate`` and ``near_duplicate``. The log line names the
-  stored checksum or fingerprint matched: it is the ``X-Wacky-Checksum`` /
-  ``X-Wacky-Simhash`` of a document already written, so ``zgrep`` over the TREC files finds
-  it (no URL map is kept: it would cost more than the index itself).
+  in the index of kept documents (computing them itself for an item that lacks them),
+  confirms simhash candidates by shingle resemblance, and drops with the reasons
+  ``exact_duplicate`` and ``near_duplicate``. Kept and dropped items carry
+  ``meta["Near-Distance"]`` (Hamming distance to the nearest indexed document within
+  ``WACKY_SIMHASH_K``, ``-`` if none), ``meta["Near-Resemblance"]`` (its shingle
+  resemblance, 2 decimals, ``-`` if none) and ``meta["Near-Of"]`` (its ``X-Wacky-Checksum``,
+  16 hex digits, ``-`` if none), so ``zgrep`` over the TREC files finds the document matched
+  (no URL map is kept: it would cost more than the index itself).
 
 With ``JOBDIR`` set, the state lives in ``<JOBDIR>/wacky-dedup/``: loaded on open, saved
 every ``WACKY_DEDUP_SAVE_EVERY`` kept documents and on close. In a distributed crawl
@@ -27,11 +31,14 @@ from scrapy.exceptions import NotConfigured
 
 from wackycrawl.dedup.detector import (
     MIN_FEATURES,
+    Decision,
     DuplicateDetector,
     Fingerprint,
     K,
     fingerprint_text,
 )
+from wackycrawl.dedup.index import MAX_CANDIDATES
+from wackycrawl.dedup.shingles import RESEMBLANCE, SHINGLE_SIZE, SKETCH_SIZE
 from wackycrawl.dedup.simhash import to_hex
 from wackycrawl.distributed.keys import CrawlKeys
 from wackycrawl.distributed.scheduler import connect, crawl_name, frontier_mode
@@ -44,6 +51,14 @@ logger = logging.getLogger(__name__)
 STATE_DIR = "wacky-dedup"
 SAVE_EVERY = 1000  # kept documents between two saves of the state
 FEATURES_KEY = "simhash_features"
+SKETCH_KEY = "shingle_sketch"
+
+
+def shingle_settings(settings) -> dict:
+    """``shingle_size`` and ``sketch_size`` from ``WACKY_SHINGLE_SIZE`` and
+    ``WACKY_SHINGLE_SKETCH_SIZE`` (the fingerprint stage and the dedup stage must agree)."""
+    return {"shingle_size": settings.getint("WACKY_SHINGLE_SIZE", SHINGLE_SIZE),
+            "sketch_size": settings.getint("WACKY_SHINGLE_SKETCH_SIZE", SKETCH_SIZE)}
 
 
 def _text(item: dict) -> str:
@@ -56,6 +71,16 @@ def set_fingerprint(item: dict, fp: Fingerprint) -> None:
     meta["Simhash"] = to_hex(fp.simhash)
     meta["Checksum"] = to_hex(fp.checksum)
     item[FEATURES_KEY] = fp.n_features
+    item[SKETCH_KEY] = fp.sketch
+
+
+def set_near(item: dict, decision: Decision) -> None:
+    """Store the ``Near-*`` meta of ``decision`` on ``item`` (``-`` where there is none)."""
+    meta = item.setdefault("meta", {})
+    none = decision.distance is None
+    meta["Near-Distance"] = "-" if none else str(decision.distance)
+    meta["Near-Resemblance"] = "-" if none else f"{decision.resemblance:.2f}"
+    meta["Near-Of"] = "-" if none else to_hex(decision.near_of)
 
 
 def get_fingerprint(item: dict) -> Fingerprint | None:
@@ -64,7 +89,7 @@ def get_fingerprint(item: dict) -> Fingerprint | None:
     try:
         meta = item["meta"]
         fp = Fingerprint(int(meta["Checksum"], 16), int(meta["Simhash"], 16),
-                         int(item[FEATURES_KEY]))
+                         int(item[FEATURES_KEY]), bytes(item[SKETCH_KEY]))
     except (KeyError, TypeError, ValueError):
         return None
     return fp if 0 <= fp.checksum < 1 << 64 and 0 <= fp.simhash < 1 << 64 else None
@@ -75,31 +100,37 @@ class FingerprintPipeline:
     every shipped list left out (as :class:`DuplicateDetector` does). Off with
     ``WACKY_DEDUP_ENABLED=False``."""
 
-    def __init__(self, stopwords: frozenset[str]):
-        self.stopwords = stopwords
+    def __init__(self, stopwords: frozenset[str], shingle_size: int = SHINGLE_SIZE,
+                 sketch_size: int = SKETCH_SIZE):
+        self.stopwords, self.shingle_size, self.sketch_size = stopwords, shingle_size, sketch_size
 
     @classmethod
     def from_crawler(cls, crawler):
         if not crawler.settings.getbool("WACKY_DEDUP_ENABLED", True):
             raise NotConfigured("WACKY_DEDUP_ENABLED is off")
-        return cls(function_words())
+        return cls(function_words(), **shingle_settings(crawler.settings))
 
     def process_item(self, item):
-        set_fingerprint(item, fingerprint_text(_text(item), self.stopwords))
+        fp = fingerprint_text(_text(item), self.stopwords, self.shingle_size, self.sketch_size)
+        set_fingerprint(item, fp)
         return item
 
 
 class DedupPipeline:
     def __init__(self, stats, k: int, min_features: int, save_every: int, state_dir: str | None,
-                 shared: RedisDedupIndex | None = None):
+                 shared: RedisDedupIndex | None = None, **near):
+        """``near``: the other :class:`DuplicateDetector` arguments (threshold,
+        shingle_size, sketch_size, max_candidates)."""
         self.stats = stats
         self.k = k
         self.min_features = min_features
         self.save_every = save_every
         self.state_dir = state_dir
-        self.detector = DuplicateDetector(k, min_features)
+        self.near = near
+        self.detector = DuplicateDetector(k, min_features, **near)
         self.shared = shared
         self._unsaved = 0
+        self._sketch_bytes = len(self.detector.fingerprint("").sketch)
 
     @classmethod
     def from_crawler(cls, crawler):
@@ -109,10 +140,15 @@ class DedupPipeline:
         jobdir = settings.get("JOBDIR")
         k = settings.getint("WACKY_SIMHASH_K", K)
         min_features = settings.getint("WACKY_SIMHASH_MIN_FEATURES", MIN_FEATURES)
+        near = dict(threshold=settings.getfloat("WACKY_NEAR_RESEMBLANCE", RESEMBLANCE),
+                    **shingle_settings(settings))
         shared = None
         if frontier_mode(settings) == "redis":
             keys = CrawlKeys(crawl_name(settings, crawler.spidercls.name))
-            shared, jobdir = RedisDedupIndex(connect(settings), keys, k, min_features), None
+            shared = RedisDedupIndex(connect(settings), keys, k, min_features, near["threshold"],
+                                     near["shingle_size"])
+            jobdir = None
+        near["max_candidates"] = settings.getint("WACKY_SIMHASH_MAX_CANDIDATES", MAX_CANDIDATES)
         return cls(
             crawler.stats,
             k=k,
@@ -120,13 +156,15 @@ class DedupPipeline:
             save_every=settings.getint("WACKY_DEDUP_SAVE_EVERY", SAVE_EVERY),
             state_dir=os.path.join(jobdir, STATE_DIR) if jobdir else None,
             shared=shared,
+            **near,
         )
 
     def open_spider(self):
         if not self.state_dir or not os.path.isdir(self.state_dir):
             return
         try:
-            self.detector = DuplicateDetector.load(self.state_dir, self.k, self.min_features)
+            self.detector = DuplicateDetector.load(self.state_dir, self.k, self.min_features,
+                                                   **self.near)
         except (OSError, ValueError, EOFError) as exc:
             logger.error("dedup state in %s unreadable, starting empty: %s", self.state_dir, exc)
             self.stats.inc_value("wacky/dedup/state_unreadable")
@@ -139,18 +177,26 @@ class DedupPipeline:
         self._save()
 
     def process_item(self, item):
+        text = _text(item)
         fp = get_fingerprint(item)
-        if fp is None:
-            fp = self.detector.fingerprint(_text(item))
+        if fp is None or len(fp.sketch) != self._sketch_bytes:
+            fp = self.detector.fingerprint(text)
             set_fingerprint(item, fp)
+        capped = self.detector.simhashes.capped
         if self.shared is not None:
-            decision = self.shared.check_and_add(fp, item.get("url", ""))
+            decision = self.shared.check_and_add(fp, item.get("url", ""), text)
         else:
-            decision = self.detector.check(fp)
+            decision = self.detector.check(fp, text)
+        if self.detector.simhashes.capped > capped:
+            self.stats.inc_value("wacky/dedup/capped")
+        set_near(item, decision)
         if decision.is_duplicate:
-            detail = f"matches {to_hex(decision.match)} at distance {decision.distance}"
+            detail = (f"matches {to_hex(decision.near_of)} at distance {decision.distance}, "
+                      f"resemblance {decision.resemblance:.2f}")
             logger.debug("%s %s: %s", decision.verdict, item.get("url"), detail)
             raise drop(self.stats, decision.verdict, item, detail)
+        if decision.verdict == "new" and decision.distance is not None:
+            self.stats.inc_value("wacky/dedup/candidate_not_confirmed")
         self.stats.inc_value(f"wacky/dedup/{decision.verdict}")
         if self.shared is None:
             self.detector.add(decision)
