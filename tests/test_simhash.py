@@ -143,3 +143,33 @@ def test_one_changed_word_moves_few_bits():
     b = " ".join(words[:-1] + ["changed"])
     assert hamming(simhash(a), simhash(b)) <= 3
     assert to_hex(simhash(a)) == f"{simhash(a):016x}" and len(to_hex(1)) == 16
+
+
+# --- the simhash package (issue 8 item 2): ours is simhash.Simhash with our features -----
+
+def test_equals_the_simhash_package_with_the_same_features_weights_hash_and_width():
+    """``simhash.Simhash`` (test extra) given our word features, weights and 64-bit BLAKE2b
+    feature hash gives our fingerprint bit for bit; texts whose weights stay <= 255, where
+    the package works with NumPy 2 (case C28: larger weights overflow its uint8 path)."""
+    simhash_pkg = pytest.importorskip("simhash")
+    from tests.neardup_texts import ARTICLE, SAME_TOPIC, edited
+    from tests.webpages import prose
+    from wackycrawl.text.funcwords import function_words
+
+    def package(weighted):
+        return simhash_pkg.Simhash(dict(weighted), f=64,
+                                   hashfunc=lambda b: feature_hash64(b.decode("utf-8"))).value
+
+    stopwords = function_words()
+    texts = ["\n".join(ARTICLE), "\n".join(SAME_TOPIC[0]), edited(), "\n".join(prose(3)),
+             "Grüße aus Köln, straße STRASSE Straße", "काम कम काम", "fish " * 60 + "tropical",
+             " ".join(f"word{i % 97}" for i in range(20_000))]  # weights 51..255: the big path
+    checked = 0
+    for text in texts:
+        for weighted in (features(text, stopwords), features(text)):
+            assert max(weighted.values()) <= 255
+            assert package(weighted) == fingerprint(weighted)
+            checked += 1
+        assert simhash(text, stopwords) == fingerprint(features(text, stopwords))
+    assert checked == 2 * len(texts)
+    assert package({"x": 1}) == fingerprint({"x": 1}) == feature_hash64("x")

@@ -12,7 +12,7 @@ import sys
 
 SUBCOMMANDS = ["clean", "langid", "trec", "tuples", "queries", "seeds", "status",
                "filter", "export", "report", "stats",
-               "process", "judge"]
+               "process", "judge", "dedup"]
 
 
 def write_output(command: str, output: str | None, text: str) -> bool:

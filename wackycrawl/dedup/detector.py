@@ -104,18 +104,20 @@ class Decision:
 def confirm(fpr: Fingerprint, text: str, candidates: Sequence[tuple[int, int, bytes, object]],
             threshold: float, shingle_size: int = SHINGLE_SIZE) -> Decision:
     """The near-duplicate decision for ``fpr`` (of ``text``) among ``candidates``:
-    ``(distance, simhash, sketch, key)`` nearest first. The near duplicate is the candidate
-    of highest resemblance >= ``threshold`` (ties: the nearer); without one the text is new
-    and the first candidate is reported. ``near_of`` is set to the chosen ``key``."""
+    ``(distance, simhash, sketch, key)``, of which the ``MAX_CONFIRM`` nearest are compared.
+    The near duplicate is the candidate of highest
+    resemblance >= ``threshold`` (ties: the nearer, then the smaller simhash); without one
+    the text is new and the nearest candidate is reported. ``near_of`` is the chosen ``key``."""
     base = dict(checksum=fpr.checksum, simhash=fpr.simhash, n_features=fpr.n_features,
                 sketch=fpr.sketch)
     if not candidates:
         return Decision("new", **base)
+    candidates = sorted(candidates, key=lambda c: (c[0], c[1]))[:MAX_CONFIRM]
     hashes = shingle_hashes(text, shingle_size)
-    scored = [(resemblance(hashes, record), -d, i) for i, (d, _, record, _) in
+    scored = [(resemblance(hashes, record), -d, -i) for i, (d, _, record, _) in
               enumerate(candidates)]
     best = max(scored)
-    r, i = (best[0], best[2]) if best[0] >= threshold else (scored[0][0], 0)
+    r, i = (best[0], -best[2]) if best[0] >= threshold else (scored[0][0], 0)
     d, match, _, key = candidates[i]
     verdict = "near_duplicate" if r >= threshold else "new"
     return Decision(verdict, **base, match=match, distance=d, resemblance=r, near_of=key)
@@ -165,7 +167,7 @@ class DuplicateDetector:
             return Decision("exact_duplicate", digest, fp, n, fpr.sketch, digest, 0, 1.0, digest)
         if n < self.min_features:
             return Decision("too_few_features", digest, fp, n, fpr.sketch)
-        found = self.simhashes.candidates(fp)[:MAX_CONFIRM]
+        found = self.simhashes.candidates(fp)
         if found and source is None:
             raise ValueError("the text is needed to confirm near-duplicate candidates")
         candidates = []

@@ -166,10 +166,9 @@ class RedisDedupIndex:
                     row = self.server.hget(self._bucket(0, block), rest0)
                     candidates[match] = (int(d), match, row[2 * OWNER_BYTES:], row)
             excluded += names
-            ranked = sorted(candidates.values(), key=lambda c: (c[0], c[1]))
-            decision = confirm(fp, text, [(d, m, sk, int.from_bytes(row[OWNER_BYTES:2 * OWNER_BYTES],
-                               "little")) for d, m, sk, row in ranked], self.threshold,
-                               self.shingle_size)
+            decision = confirm(fp, text, [
+                (d, m, sk, int.from_bytes(row[OWNER_BYTES:2 * OWNER_BYTES], "little"))
+                for d, m, sk, row in candidates.values()], self.threshold, self.shingle_size)
             if decision.is_duplicate:
                 row = candidates[decision.match][3]
                 return self._refetched(decision, row[:OWNER_BYTES] == owner)
