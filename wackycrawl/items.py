@@ -23,7 +23,12 @@ language stage
     ``meta["Funcword-Types"]``, ``meta["Funcword-Tokens"]``.
 fingerprint stage (``wackycrawl.pipelines.dedup.FingerprintPipeline``)
     ``meta["Simhash"]`` (16 hex digits), ``meta["Checksum"]`` (16 hex digits),
-    ``simhash_features`` int (feature words counted); the dedup stage reads them.
+    ``simhash_features`` int (feature words counted), ``shingle_sketch`` str (hex digits of
+    the word-shingle sketch); the dedup stage reads them.
+dedup stage (``wackycrawl.pipelines.dedup.DedupPipeline``), on kept and dropped items
+    ``meta["Near-Distance"]`` (Hamming distance to the nearest indexed document within
+    ``WACKY_SIMHASH_K``), ``meta["Near-Resemblance"]`` (its shingle resemblance, 2 decimals),
+    ``meta["Near-Of"]`` (its checksum, 16 hex digits); each ``-`` if there is none.
 TREC writer
     ``docno`` str.
 """

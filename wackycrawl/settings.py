@@ -278,9 +278,21 @@ WACKY_MIN_FUNCWORD_RATIO = 0.25
 # near duplicates (64-bit word-frequency simhash, Charikar 2002; function words are left
 # out of the features, as in the seed notes' example, section 9) of kept documents.
 WACKY_DEDUP_ENABLED = True
-# Near duplicate = Hamming distance <= k between 64-bit simhashes (Manku, Jain, Das Sarma,
-# WWW 2007: k = 3). The index uses k + 1 permuted tables; keep k <= 7.
-WACKY_SIMHASH_K = 3
+# Simhash candidates: Hamming distance <= k between 64-bit simhashes, in 0..15 (Manku, Jain,
+# Das Sarma, WWW 2007, use k = 3 alone; re-templated, edited and truncated copies are mostly
+# 4-11 bits away, devset/neardup). Four permuted tables of 16-bit blocks, probed within
+# k // 4 bits of each block; every candidate is confirmed by shingle resemblance below.
+WACKY_SIMHASH_K = 11
+# Table entries one lookup compares at most (the candidate cap; the own blocks, distance
+# <= 3, are always looked at); past ~250k documents the cap trims the probes of radius 2.
+WACKY_SIMHASH_MAX_CANDIDATES = 2048
+# Confirmation (Broder, Glassman, Manasse, Zweig, "Syntactic clustering of the Web", 1997):
+# words per shingle (the 5-grams of the WaCky corpora), shingles kept per document (a
+# bottom-k sketch: 4 + 2 * N bytes), and the resemblance (Jaccard of the shingle sets,
+# Broder et al.'s 50 %) from which a candidate is a near duplicate.
+WACKY_SHINGLE_SIZE = 5
+WACKY_SHINGLE_SKETCH_SIZE = 40
+WACKY_NEAR_RESEMBLANCE = 0.5
 # Texts with fewer feature words than this are never matched or indexed by simhash (C15).
 WACKY_SIMHASH_MIN_FEATURES = 50
 # With JOBDIR, the dedup state (<JOBDIR>/wacky-dedup/) is saved every N kept documents
@@ -405,7 +417,7 @@ WACKY_STATS_PUBLISH_SECONDS = 10.0
 # host this long at most. Must exceed DOWNLOAD_TIMEOUT + the slot delay (no published value).
 WACKY_HOST_LEASE_SECONDS = 60.0
 # With REDIS_URL the exact/near-duplicate index is the crawl's too, in Redis, shared by all
-# workers (wackycrawl.distributed.simhash; WACKY_SIMHASH_K at most 4 there).
+# workers (wackycrawl.distributed.simhash).
 # Seen set: "set" (exact, ~80 bytes per URL in Redis) or "bloom" (bitmap, sized for
 # WACKY_BLOOM_CAPACITY URLs at WACKY_BLOOM_ERROR_RATE false positives: 100M at 0.001 take
 # 180 MB; Bloom 1970; a false positive skips an unseen URL, rmax/scrapy-redis#56).

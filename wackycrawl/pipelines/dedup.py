@@ -6,7 +6,8 @@ can run in a worker process (:mod:`wackycrawl.pipelines.stages`):
 * :class:`FingerprintPipeline` (a stage of ``WACKY_STAGES``) reads ``item["paragraphs"]``
   (joined by newlines) and sets ``item["meta"]["Checksum"]``, ``item["meta"]["Simhash"]``
   (16 hex digits each), ``item["simhash_features"]`` (int, feature words counted) and
-  ``item["shingle_sketch"]`` (bytes, the word-shingle sketch, :mod:`wackycrawl.dedup.shingles`).
+  ``item["shingle_sketch"]`` (str, hex digits of the word-shingle sketch,
+  :mod:`wackycrawl.dedup.shingles`).
 * :class:`DedupPipeline` (in ``ITEM_PIPELINES``, in the crawl's own process) looks those up
   in the index of kept documents (computing them itself for an item that lacks them),
   confirms simhash candidates by shingle resemblance, and drops with the reasons
@@ -71,7 +72,7 @@ def set_fingerprint(item: dict, fp: Fingerprint) -> None:
     meta["Simhash"] = to_hex(fp.simhash)
     meta["Checksum"] = to_hex(fp.checksum)
     item[FEATURES_KEY] = fp.n_features
-    item[SKETCH_KEY] = fp.sketch
+    item[SKETCH_KEY] = fp.sketch.hex()
 
 
 def set_near(item: dict, decision: Decision) -> None:
@@ -89,7 +90,7 @@ def get_fingerprint(item: dict) -> Fingerprint | None:
     try:
         meta = item["meta"]
         fp = Fingerprint(int(meta["Checksum"], 16), int(meta["Simhash"], 16),
-                         int(item[FEATURES_KEY]), bytes(item[SKETCH_KEY]))
+                         int(item[FEATURES_KEY]), bytes.fromhex(item[SKETCH_KEY]))
     except (KeyError, TypeError, ValueError):
         return None
     return fp if 0 <= fp.checksum < 1 << 64 and 0 <= fp.simhash < 1 << 64 else None
