@@ -1,18 +1,27 @@
-"""Near-duplicate detection on the labelled pairs of devset/neardup, and fingerprint speed.
+"""Near-duplicate detection on labelled pairs (devset/neardup or a held-out split of the
+same layout), and fingerprint speed.
 
 Each page is decoded (wackycrawl.text.encoding) and cleaned by the project's default
 boilerplate extractor (wackycrawl.text.extractors); a pair is called near-duplicate when
 a fresh DuplicateDetector that has added page a says "exact_duplicate" or
 "near_duplicate" for page b (so the min-features rule applies). Reported side by side:
-precision / recall / F1 of the near-dup class for our 64-bit word simhash at several k,
-the same on the whole page text without boilerplate removal, and the ``simhash``
-package's default Simhash (character 4-grams) on the clean text; then the share of pairs
-called near-dup per kind; then fingerprints per second on the clean texts: ours (cold and
-warm feature-hash cache) vs simhash.Simhash (default, and with our word features, which
-crashes on weights > 255 with NumPy 2: case C28).
+precision / recall / F1 of the near-dup class for
 
-Usage: python benchmarks/neardup_eval.py [SHARED_DIR] [--k 0 1 2 3 4 5 7] [--repeat 3]
-SHARED_DIR defaults to ../shared relative to the repository root.
+* ours: simhash candidates within k bits confirmed by word 5-gram resemblance >= 0.5
+  (the crawl's default at k = 11), at several k;
+* ours, simhash alone (every candidate accepted: the dedup stage before the shingle check),
+  at several k;
+* ours on the whole page text without boilerplate removal;
+* the ``simhash`` package alone: its default Simhash (character 4-grams) on the clean text;
+
+then the share of pairs called near-dup per kind, the resemblance margin (smallest estimate
+among near-dup pairs, largest among distinct pairs that were candidates), and fingerprints
+per second on the clean texts: ours (simhash + shingle sketch) vs simhash.Simhash (default,
+and with our word features, which crashes on weights > 255 with NumPy 2: case C28).
+
+Usage: python benchmarks/neardup_eval.py [SHARED_DIR] [--split DIR] [--k 3 7 11 15] [--repeat 3]
+SHARED_DIR defaults to ../shared relative to the repository root; --split (a folder with
+pairs.tsv and the pages) defaults to SHARED_DIR/devset/neardup.
 """
 
 import argparse
@@ -24,9 +33,10 @@ from pathlib import Path
 import lxml.html
 import simhash
 
-from wackycrawl.dedup.detector import MIN_FEATURES, DuplicateDetector
+from wackycrawl.dedup.detector import MIN_FEATURES, DuplicateDetector, fingerprint_text
 from wackycrawl.dedup.simhash import feature_hash64, features, hamming
 from wackycrawl.dedup.simhash import simhash as word_simhash
+from wackycrawl.text.funcwords import function_words
 from wackycrawl.text.encoding import decode_html
 from wackycrawl.text.extractors import get_extractor
 
@@ -48,11 +58,25 @@ def load(folder: Path):
     return pairs, clean, whole, raw_bytes
 
 
-def ours(k: int, texts: dict):
+def ours(k: int, texts: dict, threshold: float | None = None, margins: dict | None = None):
+    """Pair caller of a fresh detector per pair; ``threshold=0`` accepts every simhash
+    candidate (simhash alone). ``margins`` collects the resemblance of every pair that had a
+    candidate, by gold label."""
+    kwargs = {} if threshold is None else {"threshold": threshold}
+    stopwords = function_words()
+    fps = {}
+
     def call(a: str, b: str) -> bool:
-        detector = DuplicateDetector(k=k)
-        detector.add(detector.check(texts[a]))
-        return detector.check(texts[b]).is_duplicate
+        detector = DuplicateDetector(k=k, stopwords=stopwords, **kwargs)
+        for name in (a, b):
+            if name not in fps:
+                fps[name] = detector.fingerprint(texts[name])
+        detector.add(detector.check(fps[a], texts[a]))
+        decision = detector.check(fps[b], texts[b])
+        if margins is not None and decision.verdict in ("new", "near_duplicate") \
+                and decision.resemblance is not None:
+            margins.setdefault(call.gold, []).append(decision.resemblance)
+        return decision.is_duplicate
     return call
 
 
@@ -66,8 +90,9 @@ def score(pairs, call):
     tp = fp = fn = 0
     per_kind = defaultdict(list)
     for pair in pairs:
-        said = call(pair["a_file"], pair["b_file"])
         gold = pair["label"] == "near-dup"
+        call.gold = gold
+        said = call(pair["a_file"], pair["b_file"])
         tp += said and gold
         fp += said and not gold
         fn += gold and not said
@@ -96,34 +121,47 @@ def rate(fn, texts, repeat: int) -> tuple[float, int]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("shared", nargs="?", default=str(REPO.parent / "shared"))
-    ap.add_argument("--k", type=int, nargs="+", default=[0, 1, 2, 3, 4, 5, 7])
+    ap.add_argument("--split", help="folder with pairs.tsv (default SHARED/devset/neardup)")
+    ap.add_argument("--k", type=int, nargs="+", default=[3, 7, 11, 15])
     ap.add_argument("--repeat", type=int, default=3, help="timing runs; the best is kept")
     args = ap.parse_args()
-    pairs, clean, whole, raw_bytes = load(Path(args.shared) / "devset" / "neardup")
+    folder = Path(args.split) if args.split else Path(args.shared) / "devset" / "neardup"
+    pairs, clean, whole, raw_bytes = load(folder)
     n_pos = sum(p["label"] == "near-dup" for p in pairs)
     tiny = sum(sum(features(t).values()) < MIN_FEATURES for t in clean.values())
-    print(f"{len(pairs)} pairs ({n_pos} near-dup), {len(clean)} pages; "
+    print(f"{folder}: {len(pairs)} pairs ({n_pos} near-dup), {len(clean)} pages; "
           f"{tiny} clean texts under {MIN_FEATURES} words (never matched by simhash)")
 
-    rows = [(f"ours k={k}", score(pairs, ours(k, clean))) for k in args.k]
-    rows += [(f"ours no-boilerplate-removal k={k}", score(pairs, ours(k, whole))) for k in (3,)]
+    margins: dict[bool, list[float]] = {}
+    rows = [(f"ours k={k} + shingles", score(pairs, ours(k, clean, None,
+                                                         margins if k == 11 else None)))
+            for k in args.k]
+    rows += [(f"ours simhash alone k={k}", score(pairs, ours(k, clean, 0.0))) for k in args.k]
+    rows += [("ours no-boilerplate-removal k=11", score(pairs, ours(11, whole)))]
     rows += [(f"simhash.Simhash 4-grams k={k}", score(pairs, package_default(k, clean)))
-             for k in (3,)]
+             for k in (3, 7)]
     kinds = sorted({p["kind"] for p in pairs}, key=lambda kd: (kd in ("same-site",
                    "same-template", "random", "same-topic"), kd))
-    print(f"{'detector':<36}{'P':>6}{'R':>6}{'F1':>6}  " + "".join(f"{kd:>14}" for kd in kinds))
+    print(f"{'detector':<36}{'P':>6}{'R':>6}{'F1':>7}  " + "".join(f"{kd:>14}" for kd in kinds))
     for name, (p, r, f, per_kind) in rows:
-        print(f"{name:<36}{p:6.2f}{r:6.2f}{f:6.2f}  "
-              + "".join(f"{per_kind[kd]:14.2f}" for kd in kinds))
-    print("(per kind: share of pairs called near-dup; the first six kinds are near-dups)")
+        print(f"{name:<36}{p:6.3f}{r:6.3f}{f:7.4f}  "
+              + "".join(f"{per_kind.get(kd, 0):14.2f}" for kd in kinds))
+    print("(per kind: share of pairs called near-dup; the first kinds are near-dups)")
+    pos, neg = margins.get(True, []), margins.get(False, [])
+    print(f"resemblance at k=11 (candidates only): near-dup pairs min "
+          f"{min(pos) if pos else float('nan'):.3f} (n={len(pos)}), distinct pairs max "
+          f"{max(neg) if neg else float('nan'):.3f} (n={len(neg)}); threshold 0.5")
 
     texts = list(clean.values())
     mb = sum(len(t.encode()) for t in texts) / 1e6
+    stopwords = function_words()
     feature_hash64.cache_clear()
-    cold, _ = rate(word_simhash, texts, 1)
+    cold, _ = rate(lambda t: fingerprint_text(t, stopwords), texts, 1)
     timings = [
-        ("ours word simhash, cold hash cache", (cold, 0)),
-        ("ours word simhash, warm hash cache", rate(word_simhash, texts, args.repeat)),
+        ("ours simhash + sketch, cold cache", (cold, 0)),
+        ("ours simhash + sketch, warm cache",
+         rate(lambda t: fingerprint_text(t, stopwords), texts, args.repeat)),
+        ("ours word simhash alone, warm cache", rate(word_simhash, texts, args.repeat)),
         ("simhash.Simhash(text) 4-grams", rate(simhash.Simhash, texts, args.repeat)),
         ("simhash.Simhash(our word features)",
          rate(lambda t: simhash.Simhash(dict(features(t))), texts, args.repeat)),

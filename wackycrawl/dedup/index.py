@@ -97,6 +97,7 @@ TABLES = 64 // BLOCK_BITS
 MAX_K = 15  # probes of radius 3: 697 block values per table
 MAX_CANDIDATES = 2048  # table entries compared per lookup at most (the candidate cap)
 _SHIFTS = [64 - BLOCK_BITS * (t + 1) for t in range(TABLES)]  # block t from the top
+_NP_SHIFTS = np.array(_SHIFTS, dtype=_U64)
 _DIRECTORY = (1 << BLOCK_BITS) + 1  # offsets per table
 _TABLE_BASE = np.arange(TABLES) * _DIRECTORY  # where each table's offsets start
 
@@ -129,7 +130,8 @@ class SimhashIndex:
         self._probes = np.array(probe_masks(k // TABLES), dtype=np.int64)
         self._fps = np.empty(0, dtype=_U64)  # merged fingerprints by id
         self._ids = np.empty(0, dtype=np.uint32)  # the 4 tables, one after the other
-        self._offsets = np.zeros(TABLES * _DIRECTORY, dtype=np.int64)  # flat: table t at t * _DIRECTORY
+        # flat: table t at t * _DIRECTORY; uint32: at most 2**32 / 4 documents
+        self._offsets = np.zeros(TABLES * _DIRECTORY, dtype=np.uint32)
         self._buffer = np.empty(buffer_size, dtype=_U64)
         self._pending = 0
         initial = np.asarray(fingerprints, dtype=_U64)
@@ -156,15 +158,15 @@ class SimhashIndex:
         for t, shift in enumerate(_SHIFTS):
             blocks = ((fps >> _U64(shift)) & _U64(0xFFFF)).astype(np.int64)
             order = np.argsort(blocks, kind="stable")
-            positions.append(self._offsets[_TABLE_BASE[t] + blocks[order] + 1])
+            positions.append(self._offsets[_TABLE_BASE[t] + blocks[order] + 1].astype(np.int64))
             inserted.append(new_ids[order])
             counts.append(np.bincount(blocks, minlength=1 << BLOCK_BITS))
         self._ids = np.insert(self._ids, np.concatenate(positions), np.concatenate(inserted))
         # each offset moves by the new entries before it: in earlier tables and earlier blocks
         for t in range(TABLES):
             table = self._offsets[_TABLE_BASE[t] : _TABLE_BASE[t] + _DIRECTORY]
-            table[1:] += t * len(fps) + np.cumsum(counts[t])
-            table[0] += t * len(fps)
+            table[1:] += (t * len(fps) + np.cumsum(counts[t])).astype(np.uint32)
+            table[0] += np.uint32(t * len(fps))
         self._fps = np.concatenate([self._fps, fps])
 
     def candidates(self, fp: int) -> list[tuple[int, int]]:
@@ -180,9 +182,10 @@ class SimhashIndex:
         return sorted(set(found))
 
     def _table_candidates(self, fp: int) -> list[tuple[int, int]]:
-        keys = (self._probes[:, None] ^ np.array(block_values(fp))) + _TABLE_BASE
-        keys = keys.ravel()  # probe-major: radius 0 of every table first, then radius 1 ...
-        starts = self._offsets.take(keys)
+        blocks = ((_U64(fp) >> _NP_SHIFTS) & _U64(0xFFFF)).astype(np.int64)
+        # probe-major: radius 0 of every table first, then radius 1 ...
+        keys = ((self._probes[:, None] ^ blocks) + _TABLE_BASE).ravel()
+        starts = self._offsets.take(keys).astype(np.int64)
         lengths = self._offsets.take(keys + 1) - starts
         ends = np.cumsum(lengths)
         if ends[-1] > self.max_candidates:
@@ -232,7 +235,7 @@ class Records:
     """Rows of ``width`` bytes by document id (0, 1, ... in order of :meth:`append`), in
     chunks of ``chunk`` rows: ``width`` bytes per document once a chunk fills."""
 
-    def __init__(self, width: int, rows=None, chunk: int = 1 << 16):
+    def __init__(self, width: int, rows=None, chunk: int = 4096):
         self.width, self._chunk = width, chunk
         self._chunks: list[np.ndarray] = []
         self._len = 0

@@ -63,7 +63,11 @@ def shingle_hashes(text: str | list[str], size: int = SHINGLE_SIZE) -> np.ndarra
     words = tokens(text) if isinstance(text, str) else text
     if not words:
         return np.empty(0, dtype=np.uint64)
-    hashes = np.fromiter(map(feature_hash64, words), dtype=np.uint64, count=len(words))
+    # hash each distinct word once; a dict lookup per running word is cheaper than the cache
+    distinct = {w: i for i, w in enumerate(dict.fromkeys(words))}
+    codes = np.fromiter(map(distinct.__getitem__, words), dtype=np.intp, count=len(words))
+    hashes = np.fromiter(map(feature_hash64, distinct), dtype=np.uint64, count=len(distinct))
+    hashes = hashes[codes]
     width = min(size, len(words))
     n = len(words) - width + 1
     with np.errstate(over="ignore"):
