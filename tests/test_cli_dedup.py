@@ -1,10 +1,28 @@
-"""``wackycrawl dedup``: texts in, clusters out (the console entry point, real files)."""
+"""``wackycrawl dedup``: texts in, clusters out (real files, and a separate process)."""
 
+import argparse
 import subprocess
 import sys
 
 from tests.neardup_texts import ARTICLE, SAME_TOPIC, edited, retemplated, text, truncated
-from wackycrawl.cli import main
+from wackycrawl.cli import dedup
+
+# the subcommand alone, as ``wackycrawl dedup`` builds it (see test_cli_langid)
+RUN = """
+import argparse, sys
+from wackycrawl.cli import dedup
+parser = argparse.ArgumentParser(prog="wackycrawl")
+dedup.register(parser.add_subparsers(dest="command", required=True))
+args = parser.parse_args(sys.argv[1:])
+sys.exit(args.func(args))
+"""
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="wackycrawl")
+    dedup.register(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    return args.func(args)
 
 
 def write(tmp_path):
@@ -56,8 +74,7 @@ def test_unreadable_and_non_utf8_files_are_reported_and_skipped(tmp_path):
     files = write(tmp_path)
     (tmp_path / "latin1.txt").write_bytes("Caf\xe9 cr\xe8me".encode("latin-1"))
     run = subprocess.run(
-        [sys.executable, "-c", "import sys; from wackycrawl.cli import main; sys.exit(main())",
-         "dedup", str(tmp_path / "missing.txt"), str(tmp_path / "latin1.txt"), *files[:3]],
+        [sys.executable, "-c", RUN, "dedup", str(tmp_path / "missing.txt"), str(tmp_path / "latin1.txt"), *files[:3]],
         check=False, capture_output=True, text=True, timeout=60,
     )
     assert run.returncode == 1 and "Traceback" not in run.stderr
