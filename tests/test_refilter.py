@@ -26,7 +26,7 @@ def policy(*pairs, **kw) -> Policy:
 
 def test_policy_defaults_are_the_crawl_settings():
     p = policy()
-    assert (p.text_filter.min_words, p.k, p.prose["min_types"], p.targets) == (30, 3, 10, ())
+    assert (p.text_filter.min_words, p.k, p.prose["min_types"], p.targets) == (30, 11, 10, ())
     assert policy("WACKY_LANGUAGES=en,de", "WACKY_SIMHASH_K=5").targets == ("en", "de")
     assert policy("WACKY_LANGUAGE_ENABLED=False").identifier is None
     assert policy("WACKY_DEDUP_ENABLED=False").dedup == "off"
@@ -70,10 +70,12 @@ def _cross_pair():
 @pytest.mark.parametrize(("mode", "reason"), [("near", "near_duplicate"), ("exact", None),
                                                ("off", None)])
 def test_dedup_modes(mode, reason):
-    german, english = _cross_pair()
+    german, _ = _cross_pair()
+    edited = list(german.paragraphs)
+    edited[0] = "Neu: " + edited[0]  # a near copy: the same text with one word more
     r = Refilter(policy(dedup=mode))
     assert r.decide(german) is None
-    found = r.decide(english)
+    found = r.decide(doc("http://edited/", edited))
     assert (found.reason if found else None) == reason
     copy = doc("http://copy/", list(german.paragraphs))
     found = r.decide(copy)

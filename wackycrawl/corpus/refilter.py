@@ -35,7 +35,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from wackycrawl.dedup.detector import MIN_FEATURES, DuplicateDetector, K, fingerprint_text
+from wackycrawl.dedup.detector import (
+    MIN_FEATURES,
+    DuplicateDetector,
+    K,
+    fingerprint_text,
+    near_meta,
+)
 from wackycrawl.dedup.simhash import to_hex
 from wackycrawl.text import funcwords
 from wackycrawl.text.filters import Rejection, TextFilter
@@ -131,9 +137,10 @@ class Refilter:
             return None
         fp = fingerprint_text(doc.text, self.stopwords)
         doc.meta["Simhash"], doc.meta["Checksum"] = to_hex(fp.simhash), to_hex(fp.checksum)
-        decision = self.detector.check(fp)
+        decision = self.detector.check(fp, doc.text)
+        doc.meta.update(near_meta(decision))
         if decision.is_duplicate:
-            return Rejection(decision.verdict, f"matches {to_hex(decision.match)} at distance "
+            return Rejection(decision.verdict, f"matches {to_hex(decision.near_of)} at distance "
                                                f"{decision.distance}")
         self.detector.add(decision)
         return None

@@ -101,6 +101,16 @@ class Decision:
         return self.verdict in ("exact_duplicate", "near_duplicate")
 
 
+def near_meta(decision: Decision) -> dict[str, str]:
+    """The ``Near-Distance``, ``Near-Resemblance`` (2 decimals) and ``Near-Of`` (checksum, 16
+    hex digits) metadata of ``decision``, each ``-`` when there was no candidate."""
+    if decision.distance is None:
+        return {"Near-Distance": "-", "Near-Resemblance": "-", "Near-Of": "-"}
+    return {"Near-Distance": str(decision.distance),
+            "Near-Resemblance": f"{decision.resemblance:.2f}",
+            "Near-Of": f"{decision.near_of:016x}"}
+
+
 def confirm(fpr: Fingerprint, text: str, candidates: Sequence[tuple[int, int, bytes, object]],
             threshold: float, shingle_size: int = SHINGLE_SIZE) -> Decision:
     """The near-duplicate decision for ``fpr`` (of ``text``) among ``candidates``:

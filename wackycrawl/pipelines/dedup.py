@@ -32,11 +32,11 @@ from scrapy.exceptions import NotConfigured
 
 from wackycrawl.dedup.detector import (
     MIN_FEATURES,
-    Decision,
     DuplicateDetector,
     Fingerprint,
     K,
     fingerprint_text,
+    near_meta,
 )
 from wackycrawl.dedup.index import MAX_CANDIDATES
 from wackycrawl.dedup.shingles import RESEMBLANCE, SHINGLE_SIZE, SKETCH_SIZE
@@ -75,13 +75,6 @@ def set_fingerprint(item: dict, fp: Fingerprint) -> None:
     item[SKETCH_KEY] = fp.sketch.hex()
 
 
-def set_near(item: dict, decision: Decision) -> None:
-    """Store the ``Near-*`` meta of ``decision`` on ``item`` (``-`` where there is none)."""
-    meta = item.setdefault("meta", {})
-    none = decision.distance is None
-    meta["Near-Distance"] = "-" if none else str(decision.distance)
-    meta["Near-Resemblance"] = "-" if none else f"{decision.resemblance:.2f}"
-    meta["Near-Of"] = "-" if none else to_hex(decision.near_of)
 
 
 def get_fingerprint(item: dict) -> Fingerprint | None:
@@ -190,7 +183,7 @@ class DedupPipeline:
             decision = self.detector.check(fp, text)
         if self.detector.simhashes.capped > capped:
             self.stats.inc_value("wacky/dedup/capped")
-        set_near(item, decision)
+        item.setdefault("meta", {}).update(near_meta(decision))
         if decision.is_duplicate:
             detail = (f"matches {to_hex(decision.near_of)} at distance {decision.distance}, "
                       f"resemblance {decision.resemblance:.2f}")
