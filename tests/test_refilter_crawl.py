@@ -1,5 +1,5 @@
 """Real loopback crawls: the rejects stream, and ``wackycrawl filter`` reproducing a
-stricter crawl (issue 9 item 2) from a looser one with its rejects, without crawling again."""
+stricter crawl from a looser one with its rejects, without crawling again."""
 
 from __future__ import annotations
 

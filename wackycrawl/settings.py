@@ -312,7 +312,7 @@ WACKY_WORKER_ID = None
 WACKY_TREC_FSYNC = False
 # gzip level of each one-document member (zlib's default, 6).
 WACKY_TREC_COMPRESSLEVEL = 6
-# Rejects stream (wackycrawl.pipelines.rejects; issue 9 "annotate, don't only drop"): documents
+# Rejects stream (wackycrawl.pipelines.rejects: annotate, do not only drop): documents
 # dropped for one of these reasons go, with their scores and X-Wacky-Rejected, to TREC files
 # <prefix>-<worker>-rejects-<file#>.trec.gz in WACKY_REJECTS_DIR ("" = <WACKY_OUTPUT_DIR>/rejects).
 WACKY_KEEP_REJECTS = False
