@@ -1,46 +1,30 @@
 """A small two-language web for corpus tests (rejects stream, ``wackycrawl filter``).
 
 Every quality drop has a page: a too-short page, a word list (not prose), an exact copy,
-German pages, and a cross-language near duplicate: an English page with exactly the content
-words of a German one (simhash distance 0, other checksum), fetched after it (linked only
-from it, answering after a delay), so a crawl that keeps German rejects it as a near
-duplicate and a crawl that keeps only English keeps it.
+German pages, and a cross-language near duplicate: two bilingual pages with the same German
+and English paragraphs, one led by a German introduction (so the language stage, which
+decides on the opening, calls it German), the other by an English one (English). The
+English one is fetched after the German one (linked only from it, answering after a delay),
+so a crawl that keeps German rejects it as a near duplicate (simhash distance 8, shingle
+resemblance 0.8) and a crawl that keeps only English keeps it.
 """
 
 from __future__ import annotations
 
-import random
-
 from tests.localweb import LocalWeb
-from tests.webpages import page, prose, pseudo_word, word_list
-
-# templates whose words are all function words of the shipped lists, 4 slots each
-_EN = ["The {} of the {} is not {} but it was {} with them.",
-       "We have {} this {} because they would {} it for their {}.",
-       "It is {} and there are {} which have been {} by the {}.",
-       "When she {} to the {}, then the {} should be {} for all of us."]
-_DE = ["Der {} und die {} sind nicht {}, aber sie haben es mit dem {}.",
-       "Wir haben auch den {} in der {}, weil er noch {} {} war.",
-       "Es ist eine {}, die von einem {} für das {} {} wurde.",
-       "Dann ist sie so, dass der {} sich auf die {} nicht mehr {} {} kann."]
+from tests.webpages import page, prose, word_list
 
 
-def same_words(templates: list[str], words: list[str]) -> list[str]:
-    """Paragraphs of six sentences filling ``templates`` with ``words`` in order."""
-    paras, para = [], []
-    for i in range(0, len(words), 4):
-        s = templates[(i // 4) % len(templates)].format(*words[i:i + 4])
-        para.append(s[0].upper() + s[1:])
-        if len(para) == 6:
-            paras.append(" ".join(para))
-            para = []
-    return paras + ([" ".join(para)] if para else [])
+def bilingual_pair() -> tuple[list[str], list[str]]:
+    """Paragraphs of two bilingual pages: the same German and English paragraphs after a
+    German introduction, and after an English one."""
+    both = [p for pair in zip(prose(21, 6000, "de"), prose(22, 6000, "en")) for p in pair]
+    return prose(23, 1200, "de") + both, prose(24, 1200, "en") + both
 
 
 def build_corpus_web(web: LocalWeb) -> dict[str, set[str]]:
     """Register the pages; returns the URL groups tests assert on."""
-    rng = random.Random(42)
-    shared = [pseudo_word(rng) for _ in range(800)]
+    german, english = bilingual_pair()
     en1 = page("English one", prose(1))
     padding = "<style>/*" + "padding " * 800 + "*/</style>"  # inside the 5 KB window
     web.add("http://hub.test/", page("Hub", prose(0), links=[
@@ -50,9 +34,9 @@ def build_corpus_web(web: LocalWeb) -> dict[str, set[str]]:
     web.add("http://copy.test/", en1)
     web.add("http://en2.test/", page("English two", prose(2)))
     web.add("http://de1.test/", page("Deutsch eins", prose(3, lang="de")))
-    web.add("http://de2.test/", page("Deutsch zwei", same_words(_DE, shared),
+    web.add("http://de2.test/", page("Zweisprachig", german,
                                      links=["http://cross.test/"]))
-    web.add("http://cross.test/", page("Cross", same_words(_EN, shared)), delay=1.0)
+    web.add("http://cross.test/", page("Bilingual", english), delay=1.0)
     web.add("http://short.test/", page("Short", ["Only a few words are on this page."],
                                        head=padding))
     web.add("http://words.test/", word_list(10))

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import random
-
 import pytest
 
-from tests.corpusweb import _DE, _EN, same_words
-from tests.webpages import prose, pseudo_word
+from tests.corpusweb import bilingual_pair
+from tests.webpages import prose
 from wackycrawl.cli import main
 from wackycrawl.cli.filter import crawl_settings, policy_from_settings
 from wackycrawl.corpus.refilter import Policy, Refilter
@@ -62,9 +60,8 @@ def test_length_and_badwords_are_recomputed_from_the_text():
 
 
 def _cross_pair():
-    rng = random.Random(7)
-    words = [pseudo_word(rng) for _ in range(800)]
-    return doc("http://de/", same_words(_DE, words)), doc("http://en/", same_words(_EN, words))
+    german, english = bilingual_pair()
+    return doc("http://de/", german), doc("http://en/", english)
 
 
 @pytest.mark.parametrize(("mode", "reason"), [("near", "near_duplicate"), ("exact", None),
@@ -83,6 +80,10 @@ def test_dedup_modes(mode, reason):
 
 
 def test_a_near_duplicate_of_a_dropped_document_comes_back():
+    german, english = _cross_pair()
+    both = Refilter(policy("WACKY_LANGUAGES=en,de"))
+    assert [rejection for _, rejection in both.run([german], [english])][1].reason == \
+        "near_duplicate"
     german, english = _cross_pair()
     english.meta.update(Rejected="near_duplicate")
     r = Refilter(policy("WACKY_LANGUAGES=en"))
