@@ -7,7 +7,8 @@ The thresholds are the crawl's own settings, given as ``-s NAME=VALUE`` with the
 defaults (``wackycrawl.settings``): ``WACKY_LANGUAGES``, ``WACKY_MIN_CLEAN_WORDS``,
 ``WACKY_BADWORDS_*``, ``WACKY_MIN_FUNCWORD_TYPES``/``_TOKENS``/``_RATIO``,
 ``WACKY_LID_*``, ``WACKY_LANGUAGE_ENABLED``, ``WACKY_DEDUP_ENABLED``, ``WACKY_SIMHASH_K``,
-``WACKY_SIMHASH_MIN_FEATURES``; ``--languages`` is short for ``-s WACKY_LANGUAGES=``.
+``WACKY_SIMHASH_MIN_FEATURES``, ``WACKY_NEAR_RESEMBLANCE``, ``WACKY_SHINGLE_SIZE``,
+``WACKY_SHINGLE_SKETCH_SIZE``; ``--languages`` is short for ``-s WACKY_LANGUAGES=``.
 ``--dedup exact`` keeps near duplicates (exact ones still go), ``--dedup off`` keeps both.
 Kept documents go to OUTDIR as TREC files (new DOCNOs; ``X-Wacky-Source-Docno`` names the
 input document), the documents now rejected to ``OUTDIR/rejects/`` with
@@ -72,7 +73,10 @@ def policy_from_settings(settings: Settings, dedup: str = "near",
         **({"prose": language.prose} if language else {}),
         dedup=dedup if settings.getbool("WACKY_DEDUP_ENABLED", True) else "off",
         k=settings.getint("WACKY_SIMHASH_K"), min_features=settings.getint(
-            "WACKY_SIMHASH_MIN_FEATURES"), recompute_language=recompute_language)
+            "WACKY_SIMHASH_MIN_FEATURES"), recompute_language=recompute_language,
+        near={"threshold": settings.getfloat("WACKY_NEAR_RESEMBLANCE"),
+              "shingle_size": settings.getint("WACKY_SHINGLE_SIZE"),
+              "sketch_size": settings.getint("WACKY_SHINGLE_SKETCH_SIZE")})
 
 
 def is_reject_file(path: str) -> bool:

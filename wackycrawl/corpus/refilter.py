@@ -39,7 +39,6 @@ from wackycrawl.dedup.detector import (
     MIN_FEATURES,
     DuplicateDetector,
     K,
-    fingerprint_text,
     near_meta,
 )
 from wackycrawl.dedup.simhash import to_hex
@@ -68,7 +67,8 @@ class Policy:
     ``text_filter``: the filters stage's :class:`TextFilter` (None: off); ``identifier``:
     the language stage's :class:`funcwords.Identifier` (None: language stage off), with its
     ``targets`` and ``prose`` thresholds; ``dedup``: ``near``, ``exact`` or ``off`` with the
-    simhash ``k`` and ``min_features``; ``recompute_language``: identify every text again."""
+    simhash ``k`` and ``min_features`` and the confirmation's ``near`` settings (threshold,
+    shingle_size, sketch_size); ``recompute_language``: identify every text again."""
 
     text_filter: TextFilter | None = None
     identifier: funcwords.Identifier | None = None
@@ -80,6 +80,7 @@ class Policy:
     k: int = K
     min_features: int = MIN_FEATURES
     recompute_language: bool = False
+    near: dict = field(default_factory=dict)  # DuplicateDetector's threshold, shingle settings
 
     def __post_init__(self):
         if self.dedup not in DEDUP_MODES:
@@ -105,7 +106,7 @@ class Refilter:
         self.stopwords = funcwords.function_words()
         self.detector = None if policy.dedup == "off" else DuplicateDetector(
             policy.k, _NEVER if policy.dedup == "exact" else policy.min_features,
-            stopwords=self.stopwords)
+            stopwords=self.stopwords, **policy.near)
         self.reidentified = 0  # documents whose language was identified again
 
     def _language(self, doc: TrecDoc) -> funcwords.LangResult:
@@ -135,7 +136,7 @@ class Refilter:
         """Check ``doc`` against the documents kept so far, and keep it in the index if new."""
         if self.detector is None:
             return None
-        fp = fingerprint_text(doc.text, self.stopwords)
+        fp = self.detector.fingerprint(doc.text)
         doc.meta["Simhash"], doc.meta["Checksum"] = to_hex(fp.simhash), to_hex(fp.checksum)
         decision = self.detector.check(fp, doc.text)
         doc.meta.update(near_meta(decision))
