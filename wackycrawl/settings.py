@@ -174,6 +174,9 @@ DOWNLOADER_MIDDLEWARES["wackycrawl.middlewares.traps.TrapsMiddleware"] = 60
 DOWNLOAD_TIMEOUT = 30
 RETRY_ENABLED = True
 RETRY_TIMES = 2
+# A page given up after its retries is the drop download_error (one INFO line, see
+# WACKY_DROPS_FILE); Scrapy's own "Gave up retrying" line (ERROR by default) goes to DEBUG.
+RETRY_GIVE_UP_LOG_LEVEL = "DEBUG"
 REDIRECT_ENABLED = True
 REDIRECT_MAX_TIMES = 5
 DOWNLOAD_FAIL_ON_DATALOSS = True
