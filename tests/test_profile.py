@@ -64,3 +64,18 @@ def test_local_profile_crawls_without_delay_in_scope(tmp_path):
     assert hits[-1] - hits[0] < 12, hits[-1] - hits[0]
     assert not web.hits_for("other.test")
     assert result.stat("wacky/drop/out_of_scope") == 1
+
+
+@pytest.mark.crawl
+def test_progress_line_estimates_the_time_left_of_a_fixed_seed_list(tmp_path):
+    urls = [f"http://slowsite.test/p{i}.html" for i in range(40)]
+    with LocalWeb() as web:
+        for i, url in enumerate(urls):
+            web.add(url, page(f"Page {i}", prose(i), nav_links=0), delay=0.3)
+        result = run_crawl(web, urls, tmp_path, {
+            "WACKY_FOLLOW_LINKS": "False", "WACKY_PROGRESS_INTERVAL": "1",
+            "CONCURRENT_REQUESTS_PER_DOMAIN": "1"}, timeout=120)
+    assert result.returncode == 0, result.log[-3000:]
+    lines = re.findall(r"wacky progress: .*", result.log)
+    assert any(re.search(r"queue [1-9]\d*, .*; about \d+ (s|min) left$", line)
+               for line in lines), lines

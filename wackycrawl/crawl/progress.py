@@ -92,9 +92,9 @@ def progress_line(stats: dict, pages_per_min: float, hosts_active: int,
 
 
 def time_left(queue: int | None, pages_per_min: float, shrinking: bool) -> str | None:
-    """``"about 12 min left"``: the queue drained at the recent rate, or None when that says
-    nothing (queue unknown or empty, no pages fetched lately, or a queue still growing with
-    the links of the pages fetched, where no finite frontier is in sight yet)."""
+    """``"about 12 min left"``: ``queue`` requests (waiting and in progress) done at the
+    recent rate, or None when that says nothing (work unknown or none, no pages fetched
+    lately, or a frontier still growing with the links of the pages fetched)."""
     if not queue or pages_per_min <= 0 or not shrinking:
         return None
     minutes = queue / pages_per_min

@@ -3,8 +3,9 @@ with the per-host yield (``wackycrawl.crawl.progress``).
 
 The periodic line gives pages/min, pages, docs kept, words kept, MB written, queue size, hosts
 active (hosts that answered since the last line) and the top drop reasons, and an estimate of
-the time left (queue / pages per minute) when the frontier is finite: a fixed seed list
-(WACKY_FOLLOW_LINKS off) or a queue that shrank since the last line. At close: stats
+the time left ((queue + requests in progress) / pages per minute) when the frontier is
+finite: a fixed seed list (WACKY_FOLLOW_LINKS off) or work left that shrank since the last
+line. At close: stats
 ``wacky/yield/<host>`` (kept words per fetched MB, integer) for the WACKY_YIELD_TOP best and
 worst hosts only, so the stats stay small on a big crawl, ``wacky/yield/hosts``, one log line
 with those hosts, and every host's row in WACKY_YIELD_FILE (TSV; a relative path is under
@@ -41,7 +42,7 @@ class Progress:
         self.table = YieldTable()
         self.active: set[str] = set()
         self.pages_before = 0
-        self.queue_before: int | None = None
+        self.pending_before: int | None = None  # queue + in progress at the last line
         self.fixed_frontier = not s.getbool("WACKY_FOLLOW_LINKS", True)
         self.task = None
 
@@ -79,11 +80,12 @@ class Progress:
         self.pages_before = pages
         queue = self._queue()
         line = progress_line(stats, rate, len(self.active), drops_by_reason(stats), queue=queue)
-        shrinking = self.fixed_frontier or (None not in (queue, self.queue_before)
-                                            and queue < self.queue_before)
-        if left := time_left(queue, rate, shrinking):
+        pending = None if queue is None else queue + self._in_flight()
+        shrinking = self.fixed_frontier or (None not in (pending, self.pending_before)
+                                            and pending < self.pending_before)
+        if left := time_left(pending, rate, shrinking):
             line += f"; {left}"
-        self.queue_before = queue
+        self.pending_before = pending
         logger.info(line)
         self.active.clear()
 
@@ -94,6 +96,12 @@ class Progress:
             return len(slot.scheduler) if slot is not None else None
         except Exception:  # noqa: BLE001 - a frontier that cannot answer now: use the stats
             return None
+
+    def _in_flight(self) -> int:
+        """Requests taken from the scheduler and not yet done (waiting for their host's
+        turn, downloading, in the pipelines)."""
+        slot = getattr(self.crawler.engine, "_slot", None)
+        return len(getattr(slot, "inprogress", ()))
 
     def spider_closed(self, spider=None, reason=""):
         if self.task is not None and self.task.running:
