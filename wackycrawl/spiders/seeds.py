@@ -212,8 +212,12 @@ class SeedsSpider(RedisMixin, scrapy.Spider):
                     stats.inc_value("wacky/seeds/not_a_query")
                 else:
                     urls.append(url)
-        urls = self._once(urls, canonical_url)
-        queries = self._once(queries, lambda q: q[0])
+        urls, repeated = _once(urls, canonical_url)
+        queries, repeated_queries = _once(queries, lambda q: q[0])
+        if repeated := repeated + [q[0] for q in repeated_queries]:
+            stats.inc_value("wacky/seeds/repeated", len(repeated))
+            logger.info("%d repeated seeds are fetched once (wacky/seeds/repeated; first: %s)",
+                        len(repeated), repeated[0][:200])
         stats.set_value("wacky/seeds/urls", len(urls))
         stats.set_value("wacky/seeds/queries", len(queries))
         if not urls and not queries and (self.seeds_path or self.queries_path):
@@ -225,21 +229,6 @@ class SeedsSpider(RedisMixin, scrapy.Spider):
         for url, engine, query in queries:
             if (request := self.serp_request(url, engine, query)) is not None:
                 yield request
-
-    def _once(self, seeds: list, key) -> list:
-        """``seeds`` with repeats (same canonical URL) left out, counted in
-        ``wacky/seeds/repeated`` and logged in one line; the first occurrence is kept."""
-        seen, once, repeated = set(), [], []
-        for seed in seeds:
-            k = key(seed)
-            (repeated if k in seen else once).append(seed)
-            seen.add(k)
-        if repeated:
-            self.crawler.stats.inc_value("wacky/seeds/repeated", len(repeated))
-            first = repeated[0] if isinstance(repeated[0], str) else repeated[0][0]
-            logger.info("%d repeated seeds are fetched once (wacky/seeds/repeated; first: %s)",
-                        len(repeated), first[:200])
-        return once
 
     def serp_request(self, url: str, engine: engines.Engine, query: str):
         """The request of one result page, or None (logged, counted) without its API key."""
@@ -319,6 +308,16 @@ class SeedsSpider(RedisMixin, scrapy.Spider):
                                       meta=meta)
         if response.meta.get("wacky_store", True):
             yield page_item(response)
+
+
+def _once(seeds: list, key) -> tuple[list, list]:
+    """(first occurrences, repeats) of ``seeds`` by ``key`` (a canonical URL), in order."""
+    seen, once, repeated = set(), [], []
+    for seed in seeds:
+        k = key(seed)
+        (repeated if k in seen else once).append(seed)
+        seen.add(k)
+    return once, repeated
 
 
 def page_item(response) -> dict:
