@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 
 from scrapy.utils.test import get_crawler
@@ -95,6 +96,9 @@ def test_stats_command_counts_each_url_once_per_reason(tmp_path, capsys):
     assert main(["stats", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "documents 0" in out and "http_404 2" in out
+    assert main(["stats", "--json", str(tmp_path)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["drops"] == {"http_404": 2} and data["documents"] == 0 and data["writers"] == []
     assert main(["stats", str(tmp_path / "missing")]) == 1
 
 

@@ -28,8 +28,9 @@ def run(args) -> int:
         print(f"wackycrawl stats: {args.directory}: {exc.strerror or exc}", file=sys.stderr)
         return 1
     if args.json:
-        data = dataclasses.asdict(totals)
-        data["writers"] = sorted(totals.writers)
+        data = {f.name: getattr(totals, f.name) for f in dataclasses.fields(totals)}
+        data.update(writers=sorted(totals.writers), languages=dict(totals.languages),
+                    drops=dict(totals.drops))
         print(json.dumps(data, sort_keys=True))
     else:
         sys.stdout.write(report(totals, args.directory))
