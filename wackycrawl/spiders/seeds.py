@@ -297,8 +297,10 @@ class SeedsSpider(RedisMixin, scrapy.Spider):
                          f"{failure.type.__name__}: {failure.getErrorMessage()[:300]}")
 
     def parse(self, response):
-        if not isinstance(response, HtmlResponse):
+        if not isinstance(response, HtmlResponse):  # e.g. an untyped body Scrapy reads as text
             self.crawler.stats.inc_value("wacky/spider/not_html")
+            drops.record(self.crawler, "not_html", response.url,
+                         f"Scrapy read it as {type(response).__name__}, not HtmlResponse")
             return
         if self.follow_links:
             query = response.meta.get("wacky_seed_query")
