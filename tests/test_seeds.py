@@ -42,3 +42,16 @@ def test_empty_seed_list_ends_at_once_with_a_clear_error_and_no_files(tmp_path):
     assert result.stat("wacky/seeds/bad_line") == 1
     assert "wacky summary: pages fetched 0, docs kept 0" in result.log
     assert not list((tmp_path / "corpus").glob("*.trec.gz*"))
+
+
+def test_a_response_scrapy_does_not_read_as_html_is_a_drop(tmp_path):
+    from scrapy.http import TextResponse
+    from scrapy.utils.test import get_crawler
+
+    seeds = tmp_path / "seeds.txt"
+    seeds.write_text("http://a.test/\n")
+    crawler = get_crawler(SeedsSpider)
+    crawler.stats.open_spider()
+    spider = SeedsSpider.from_crawler(crawler, seeds=str(seeds))
+    assert list(spider.parse(TextResponse("http://a.test/x", body=b"plain", encoding="utf-8"))) == []
+    assert crawler.stats.get_value("wacky/drop/not_html") == 1
