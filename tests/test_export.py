@@ -111,3 +111,17 @@ def test_metadata_helpers():
     assert text_attributes(doc)["language_mix"] == "en:0.800,de:0.200"
     assert paragraph_languages(doc)[0] == "en" and paragraph_languages(doc)[-1] == "de"
     assert tld("[::1]") == tld("10.0.0.1") == tld("") == "-" and tld("a.example.DE.") == "de"
+
+
+def test_rejects_are_exported_on_request_with_their_reason(tmp_path, capsys):
+    docs = corpus_docs(2)
+    corpus = write_corpus(tmp_path / "corpus", docs[:1])
+    docs[1].meta.update(Rejected="near_duplicate", **{"Rejected-Detail": "matches_x"})
+    write_corpus(corpus / "rejects", docs[1:], worker="test-rejects")
+    assert main(["export", str(corpus), "-o", str(tmp_path / "kept.jsonl"),
+                 "--format", "jsonl"]) == 0
+    assert len((tmp_path / "kept.jsonl").read_text(encoding="utf-8").splitlines()) == 1
+    code, err = export(corpus, tmp_path / "all.vrt", "--rejects", capsys=capsys)
+    assert code == 0 and reported(err)["text"] == 2
+    text = (tmp_path / "all.vrt").read_text(encoding="utf-8")
+    assert 'rejected="near_duplicate" rejected_detail="matches_x"' in text
