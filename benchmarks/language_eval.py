@@ -29,12 +29,11 @@ import sys
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
+from types import SimpleNamespace
 
 import langid
 from scrapy.exceptions import DropItem
 from scrapy.utils.project import get_project_settings
-from scrapy.utils.reactor import install_reactor
-from scrapy.utils.test import get_crawler
 
 from wackycrawl.pipelines.language import LanguagePipeline
 from wackycrawl.text import funcwords as fw
@@ -68,13 +67,20 @@ def anchor(module):
     return label
 
 
+class _Stats(dict):
+    def inc_value(self, key, count=1, start=0):
+        self[key] = self.get(key, start) + count
+
+    def get_value(self, key, default=None):
+        return self.get(key, default)
+
+
 class Stage:
     """The crawl's LanguagePipeline on a list of paragraphs: the label it sets."""
 
     def __init__(self):
-        install_reactor("twisted.internet.asyncioreactor.AsyncioSelectorReactor")
-        settings = get_project_settings().copy_to_dict()
-        self.pipe = LanguagePipeline.from_crawler(get_crawler(settings_dict=settings))
+        context = SimpleNamespace(settings=get_project_settings(), stats=_Stats())
+        self.pipe = LanguagePipeline.from_crawler(context)  # a stage needs only these two
 
     def __call__(self, paragraphs: list[str]) -> str:
         item = {"url": "http://devset.test/", "paragraphs": paragraphs, "meta": {}}

@@ -293,3 +293,12 @@ def test_close_lists_text_stops_once_prose_is_settled():
     r = fw.identify(da)
     assert r.lang == "da"
     assert fw.CHUNK_CHARS <= r.chars < len(da.strip())
+
+
+def test_short_check_and_full_read_give_the_same_label():
+    # The model's short check (check_chars) only confirms what the full read would say.
+    full = fw.Identifier(check_chars=0)
+    for text in (LONG_EN, DE * 3, FR * 3):
+        quick, whole = fw.identify(text), full.identify(text)
+        assert (quick.lang, quick.method) == (whole.lang, whole.method)
+        assert quick.score >= fw.MODEL_MIN_PROB

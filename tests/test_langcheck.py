@@ -176,9 +176,17 @@ def test_paragraph_mix_of_an_und_document_flags_nothing():
 
 
 def test_paragraph_mix_counts_close_neighbours_as_the_document_language():
-    # Per paragraph the lists cannot tell nb from da: a paragraph pointing into the
+    # Per paragraph the lists cannot tell cs from sk: a paragraph pointing into the
     # document language's group is that language.
     ident = fw.Identifier()
-    assert langmix.paragraph_language(CLOSE["da"], "nb", ident) in ("nb", "und")
-    assert langmix.paragraph_language(CLOSE["cs"], "sk", ident) == "sk"
-    assert langmix.paragraph_language(EN, "sk", ident) == "en"
+    mix = langmix.mix([CLOSE["sk"], CLOSE["cs"], EN], "sk", ident)
+    assert dict(mix.shares) == {"sk": 2 / 3, "en": 1 / 3} and mix.foreign == (2,)
+
+
+def test_paragraph_tokens_agree_with_count():
+    paragraphs = [DE, EN, "", CLOSE["nn"], "line\nbreak der die das"]
+    langs = fw.languages()
+    for text, tokens in zip(paragraphs, fw.paragraph_tokens(paragraphs)):
+        assert tokens == fw.count(fw.word_counts(fw.normalise(text)))[0]
+    assert len(fw.paragraph_tokens(paragraphs)) == len(paragraphs)
+    assert fw.paragraph_tokens(["der die das"])[0][langs.index("de")] == 3

@@ -143,8 +143,10 @@ def test_short_text_has_no_model_reading():
 def test_new_thresholds_read_from_settings():
     pipe, _ = build(WACKY_LID_AGREE_MIN_PROB=0.7, WACKY_LID_MODEL_MIN_PROB=0.999,
                     WACKY_LID_CLOSE_MIN_SHARE=0.8, WACKY_LID_CLOSE_MIN_MARKERS=5,
-                    WACKY_LID_MIX_MIN_TOKENS=4, WACKY_LID_MIX_LANGID_MIN_CHARS=150)
+                    WACKY_LID_MIX_MIN_TOKENS=4, WACKY_LID_MIX_LANGID_MIN_CHARS=150,
+                    WACKY_LID_CHECK_CHARS=0)
     ident = pipe.identifier
+    assert ident.check_chars == 0
     assert (ident.agree_min_prob, ident.model_min_prob, ident.close_min_share,
             ident.close_min_markers) == (0.7, 0.999, 0.8, 5)
     assert pipe.mix == {"min_tokens": 4, "langid_min_chars": 150}

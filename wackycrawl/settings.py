@@ -247,6 +247,10 @@ WACKY_LID_MIN_MARGIN = 0.3
 # The n-gram model (py3langid, langid.py's model retrained on 139 languages) reads at most
 # this many characters of every text it checks (shorter input is faster).
 WACKY_LANGID_MAX_CHARS = 1000
+# When the lists point at one language without close neighbours, the model first reads only
+# this many characters; if it is sure (WACKY_LID_MODEL_MIN_PROB) of the same language, that
+# is the check (0: always read WACKY_LANGID_MAX_CHARS).
+WACKY_LID_CHECK_CHARS = 300
 # A label needs the model's probability of at least AGREE when the function-word lists point
 # at it too, at least MODEL when the model decides alone (no list fits, or the lists point
 # elsewhere); below, "und" (benchmarks/language_eval.py, devset sentences and documents).

@@ -6,7 +6,7 @@ main text, never title or menus: case C13), sets ``item["language"]`` and ``item
 ``Language``, ``Language-Score``, ``Language-Method``, ``Language-Top2`` (``de:0.981,nl:0.012``,
 the model's two best, or a close group's two candidates; ``-`` when the model was not asked),
 ``Language-Mix`` (``de:0.900,en:0.100``, share of paragraphs per language, ``und`` included;
-``-`` without paragraphs), ``Language-Foreign`` (``3,7``: 0-based indexes into the item's
+``-`` without paragraphs; not for ``wrong_language`` drops), ``Language-Foreign`` (``3,7``: 0-based indexes into the item's
 paragraphs in another language; ``-`` if none), ``Funcword-Share`` (``0.412``),
 ``Funcword-Types``, ``Funcword-Tokens`` (of the label's list, or the best list). Drops with
 ``wrong_language`` (not one of ``WACKY_LANGUAGES``, or undetermined when that is set) and
@@ -31,6 +31,7 @@ logger = logging.getLogger(__name__)
 class LanguagePipeline:
     """Settings: ``WACKY_LANGUAGES`` ("de", "en,de"; empty keeps every language),
     ``WACKY_LID_MIN_CHARS``, ``WACKY_LID_MIN_MARGIN``, ``WACKY_LANGID_MAX_CHARS``,
+    ``WACKY_LID_CHECK_CHARS``,
     ``WACKY_LID_CHUNK_CHARS``, ``WACKY_LID_STOP_MARGIN``, ``WACKY_LID_AGREE_MIN_PROB``,
     ``WACKY_LID_MODEL_MIN_PROB``, ``WACKY_LID_CLOSE_MIN_SHARE``, ``WACKY_LID_CLOSE_MIN_MARKERS``,
     ``WACKY_LID_MIX_MIN_TOKENS``, ``WACKY_LID_MIX_LANGID_MIN_CHARS``,
@@ -68,6 +69,7 @@ class LanguagePipeline:
             min_chars=s.getint("WACKY_LID_MIN_CHARS", funcwords.MIN_CHARS),
             min_margin=s.getfloat("WACKY_LID_MIN_MARGIN", funcwords.MIN_MARGIN),
             langid_max_chars=s.getint("WACKY_LANGID_MAX_CHARS", funcwords.LANGID_MAX_CHARS),
+            check_chars=s.getint("WACKY_LID_CHECK_CHARS", funcwords.CHECK_CHARS),
             chunk_chars=s.getint("WACKY_LID_CHUNK_CHARS", funcwords.CHUNK_CHARS),
             stop_margin=s.getfloat("WACKY_LID_STOP_MARGIN", funcwords.STOP_RATIO_MARGIN),
             agree_min_prob=s.getfloat("WACKY_LID_AGREE_MIN_PROB", funcwords.AGREE_MIN_PROB),
@@ -91,23 +93,25 @@ class LanguagePipeline:
             logger.warning("paragraphs are not all str in %s; non-str skipped", item.get("url"))
         texts = [paragraphs[i] for i in index]
         result = self.identifier.identify("\n".join(texts))
-        mix = langmix.mix(texts, result.lang, self.identifier, **self.mix)
         self.stats.inc_value(f"wacky/language/{result.lang}")
         self.stats.inc_value(f"wacky/language/method/{result.method}")
-        if mix.foreign:
-            self.stats.inc_value("wacky/language/foreign_paragraphs", len(mix.foreign))
         item["language"] = result.lang
         meta = item.setdefault("meta", {})
         meta["Language"] = result.lang
         meta["Language-Score"] = f"{result.score:.3f}"
         meta["Language-Method"] = result.method
         meta["Language-Top2"] = _pairs(result.top2)
-        meta["Language-Mix"] = _pairs(mix.shares)
-        meta["Language-Foreign"] = ",".join(str(index[i]) for i in mix.foreign) or "-"
         meta["Funcword-Share"] = f"{result.fw_ratio:.3f}"
         meta["Funcword-Types"] = str(result.fw_types)
         meta["Funcword-Tokens"] = str(result.fw_tokens)
         found = funcwords.rejection(result, self.targets, **self.prose)
+        if not found or found[0] != "wrong_language":
+            # The paragraphs' mix only for documents in a wanted language (it reads them all).
+            mix = langmix.mix(texts, result.lang, self.identifier, **self.mix)
+            if mix.foreign:
+                self.stats.inc_value("wacky/language/foreign_paragraphs", len(mix.foreign))
+            meta["Language-Mix"] = _pairs(mix.shares)
+            meta["Language-Foreign"] = ",".join(str(index[i]) for i in mix.foreign) or "-"
         if found:
             raise drop(self.stats, found[0], item, found[1])
         return item

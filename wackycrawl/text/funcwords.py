@@ -15,7 +15,9 @@ Stages, each a plain function over ``str``:
 2. :func:`word_counts` - runs of letters; apostrophes, hyphens split (``l'homme`` -> l, homme).
 3. :func:`count` - per listed language, function-word tokens and types.
 4. :meth:`Identifier.identify` - reads the text in pieces (early stop, below) for the lists'
-   evidence; the model reads the first ``langid_max_chars`` characters. A label is given
+   evidence; the model reads the first ``langid_max_chars`` characters (only ``check_chars``
+   when the lists point at a language without close neighbours and the model agrees on
+   them). A label is given
    only when both agree (the lists point at the model's best language, which has at least
    ``agree_min_prob``), or when the model alone is sure (``model_min_prob``: no list fits, or
    the lists point elsewhere). Close languages (bs/hr/sr, nb/nn/da/sv, cs/sk, es/pt/gl/ca,
@@ -56,6 +58,9 @@ MIN_MARGIN = 0.3
 # The model reads at most this many characters (its feature extraction is a Python loop over
 # the UTF-8 bytes: ~1.3 ms per 1,000 characters with 139 languages).
 LANGID_MAX_CHARS = 1000
+# When the lists point at one language without close neighbours, the model first reads only
+# this many characters; if it agrees, that is the check (0: always read LANGID_MAX_CHARS).
+CHECK_CHARS = 300
 # Model probability the lists' language needs when lists and model agree, and that any
 # language needs when the model decides alone (no list fits, or the lists point elsewhere):
 # below, "und" (benchmarks/language_eval.py on the devset's sentences and documents).
@@ -153,10 +158,13 @@ def normalise(text: str) -> str:
     """Default-ignorables removed, NFKC, case folding: ``"ＴＨＥ LI\u00adBRARY"`` ->
     ``"the library"`` (cases C12, C13). Speed: ASCII text skips both Unicode passes, text
     already in NFKC (a quick check in C) the NFKC pass."""
-    if not text.isascii():
-        text = langmodel.strip_ignorable(text)
-        if not unicodedata.is_normalized("NFKC", text):
-            text = unicodedata.normalize("NFKC", text)
+    return _fold(langmodel.strip_ignorable(text))
+
+
+def _fold(text: str) -> str:
+    """:func:`normalise` of a text without default-ignorables."""
+    if not (text.isascii() or unicodedata.is_normalized("NFKC", text)):
+        text = unicodedata.normalize("NFKC", text)
     return text.casefold()
 
 
@@ -191,12 +199,22 @@ def count(freq: Counter[str]) -> tuple[list[int], list[int]]:
                                     for w, n in freq.items()}))
 
 
-def evidence(text: str) -> tuple[list[int], list[int], int]:
-    """(function-word tokens per language, types per language, all words) of ``text`` (raw:
-    normalised here), languages aligned with :func:`languages`."""
-    words = _words(normalise(text))
-    tok, typ = _unpack(_function_words(words))
-    return tok, typ, words.total()
+def paragraph_tokens(paragraphs: list[str]) -> list[list[int]]:
+    """Function-word tokens per language (aligned with :func:`languages`) of each paragraph
+    (raw: normalised here). Cheaper than :func:`count` for many short texts: one Unicode pass
+    over them all, and words split at ASCII non-letters only (a word glued to non-ASCII
+    punctuation, ``„die``, is not counted)."""
+    langs, masks = _lexicon()
+    norm = normalise("\n".join(paragraphs))
+    pieces = norm.encode("utf-8", "surrogatepass").split(b"\n")
+    if len(pieces) != len(paragraphs):  # a paragraph held a line break: one at a time
+        pieces = [normalise(p).encode("utf-8", "surrogatepass") for p in paragraphs]
+    shifts = range(0, _FIELD * len(langs), _FIELD)
+    out = []
+    for piece in pieces:
+        packed = sum(filter(None, map(masks.get, piece.translate(_TO_SPACE).split())))
+        out.append([packed >> s & _FIELD_MASK for s in shifts])
+    return out
 
 
 def _function_words(freq: dict[bytes, int]) -> Counter[bytes]:
@@ -217,7 +235,7 @@ def _unpack(fw: Counter[bytes]) -> tuple[list[int], list[int]]:
 
 
 def _pieces(text: str, size: int):
-    """Normalised pieces of ``text`` of about ``size``, ``2 * size``, ``4 * size``...
+    """Normalised pieces of ``text`` (without default-ignorables) of about ``size``, ``2 * size``, ``4 * size``...
     characters (doubling bounds the pieces of a long text to a logarithm), cut at white space
     or, when none follows within 100 characters, inside a word; ``size <= 0``: one piece."""
     pos = 0
@@ -227,7 +245,7 @@ def _pieces(text: str, size: int):
             space = _SPACE.search(text, pos + size, pos + size + 100)
             end = space.start() if space else pos + size
             size *= 2
-        yield normalise(text[pos:end])
+        yield _fold(text[pos:end])
         pos = end
 
 
@@ -289,6 +307,7 @@ class Identifier:
         min_chars: int = MIN_CHARS,
         min_margin: float = MIN_MARGIN,
         langid_max_chars: int = LANGID_MAX_CHARS,
+        check_chars: int = CHECK_CHARS,
         chunk_chars: int = CHUNK_CHARS,
         stop_margin: float = STOP_RATIO_MARGIN,
         min_types: int = MIN_FUNCWORD_TYPES,
@@ -302,6 +321,7 @@ class Identifier:
         self.min_chars = min_chars
         self.min_margin = min_margin
         self.langid_max_chars = langid_max_chars
+        self.check_chars = check_chars
         self.chunk_chars = chunk_chars
         self.stop_margin = stop_margin
         self.prose = (min_types, min_tokens, min_ratio)
@@ -338,11 +358,16 @@ class Identifier:
 
         if chars < self.min_chars:
             return result(UND, 0.0, "short")
+        pointed = {langs[best]} if decided else {
+            langs[i] for i in order if tok[i] and tok[i] >= tok[best] * (1 - self.min_margin)}
+        if decided and len(langmodel.group(langs[best])) == 1 and self.check_chars:
+            # Cheap check first: the model sure of the lists' language on a short opening.
+            ranked = langmodel.rank(text[: self.check_chars])
+            if ranked and ranked[0][0] == langs[best] and ranked[0][1] >= self.model_min_prob:
+                return result(langs[best], ranked[0][1], "funcwords", ranked[:2])
         ranked = langmodel.rank(text[: self.langid_max_chars]) if n else []
         if not ranked or ranked[0][0] == langmodel.NO_LANGUAGE:
             return result(UND, 0.0, "no-evidence", ranked[:2])
-        pointed = {langs[best]} if decided else {
-            langs[i] for i in order if tok[i] and tok[i] >= tok[best] * (1 - self.min_margin)}
         lang, prob = ranked[0]
         members = langmodel.group(lang)
         agree = bool(pointed & members)  # the lists point at the model's language (group)

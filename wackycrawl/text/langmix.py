@@ -1,18 +1,20 @@
 """Language mix of a document's paragraphs: which paragraphs are in another language.
 
-Cheap by design (it reads every paragraph of every kept page): a paragraph's function words
-decide first; the n-gram model (:mod:`wackycrawl.text.langmodel`) reads a paragraph only when
-the lists point away from the document's language, or find too little, and the paragraph
-has at least ``langid_min_chars`` characters.
+Cheap by design (it reads every paragraph of every kept page): the paragraphs' function words
+(:func:`wackycrawl.text.funcwords.paragraph_tokens`, one pass over the document) decide first;
+the n-gram model (:mod:`wackycrawl.text.langmodel`) reads a paragraph of at least
+``langid_min_chars`` characters only when its lists point away from the document's language,
+or when it has no function word of the document's language at all.
 
 A paragraph is given
 
-- the document's language when its lists point into that language's close group (the lists
-  alone cannot tell close languages apart in one paragraph) or the model agrees with at
-  least ``agree_min_prob``;
+- the document's language when its lists point into that language's close group (at least
+  ``min_tokens`` function-word tokens, the identifier's ``min_margin`` ahead of the
+  runner-up; the lists alone cannot tell close languages apart in one paragraph), or when
+  the model agrees with at least ``agree_min_prob``;
 - another language when the lists and the model agree on it (``agree_min_prob``), or the
   model alone is sure (``model_min_prob``);
-- ``und`` otherwise: too short, too few function words (``min_tokens``), or uncertain.
+- ``und`` otherwise: too short, too few function words, or uncertain.
 
 Lengths are characters (``str``).
 """
@@ -43,40 +45,50 @@ class Mix:
     foreign: tuple[int, ...]
 
 
-def paragraph_language(paragraph: str, doc_lang: str, identifier: funcwords.Identifier,
-                       min_tokens: int = MIX_MIN_TOKENS,
-                       langid_min_chars: int = MIX_LANGID_MIN_CHARS) -> str:
-    """The language of one paragraph of a document in ``doc_lang`` (rules: module docstring)."""
-    text = langmodel.strip_ignorable(paragraph).strip()
-    tokens, _types, _words = funcwords.evidence(text)
-    langs = funcwords.languages()
-    order = sorted(range(len(langs)), key=tokens.__getitem__, reverse=True)
-    best, second = tokens[order[0]], tokens[order[1]]
-    listed = (langs[order[0]] if best >= min_tokens
-              and (best - second) / best >= identifier.min_margin else None)
-    home = langmodel.group(doc_lang)
-    if listed in home:
-        return doc_lang
-    if len(text) < langid_min_chars:
-        return funcwords.UND
-    ranked = langmodel.rank(text[: identifier.langid_max_chars])
-    if not ranked or ranked[0][0] == langmodel.NO_LANGUAGE:
-        return funcwords.UND
-    lang, prob = ranked[0]
-    if lang in home and prob >= identifier.agree_min_prob:
-        return doc_lang
-    if prob >= (identifier.agree_min_prob if lang == listed else identifier.model_min_prob):
-        return lang
-    return funcwords.UND
-
-
 def mix(paragraphs: list[str], doc_lang: str, identifier: funcwords.Identifier,
         min_tokens: int = MIX_MIN_TOKENS, langid_min_chars: int = MIX_LANGID_MIN_CHARS) -> Mix:
     """The :class:`Mix` of ``paragraphs`` (empty list: no shares, no foreign paragraph)."""
-    labels = [paragraph_language(p, doc_lang, identifier, min_tokens, langid_min_chars)
-              for p in paragraphs]
+    if not paragraphs:
+        return Mix((), ())
+    langs = funcwords.languages()
+    home = langmodel.group(doc_lang)
+    home_idx = [i for i, lang in enumerate(langs) if lang in home]
+    labels = []
+    for text, tokens in zip(paragraphs, funcwords.paragraph_tokens(paragraphs)):
+        listed = _listed(tokens, langs, min_tokens, identifier.min_margin)
+        if listed in home:
+            labels.append(doc_lang)
+        elif listed is None and any(tokens[i] for i in home_idx):
+            labels.append(funcwords.UND)  # some of the document's function words: too few
+        else:
+            labels.append(_model_says(text.strip(), listed, doc_lang, identifier,
+                                      langid_min_chars))
     counts = Counter(labels)
     shares = tuple((lang, n / len(labels)) for lang, n in counts.most_common())
     foreign = () if doc_lang == funcwords.UND else tuple(
         i for i, lang in enumerate(labels) if lang not in (doc_lang, funcwords.UND))
     return Mix(shares, foreign)
+
+
+def _listed(tokens: list[int], langs, min_tokens: int, min_margin: float) -> str | None:
+    """The language the paragraph's lists point at, or None."""
+    best = max(tokens)
+    if best < min_tokens:
+        return None
+    i = tokens.index(best)
+    second = max(tokens[:i] + tokens[i + 1:])
+    return langs[i] if (best - second) / best >= min_margin else None
+
+
+def _model_says(text: str, listed: str | None, doc_lang: str, identifier, min_chars: int) -> str:
+    if len(text) < min_chars:
+        return funcwords.UND
+    ranked = langmodel.rank(text[: identifier.langid_max_chars])
+    if not ranked or ranked[0][0] == langmodel.NO_LANGUAGE:
+        return funcwords.UND
+    lang, prob = ranked[0]
+    if lang in langmodel.group(doc_lang) and prob >= identifier.agree_min_prob:
+        return doc_lang
+    if prob >= (identifier.agree_min_prob if lang == listed else identifier.model_min_prob):
+        return lang
+    return funcwords.UND

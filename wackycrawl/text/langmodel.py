@@ -85,4 +85,5 @@ def rank(text: str) -> list[tuple[str, float]]:
     # No feature matched: the probabilities are uniform (two classes fold into sr, uz).
     if not ranked or ranked[0][1] < 2.5 / len(ranked):
         return []
-    return [(normalise_code(lang), prob) for lang, prob in ranked]
+    alias = _ALIAS.get
+    return [(alias(lang, lang), prob) for lang, prob in ranked]
