@@ -190,3 +190,25 @@ def test_paragraph_tokens_agree_with_count():
         assert tokens == fw.count(fw.word_counts(fw.normalise(text)))[0]
     assert len(fw.paragraph_tokens(paragraphs)) == len(paragraphs)
     assert fw.paragraph_tokens(["der die das"])[0][langs.index("de")] == 3
+
+
+# Croatian and Bosnian differ most in closed classes such as month names, the numeral for
+# thousand, who/what and during (tko/ko, što/šta, tijekom/tokom): distinctive words.
+HR_NEWS = ("U siječnju je tisuću ljudi prosvjedovalo, a tijekom veljače još više. Tko zna što "
+           "će biti u ožujku. Vlada je rekla da će tijekom tjedna donijeti odluku, no nitko ne "
+           "vjeruje da će se išta promijeniti prije travnja. Njezin glasnogovornik nije htio "
+           "reći ništa o tome.")
+BS_NEWS = ("U januaru je hiljadu ljudi protestovalo, a tokom februara još više. Ko zna šta će "
+           "biti u martu. Vlada je rekla da će tokom sedmice donijeti odluku, ali niko ne "
+           "vjeruje da će se išta promijeniti prije aprila. Njen portparol nije htio reći "
+           "ništa o tome.")
+
+
+def test_distinctive_function_words_tell_croatian_from_bosnian():
+    hr, bs = fw.identify(HR_NEWS), fw.identify(BS_NEWS)
+    assert hr.lang == "hr"
+    assert (bs.lang, bs.method) == ("bs", "markers")
+    # Without the distinctive words' evidence Bosnian stays und, never Croatian.
+    strict = fw.Identifier(close_min_markers=100).identify(BS_NEWS)
+    assert (strict.lang, strict.method) == ("und", "close")
+    assert {"bs", "hr"} == set(dict(strict.top2))

@@ -257,10 +257,11 @@ WACKY_LID_CHECK_CHARS = 300
 WACKY_LID_AGREE_MIN_PROB = 0.5
 WACKY_LID_MODEL_MIN_PROB = 0.99
 # Close languages (bs/hr/sr, nb/nn/da/sv, cs/sk, es/pt/gl/ca, id/ms): the best member needs
-# this share of the group's probability, or this many tokens of its list's distinctive words
-# (three times the other members'); else "und" naming the two candidates (Language-Top2).
+# this share of the group's probability, or, between the two best, this many tokens of
+# distinctive function words (its list has them, the other's not; three times the other's);
+# else "und" naming the two candidates (Language-Top2). Devset documents, both halves.
 WACKY_LID_CLOSE_MIN_SHARE = 0.9
-WACKY_LID_CLOSE_MIN_MARKERS = 3
+WACKY_LID_CLOSE_MIN_MARKERS = 2
 # Language-Mix / Language-Foreign: a paragraph's lists decide with this many function-word
 # tokens; the model reads paragraphs of at least this many characters (one sentence).
 WACKY_LID_MIX_MIN_TOKENS = 3
