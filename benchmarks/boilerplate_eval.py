@@ -111,7 +111,9 @@ def load(set_dir: Path) -> list[Page]:
         for row in csv.DictReader(f, delimiter="\t"):
             notes = dict(n.split("=", 1) for n in re.split(r"[;\s]+", row.get("notes") or "")
                          if "=" in n)
-            html = set_dir / notes.get("file", row["id"] + ".html")
+            html = set_dir / f"{row['id']}.html"
+            if not html.exists():
+                html = set_dir / notes.get("file", "").strip()
             full = set_dir / f"{row['id']}.txt"
             if full.exists():
                 gold = full.read_text(encoding="utf-8")

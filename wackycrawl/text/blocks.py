@@ -39,10 +39,23 @@ NEUTRAL_ELEMENTS = frozenset(
 LINK_WORD_WEIGHT = 0
 #: A block with more than this share of its words inside links is boilerplate (jusText: 0.2).
 MAX_LINK_DENSITY = 0.2
+#: A block of at least PROSE_WORDS words is prose with inline links (Wikipedia, news) unless
+#: more than MAX_PROSE_LINK_DENSITY of its words are in links (no published values; chosen
+#: on the dev halves of the devset, benchmarks/boilerplate_eval.py).
+PROSE_WORDS = 10
+MAX_PROSE_LINK_DENSITY = 0.5
 #: Words a block outside the span needs to be kept as a second content area (no published
 #: value: 30 words, the shortest WaCky document, scored best on the CleanEval dev set).
 MIN_OUTSIDE_WORDS = 30
+#: Share of a page's words that must lie outside elements named as boilerplate for class/id
+#: cues to apply (no published value).
+MIN_UNNAMED_SHARE = 0.2
 HEADINGS = frozenset(["h1", "h2", "h3", "h4", "h5", "h6"])
+#: Characters per word in text whose "words" are long runs without spaces (Chinese,
+#: Japanese, Thai: a chunk's average token longer than :data:`LONG_TOKEN` characters).
+CHARS_PER_WORD = 3
+LONG_TOKEN = 12
+_NESTING = cues.CONTAINERS | {"article", "header", "main"}
 _DIGITS = str.maketrans("0123456789", "0000000000")
 
 
@@ -58,6 +71,7 @@ class Block:
     start: int  # index of its first piece
     end: int  # index after its last piece
     cue: bool = False
+    depth: int = 0  # open container elements (div, section...) where its text starts
 
 
 @dataclass(slots=True)
@@ -92,15 +106,17 @@ def segment(parts: list[str], named: set[str] = frozenset()) -> tuple[list[Block
     chunks: list[str] = []
     words = link_words = 0
     in_link = heading = False
-    first = 0
+    first = depth = first_depth = 0
     cue_name, cue_depth = "", 0  # the open boilerplate-named element and its nesting depth
     for k, piece in enumerate(parts):
         if k % 2 == 0:
             n = len(piece.split())
+            if n and len(piece) > LONG_TOKEN * n and not piece.isascii():
+                n = len(piece) // CHARS_PER_WORD
             scores.append(n * (LINK_WORD_WEIGHT if in_link else bte.WORD_WEIGHT))
             if n:
                 if not chunks:
-                    first = k
+                    first, first_depth = k, depth
                 chunks.append(piece)
                 words += n
                 link_words += n if in_link else 0
@@ -115,9 +131,11 @@ def segment(parts: list[str], named: set[str] = frozenset()) -> tuple[list[Block
         elif name in bte.BLOCK_ELEMENTS:
             if chunks:
                 blocks.append(Block(bte.normalise("".join(chunks)), words, link_words,
-                                    heading, first, k, cue_depth > 0))
+                                    heading, first, k, cue_depth > 0, first_depth))
             chunks, words, link_words = [], 0, 0
             heading = name in HEADINGS and not closing
+        if name in _NESTING:
+            depth = max(depth - 1, 0) if closing else depth + 1
         if cue_depth:
             if name == cue_name:
                 cue_depth += -1 if closing else 1
@@ -125,7 +143,7 @@ def segment(parts: list[str], named: set[str] = frozenset()) -> tuple[list[Block
             cue_name, cue_depth = name, 1
     if chunks:
         blocks.append(Block(bte.normalise("".join(chunks)), words, link_words, heading,
-                            first, len(parts), cue_depth > 0))
+                            first, len(parts), cue_depth > 0, first_depth))
     return blocks, scores
 
 
@@ -135,25 +153,33 @@ def block_hash(text: str) -> int:
     return int.from_bytes(blake2b(text.translate(_DIGITS).encode(), digest_size=8).digest())
 
 
+def use_named_cues(blocks: list[Block]) -> bool:
+    """Whether class/id cues apply on this page: the blocks outside named elements hold at
+    least :data:`MIN_UNNAMED_SHARE` of its words (else the name is on a wrapper of the whole
+    text, ``<div class="footer-wrapper">``, not on a banner)."""
+    words = sum(b.words for b in blocks)
+    return sum(b.words for b in blocks if not b.cue) >= MIN_UNNAMED_SHARE * words
+
+
 def classify(
     blocks: list[Block],
     span: tuple[int, int],
     max_link_density: float = MAX_LINK_DENSITY,
     min_outside_words: int = MIN_OUTSIDE_WORDS,
     template: list[bool] | None = None,
+    named_cues: bool = True,
 ) -> list[bool]:
     """Content (True) or boilerplate (False) for each block; ``span`` in piece indexes,
-    ``template[i]`` True when block ``i`` is part of the host's template."""
+    ``template[i]`` True when block ``i`` is part of the host's template, ``named_cues``
+    False to ignore class/id cues (:func:`use_named_cues`)."""
     inside = [b.end > span[0] and b.start < span[1] for b in blocks]
     text_cue = cues.text_cues([b.text for b in blocks], [b.heading for b in blocks],
-                              [b.words for b in blocks])
-    # A class/id cue on an element holding most of the span is a wrapper, not a banner.
+                              [b.words for b in blocks], [b.depth for b in blocks])
     span_words = sum(b.words for b, i in zip(blocks, inside) if i)
-    cue_words = sum(b.words for b, i in zip(blocks, inside) if i and b.cue)
-    attr_cue = cue_words * 2 <= span_words
     good = []
     for i, b in enumerate(blocks):
-        if b.link_words > max_link_density * b.words or text_cue[i] or (attr_cue and b.cue):
+        density = max_link_density if b.words < PROSE_WORDS else MAX_PROSE_LINK_DENSITY
+        if b.link_words > density * b.words or text_cue[i] or (named_cues and b.cue):
             good.append(False)
         elif template is not None and template[i]:
             good.append(False)
@@ -184,16 +210,18 @@ def analyse(
     visible = bte.strip_invisible(markup)
     parts = bte.pieces(visible)
     blocks, scores = segment(parts, cues.named_tags(visible))
+    named_cues = use_named_cues(blocks)
     template = None
     if templates is not None and blocks:
         hashes = [block_hash(b.text) for b in blocks]
         known = set(templates(hashes))
         template = [h in known for h in hashes]
-        for b, t in zip(blocks, template):
-            if t:
-                for k in range(b.start, b.end, 2):
-                    scores[k] = -abs(scores[k])
-    keep = classify(blocks, bte.best_span(scores), max_link_density, min_outside_words, template)
+    for i, b in enumerate(blocks):  # known boilerplate's words do not draw the span
+        if (named_cues and b.cue) or (template and template[i]):
+            for k in range(b.start, b.end, 2):
+                scores[k] = 0
+    keep = classify(blocks, bte.best_span(scores), max_link_density, min_outside_words, template,
+                    named_cues)
     text_chars = sum(len(b.text) for b in blocks) + max(len(blocks) - 1, 0)
     removed = sum(1 for t, ok in zip(template or (), keep) if t and not ok)
     return Extraction([b.text for b, ok in zip(blocks, keep) if ok], text_chars, removed)

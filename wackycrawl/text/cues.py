@@ -129,10 +129,12 @@ def names_boilerplate(tag: str, name: str, named: set[str]) -> bool:
     return name in _ALWAYS_NAMED or tag in named
 
 
-def text_cues(texts: list[str], headings: list[bool], words: list[int]) -> list[bool]:
-    """For each block (its text, whether it is a heading, its word count): True when its text
-    marks it as boilerplate, or it follows a "related articles" heading before the next
-    heading."""
+def text_cues(texts: list[str], headings: list[bool], words: list[int],
+              depths: list[int]) -> list[bool]:
+    """For each block (its text, whether it is a heading, its word count, its depth in
+    container elements): True when its text marks it as boilerplate, or it follows a "related
+    articles" heading, up to the next heading or the end of the heading's container (the
+    first block at a lower depth)."""
     hits = sorted(_positions(_lower("\n".join(texts)), _BLOCK_KEYS))
     candidates = set()
     if hits:
@@ -142,10 +144,13 @@ def text_cues(texts: list[str], headings: list[bool], words: list[int]) -> list[
             ends.append(total)
         candidates = {bisect_left(ends, h) for h in hits}
     out = []
-    section = False
-    for i, (text, heading, n) in enumerate(zip(texts, headings, words)):
+    section, section_depth = False, 0
+    for i, (text, heading, n, depth) in enumerate(zip(texts, headings, words, depths)):
         if heading:
             section = n <= MAX_CUE_WORDS and _SECTION_RE.search(text) is not None
+            section_depth = depth
+        elif depth < section_depth:
+            section = False
         out.append(section or (n <= MAX_CUE_WORDS and i in candidates
                                and _BLOCK_RE.search(text) is not None))
     return out
