@@ -10,6 +10,7 @@
    per-worker rate), and the same documents kept.
 
     python benchmarks/warc.py [--pages 600] [--hosts 10] [--runs 2] [--rotate 1000000]
+    python benchmarks/warc.py --synthetic 4 --pages 600     # process only, on 4 generated WARCs
 
 Each figure also as CPU time (user + system of the crawl or process and its children): on a
 shared machine wall-clock rates move with the load, CPU per page much less.
@@ -32,6 +33,8 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.crawl import NginxWeb, build, crawl
 from tests.localweb import LocalWeb
+from tests.webpages import page, prose
+from wackycrawl.archive.writer import Exchange, WarcWriter
 
 CLI = "import sys; from wackycrawl.cli import main; sys.exit(main())"
 
@@ -70,8 +73,16 @@ def main() -> None:
     ap.add_argument("--hosts", type=int, default=10)
     ap.add_argument("--runs", type=int, default=2)
     ap.add_argument("--rotate", type=int, default=1_000_000)
+    ap.add_argument("--synthetic", type=int, default=0, metavar="FILES",
+                    help="skip the crawls: process FILES WARC files of --pages pages each, "
+                         "written by the archive writer (more input, start-up amortised)")
     a = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="warc-bench-"))
+    if a.synthetic:
+        files = synthetic(work / "synthetic", a.synthetic, a.pages)
+        report_process(files, work, kept=a.synthetic * a.pages)
+        shutil.rmtree(work, ignore_errors=True)
+        return
     use_nginx = bool(shutil.which("nginx"))
     print(f"server: {'nginx' if use_nginx else 'tests.localweb (Python)'}")
     rows = []
@@ -96,19 +107,34 @@ def main() -> None:
     print(f"ratio with/without WARC: {ratio:.2f} pages/s, {cpu_ratio:.2f} pages per CPU second "
           "(target >= 0.9; CPU time is the steadier figure on a shared machine)")
     files = sorted((work / f"warc{a.runs - 1}").glob("*.warc.gz"))
-    kept = rows[-1]["kept"]
-    print(f"\nwackycrawl process over {len(files)} WARC files of the last crawl "
-          f"({sum(f.stat().st_size for f in files) / 1e6:.1f} MB, crawl kept {kept} docs)")
+    results = report_process(files, work, rows[-1]["kept"])
+    print(json.dumps({"ratio": round(ratio, 3), "cpu_ratio": round(cpu_ratio, 3),
+                      "crawls": rows, "process": results}))
+    shutil.rmtree(work, ignore_errors=True)
+
+
+def synthetic(directory: Path, files: int, pages: int) -> list[Path]:
+    """``files`` WARC files of ``pages`` generated prose pages each (benchmarks/crawl.py's)."""
+    for f in range(files):
+        with WarcWriter(str(directory), worker=f"s{f}") as w:
+            for n in range(f * pages, (f + 1) * pages):
+                html = page(f"Page {n}", prose(n, min_chars=6000 + (n % 5) * 3000)).encode()
+                w.write_exchange(Exchange(f"http://h{n % 10}.bench.test/p{n}.html",
+                                          "HTTP/1.1 200 OK",
+                                          [("Content-Type", "text/html; charset=utf-8")], html))
+    return sorted(directory.glob("*.warc.gz"))
+
+
+def report_process(files: list[Path], work: Path, kept: int) -> list[dict]:
+    print(f"\nwackycrawl process over {len(files)} WARC files "
+          f"({sum(f.stat().st_size for f in files) / 1e6:.1f} MB, {kept} docs expected)")
     results = [process(files, jobs, work / f"out-j{jobs}") for jobs in (1, 2)]
     print(f"{'-j':<4}{'MB':>8}{'secs':>8}{'MB/s':>8}{'CPU s':>8}{'MB/CPU s':>10}{'docs kept':>11}")
     for r in results:
         print(f"{r['jobs']:<4}{r['mb']:>8.1f}{r['secs']:>8.1f}{r['mbps']:>8.2f}{r['cpu']:>8.1f}"
               f"{r['mb_per_cpu_s']:>10.2f}{r['kept']:>11}")
     print(f"speed-up -j 2 / -j 1: {results[1]['mbps'] / results[0]['mbps']:.2f}")
-    print(json.dumps({"ratio": round(ratio, 3), "crawls": rows,
-                      "process": [{k: v for k, v in r.items() if k != "summary"}
-                                  for r in results]}))
-    shutil.rmtree(work, ignore_errors=True)
+    return [{k: v for k, v in r.items() if k != "summary"} for r in results]
 
 
 if __name__ == "__main__":
