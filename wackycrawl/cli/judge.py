@@ -84,7 +84,6 @@ def judge(args) -> int:
     stats.take()
     for stage in chain.stages:
         before, had_text = dict(item.get("meta", {})), "paragraphs" in item
-        html_chars = len(item.get("html", ""))
         try:
             item = stage.process_item(item)
         except DropItem as exc:  # a stage sets its fields on the item before it drops it
@@ -94,10 +93,7 @@ def judge(args) -> int:
             print(f"verdict: dropped at {_name(stage)}: {drop.reason} ({drop.detail})", file=out)
             return 1
         extra = _text_line(item) if "paragraphs" in item and not had_text else ""
-        if html_chars and "Clean-Chars" in item.get("meta", {}):
-            clean = int(item["meta"]["Clean-Chars"])
-            extra += f"; {clean} of {html_chars} HTML characters kept ({clean / html_chars:.1%})"
-        print(f"{_name(stage)}: kept" + (f" ({extra.lstrip('; ')})" if extra else ""), file=out)
+        print(f"{_name(stage)}: kept" + (f" ({extra})" if extra else ""), file=out)
         if "simhash_features" in item and _name(stage) == "fingerprint":
             print(f"    simhash features: {item['simhash_features']}", file=out)
         _show_changes(before, item, stats, out)
