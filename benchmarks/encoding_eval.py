@@ -1,11 +1,21 @@
-"""Encoding accuracy and speed: decode_html vs plain charset-normalizer vs w3lib alone.
+"""Encoding accuracy and speed: decode_html vs charset-normalizer, w3lib and Scrapy's default.
 
 Data: ``<shared>/devset/encodings/manifest.tsv`` (chardet's test files with the true codec).
 A guess is right when decoding the file with it gives the same text as the true codec
 (chardet's rule; a leading BOM is ignored). A second column also accepts the text of the
 codec the WHATWG Encoding Standard maps the true label to (Shift_JIS -> cp932, GB2312 ->
 gb18030, TIS-620 -> cp874), which is what browsers and decode_html use. Rejections
-(EncodingError) count as wrong and are shown apart. No HTTP header is passed.
+(EncodingError) count as wrong and are shown apart. No HTTP header is passed. Scrapy's
+default is ``TextResponse.encoding`` (w3lib with its own detector: ascii, utf-8, then
+charset-normalizer).
+
+"Family": a file of a Western or Central-European language decoded (with a different text)
+by a code page of another family (Central European, Western, Vietnamese, Mac, Baltic,
+Nordic...) is counted apart, the issue's second goal.
+
+Held-out legacy pages: the devset's boilerplate pages whose bytes are not UTF-8 (real pages,
+truth = the codec under which the page's gold text, UTF-8, is found), decoded once as served
+(their own declaration) and once with every declaration removed.
 
     python benchmarks/encoding_eval.py [SHARED_DIR]      # default: ../shared from the repo root
 """
@@ -13,12 +23,15 @@ gb18030, TIS-620 -> cp874), which is what browsers and decode_html use. Rejectio
 from __future__ import annotations
 
 import argparse
+import codecs
 import csv
+import re
 import time
 from collections import Counter
 from pathlib import Path
 
 import charset_normalizer
+from scrapy.http import HtmlResponse
 from w3lib.encoding import html_to_unicode, resolve_encoding
 
 from wackycrawl.text.encoding import EncodingError, decode_html
@@ -48,11 +61,114 @@ def guess_w3lib(body: bytes) -> str | None:
     return html_to_unicode(None, body)[0]
 
 
+def guess_scrapy(body: bytes) -> str | None:
+    return HtmlResponse("http://bench.test/", body=body).encoding
+
+
 METHODS = {
     "decode_html": guess_decode_html,
     "charset_normalizer": guess_charset_normalizer,
     "w3lib only": guess_w3lib,
+    "scrapy default": guess_scrapy,
 }
+WESTERN = {"en", "de", "fr", "es", "pt", "it", "nl", "sv", "da", "nb", "no", "fi", "is", "ca",
+           "af", "la"}
+CENTRAL = {"cs", "sk", "pl", "hu", "hr", "sl", "ro", "bs", "sr"}
+
+
+def family(codec: str | None) -> str:
+    """A codec's family, for the cross-family count (Python codec names)."""
+    name = codecs.lookup(codec).name if codec else ""
+    for fam, members in FAMILIES.items():
+        if name in members:
+            return fam
+    return name
+
+
+FAMILIES = {
+    "western": {"cp1252", "iso8859-1", "latin-1", "iso8859-15", "ascii", "utf-8"},
+    "central": {"cp1250", "iso8859-2", "iso8859-16"},
+}
+
+
+def devset_rows(root: Path) -> list[dict]:
+    with open(root / "manifest.tsv", encoding="utf-8") as handle:
+        return [r for r in csv.DictReader(handle, delimiter="\t")
+                if r["python_codec"] and r["python_codec"] != "no-python-codec"]
+
+
+_DECLARATION = re.compile(rb"<meta[^>]*charset[^>]*>|<\?xml[^>]*\?>", re.I)
+
+
+def held_out(shared: Path) -> list[tuple[str, bytes, bytes, str, str]]:
+    """(name, page bytes, bytes without declarations, true codec, language) of the devset's
+    real non-UTF-8 pages whose gold text shows which codec is right."""
+    pages = []
+    for manifest in sorted((shared / "devset" / "boilerplate").glob("*/manifest.tsv")):
+        with open(manifest, encoding="utf-8") as handle:
+            for row in csv.DictReader(handle, delimiter="\t"):
+                if row["encoding"] != "non-utf8":
+                    continue
+                name = row["notes"].removeprefix("file=") if "file=" in row["notes"] \
+                    else row["id"] + ".html"
+                folder = manifest.parent
+                if not (folder / name).exists():
+                    continue
+                raw = (folder / name).read_bytes()
+                stem = folder / name.removesuffix(".html")
+                gold_file = next(p for p in (stem.with_name(stem.name + ".txt"),
+                                             stem.with_name(stem.name + ".with.txt"))
+                                 if p.exists())
+                gold = gold_file.read_text("utf-8")
+                words = {w for w in gold.split() if not w.isascii()}
+                truth = max(CANDIDATE_TRUTHS, key=lambda c: len(
+                    words & set(raw.decode(c, "replace").split())))
+                if words and words & set(raw.decode(truth, "replace").split()):
+                    pages.append((f"{folder.name}/{name}", raw, _DECLARATION.sub(b"", raw),
+                                  truth, row["language"]))
+    return pages
+
+
+CANDIDATE_TRUTHS = ("cp1252", "iso8859-2", "cp1250", "iso8859-15", "cp1251", "mac-roman")
+
+
+def score(files, method) -> tuple[int, int, int, int, float, Counter]:
+    """(right by chardet's rule, right with WHATWG labels, no answer, cross-family, MB/s,
+    wrong by true codec) of ``method`` on ``files`` = [(codec, body, language), ...]."""
+    start = time.perf_counter()
+    guesses = [method(body) for _, body, _ in files]
+    seconds = time.perf_counter() - start
+    right = lenient = cross = 0
+    wrong = Counter()
+    for (codec, body, lang), g in zip(files, guesses):
+        truth, text = decoded(body, codec), decoded(body, g)
+        ok = text is not None and text == truth
+        ok_whatwg = ok or (text is not None and text == decoded(body, resolve_encoding(codec)))
+        right += ok
+        lenient += ok_whatwg
+        if not ok_whatwg:
+            wrong[codec] += 1
+            if g and lang in WESTERN | CENTRAL and family(g) != family(codec):
+                cross += 1
+    mb = sum(len(b) for _, b, _ in files) / 1e6
+    return right, lenient, guesses.count(None), cross, mb / seconds, wrong
+
+
+def table(title: str, files, with_codecs: bool = True) -> None:
+    print(f"{title}: {len(files)} files, {sum(len(b) for _, b, _ in files) / 1e6:.2f} MB")
+    print(f"{'method':<20}{'chardet rule':>14}{'+ WHATWG labels':>17}{'no answer':>11}"
+          f"{'cross-family':>14}{'MB/s':>9}")
+    results = {name: score(files, method) for name, method in METHODS.items()}
+    for name, (right, lenient, none, cross, speed, _) in results.items():
+        print(f"{name:<20}{right / len(files):>14.1%}{lenient / len(files):>17.1%}{none:>11}"
+              f"{cross:>14}{speed:>9.2f}")
+    if with_codecs:
+        print("\nwrong or rejected (WHATWG labels accepted), by true codec:")
+        seen = sorted({c for r in results.values() for c in r[5]})
+        print(f"{'codec':<14}" + "".join(f"{name:>20}" for name in results))
+        for codec in seen:
+            print(f"{codec:<14}" + "".join(f"{r[5][codec]:>20}" for r in results.values()))
+    print()
 
 
 def main() -> None:
@@ -61,37 +177,14 @@ def main() -> None:
     parser.add_argument("shared", nargs="?", type=Path, default=default)
     args = parser.parse_args()
     root = args.shared / "devset" / "encodings"
-    with open(root / "manifest.tsv", encoding="utf-8") as handle:
-        rows = [r for r in csv.DictReader(handle, delimiter="\t")
-                if r["python_codec"] and r["python_codec"] != "no-python-codec"]
-    files = [(r["python_codec"], (root / r["file"]).read_bytes()) for r in rows]
-    truths = [decoded(body, codec) for codec, body in files]
-    whatwg = [decoded(body, resolve_encoding(codec)) for codec, body in files]
-    total_mb = sum(len(body) for _, body in files) / 1e6
-
-    results = {}
-    for name, guess in METHODS.items():
-        start = time.perf_counter()
-        guesses = [guess(body) for _, body in files]
-        seconds = time.perf_counter() - start
-        texts = [decoded(body, g) for (_, body), g in zip(files, guesses)]
-        right = [t is not None and t == truth for t, truth in zip(texts, truths)]
-        lenient = [ok or (t is not None and t == w) for ok, t, w in zip(right, texts, whatwg)]
-        wrong_by_codec = Counter(c for (c, _), ok in zip(files, lenient) if not ok)
-        results[name] = (sum(right), sum(lenient), guesses.count(None), total_mb / seconds,
-                         wrong_by_codec)
-
-    print(f"{len(files)} files, {total_mb:.2f} MB, no HTTP header\n")
-    print(f"{'method':<20}{'chardet rule':>14}{'+ WHATWG labels':>17}{'no answer':>11}"
-          f"{'MB/s':>9}")
-    for name, (right, lenient, none, speed, _) in results.items():
-        print(f"{name:<20}{right / len(files):>14.1%}{lenient / len(files):>17.1%}{none:>11}"
-              f"{speed:>9.2f}")
-    print("\nwrong or rejected (WHATWG labels accepted), by true codec:")
-    codecs_seen = sorted({c for *_, wrong in results.values() for c in wrong})
-    print(f"{'codec':<14}" + "".join(f"{name:>20}" for name in results))
-    for codec in codecs_seen:
-        print(f"{codec:<14}" + "".join(f"{r[4][codec]:>20}" for r in results.values()))
+    files = [(r["python_codec"], (root / r["file"]).read_bytes(), r["language"])
+             for r in devset_rows(root)]
+    table("devset/encodings (chardet test files), no HTTP header", files)
+    pages = held_out(args.shared)
+    table("held-out legacy pages as served (own declarations)",
+          [(truth, raw, lang) for _, raw, _, truth, lang in pages], with_codecs=False)
+    table("held-out legacy pages, declarations removed",
+          [(truth, bare, lang) for _, _, bare, truth, lang in pages], with_codecs=False)
 
 
 if __name__ == "__main__":

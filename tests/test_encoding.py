@@ -130,7 +130,7 @@ def test_too_many_repairs_is_an_encoding_error():
 
 
 def test_empty_body_gives_empty_text():
-    assert decode_html(b"", "text/html") == Decoded("", "utf-8", 0)
+    assert decode_html(b"", "text/html") == Decoded("", "utf-8", 0, "empty")
 
 
 def test_plain_ascii_without_any_label():
@@ -198,7 +198,8 @@ def test_pipeline_sets_html_and_encoding_meta():
                                      "text/html; charset=iso-8859-1"))
     assert "body" not in out
     assert "Grüße" in out["html"]
-    assert out["meta"] == {"Raw-Bytes": out["meta"]["Raw-Bytes"], "Encoding": "cp1252"}
+    assert out["meta"] == {"Raw-Bytes": out["meta"]["Raw-Bytes"], "Encoding": "cp1252",
+                           "Encoding-Evidence": "declared:header"}
     assert c.stats.get_value("wacky/encoding/cp1252") == 1
 
 

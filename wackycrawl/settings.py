@@ -202,6 +202,10 @@ WACKY_MAX_ENCODING_REPAIRS = 10
 # Share of WHATWG "binary data bytes" (MIME Sniffing 3: 0x00-08, 0B, 0E-1A, 1C-1F) above
 # which a body served as text is treated as binary; WHATWG tolerates none, we allow 1 %.
 WACKY_MAX_BINARY_SHARE = 0.01
+# Least plausibility of a decoded page (share of its non-ASCII characters that the letters of
+# one language explain, wackycrawl.text.charsets): below it, and with at least 8 unexplained
+# characters, the page is dropped as `encoding`, never stored garbled. Ours (devset).
+WACKY_ENCODING_MIN_PLAUSIBILITY = 0.75
 # filters
 # Minimum words of clean text after boilerplate removal. WaCky's connected-prose test needs
 # 30 function-word tokens (Baroni et al. 2009, 2.3), so fewer words can never pass it.

@@ -10,7 +10,7 @@ import importlib
 import os
 import sys
 
-SUBCOMMANDS = ["clean", "langid", "trec", "tuples", "queries", "seeds", "status",
+SUBCOMMANDS = ["clean", "langid", "encoding", "trec", "tuples", "queries", "seeds", "status",
                "filter", "export", "report", "stats",
                "process", "judge", "dedup"]
 

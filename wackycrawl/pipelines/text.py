@@ -1,7 +1,9 @@
 """Text stage: the page's bytes to Unicode HTML (:func:`wackycrawl.text.encoding.decode_html`).
 
-Reads ``item["body"]`` and ``item["content_type"]``; sets ``item["html"]`` and
-``item["meta"]["Encoding"]`` (plus ``"Encoding-Repairs"`` when bytes were repaired) and
+Reads ``item["body"]`` and ``item["content_type"]``; sets ``item["html"]``,
+``item["meta"]["Encoding"]`` and ``"Encoding-Evidence"`` (``declared:header``, ``declared:bom``,
+``declared:meta``, ``declared:xml`` or ``guess:<codec>:<plausibility>``; plus
+``"Encoding-Repairs"`` when bytes were repaired) and
 deletes ``item["body"]``. Drops ``binary`` (binary data served as text), ``encoding`` (no
 clean decode) and ``empty`` (nothing left to parse). Stats: ``wacky/encoding/<codec>``,
 ``wacky/encoding/repaired`` (pages) and ``wacky/encoding/repairs`` (bytes).
@@ -16,10 +18,12 @@ logger = logging.getLogger(__name__)
 
 
 class TextPipeline:
-    def __init__(self, stats, max_repairs: int, max_binary_share: float):
+    def __init__(self, stats, max_repairs: int, max_binary_share: float,
+                 min_plausibility: float):
         self.stats = stats
         self.max_repairs = max_repairs
         self.max_binary_share = max_binary_share
+        self.min_plausibility = min_plausibility
 
     @classmethod
     def from_crawler(cls, crawler):
@@ -28,6 +32,7 @@ class TextPipeline:
             crawler.stats,
             settings.getint("WACKY_MAX_ENCODING_REPAIRS"),
             settings.getfloat("WACKY_MAX_BINARY_SHARE"),
+            settings.getfloat("WACKY_ENCODING_MIN_PLAUSIBILITY"),
         )
 
     def process_item(self, item):
@@ -36,7 +41,8 @@ class TextPipeline:
         if content_type == "-":
             content_type = None
         try:
-            decoded = decode_html(body, content_type, self.max_repairs, self.max_binary_share)
+            decoded = decode_html(body, content_type, self.max_repairs, self.max_binary_share,
+                                  self.min_plausibility)
         except BinaryContentError as exc:
             logger.info("binary body served as %s: %s (%s)", content_type, item.get("url"), exc)
             raise drop(self.stats, "binary", item, str(exc))
@@ -48,6 +54,7 @@ class TextPipeline:
         self.stats.inc_value(f"wacky/encoding/{decoded.encoding}")
         meta = item.setdefault("meta", {})
         meta["Encoding"] = decoded.encoding
+        meta["Encoding-Evidence"] = decoded.evidence
         if decoded.repairs:
             meta["Encoding-Repairs"] = str(decoded.repairs)
             self.stats.inc_value("wacky/encoding/repaired")

@@ -1,33 +1,34 @@
 """HTML bytes to Unicode text, for a corpus: right or rejected, never silently garbled.
 
-The choice of codec follows the browser order of the WHATWG HTML standard ("determining the
-character encoding"): byte-order mark, then the HTTP ``charset``, then a lenient ``<meta>``
-scan (first 4096 bytes), then statistical detection. That order is w3lib's
-:func:`~w3lib.encoding.html_to_unicode`, with charset-normalizer as its detector; legacy
-labels follow the WHATWG Encoding Standard table (``ISO-8859-1``/``latin1`` mean cp1252).
+Order (WHATWG HTML "determining the character encoding", then evidence):
 
-Browsers tolerate a wrong label by showing U+FFFD; a corpus must not. The stages:
+1. :func:`sniff_binary` - binary bodies served as text raise :class:`BinaryContentError`.
+2. A byte-order mark decides (WHATWG: never second-guessed); evidence ``declared:bom``.
+3. A declared charset - HTTP ``charset`` (``declared:header``), then ``<meta>``
+   (``declared:meta``) or the XML declaration (``declared:xml``), labels resolved by the
+   WHATWG Encoding Standard table (``ISO-8859-1``/``latin1`` mean windows-1252) - is used when
+   the bytes validate under it: they decode with at most ``max_repairs`` bad bytes, they are
+   not UTF-8 in disguise (valid multi-byte UTF-8 under a single-byte label), and the text is
+   plausible (:mod:`wackycrawl.text.charsets`) or no other codec explains it clearly better
+   (a score lead of :data:`OVERRIDE_MARGIN` characters of evidence). A UTF-16/32 label on a
+   body without NUL bytes is a lie (WHATWG prescan: such a ``<meta>`` means UTF-8).
+4. Otherwise a guess: UTF-8 if the bytes are valid UTF-8 (or need at most ``max_repairs``
+   stray bytes repaired), UTF-16/32 by their NUL pattern, else every candidate code page
+   (:data:`~wackycrawl.text.charsets.PRIORS`, plus the multi-byte codecs charset-normalizer
+   proposes when no single-byte page fits) that decodes the bytes cleanly is scored by
+   :func:`wackycrawl.text.charsets.fit`; the best wins, ``guess:<codec>:<plausibility>``.
+5. A text whose best decoding is less plausible than ``min_plausibility`` is rejected
+   (:class:`EncodingError`): a corpus stores no garbled text.
 
-1. :func:`sniff_binary` - binary bodies served as text (magic numbers, NUL, control bytes)
-   raise :class:`BinaryContentError`.
-2. w3lib's decode; if the text is clean (no U+FFFD, no C0/C1 controls) it is returned.
-3. The labelled codec is kept when its good non-ASCII characters outnumber the bad bytes,
-   and those are at most ``max_repairs`` (C10: one cp1252 byte in UTF-8): each undecodable
-   single byte is read as cp1252, longer invalid sequences are dropped.
-4. Otherwise the label may have lied (C10: header UTF-8, body cp1252): the ``<meta>``
-   declaration, and the detector's guess if the label decoded no non-ASCII character
-   correctly, are tried in strict mode; the first clean decode wins.
-5. Otherwise the page is repaired if at most ``max_repairs`` bytes need it, else
-   :class:`EncodingError` is raised. A BOM is never second-guessed (WHATWG).
-
-A UTF-16/32 label (header or ``<meta>``) on a body without BOM and without a NUL byte in its
-first :data:`SNIFF_BYTES` is a lie (ASCII markup in UTF-16 is half NUL bytes): UTF-8 is
-tried instead, as the WHATWG prescan does for a ``<meta>`` naming UTF-16.
+The text returned never holds U+FFFD or C0/C1 controls other than TAB, LF, FF, CR: a stray
+byte in UTF-8 is read as cp1252 if it is a character there, dropped otherwise (counted as
+repairs).
 """
 
 from __future__ import annotations
 
 import codecs
+import functools
 import re
 import threading
 from typing import NamedTuple
@@ -35,16 +36,29 @@ from typing import NamedTuple
 import charset_normalizer
 from w3lib.encoding import (
     html_body_declared_encoding,
-    html_to_unicode,
     http_content_type_encoding,
     read_bom,
     resolve_encoding,
 )
 
+from wackycrawl.text import charsets
+
 # Pages needing more repaired bytes than this are rejected (WACKY_MAX_ENCODING_REPAIRS).
 MAX_REPAIRS = 10
 # Share of binary data bytes above which a body is binary (WACKY_MAX_BINARY_SHARE).
 MAX_BINARY_SHARE = 0.01
+# Least plausibility (charsets.fit: share of non-ASCII characters a language explains) of
+# a stored text (WACKY_ENCODING_MIN_PLAUSIBILITY). Ours, from benchmarks/encoding_eval.py:
+# right decodings of the devset score 0.9-1.0, wrong ones mostly below 0.6.
+MIN_PLAUSIBILITY = 0.75
+# A declared charset gives way to a guess only when the guess leads by this many characters
+# of evidence (charsets.fit score) and is more plausible (ours).
+OVERRIDE_MARGIN = 3.0
+# Below this plausibility a declared decoding is compared with the guess (ours).
+TRUST_DECLARED = 0.95
+# A page is rejected as implausible only with at least this many characters a language
+# does not explain (foreign letters and junk; charsets.fit): a stray sign is no garbling.
+MIN_BAD_CHARS = 8
 # WHATWG MIME Sniffing 7.1: the "resource header" is at most 1445 bytes; a NUL in it means
 # binary data (unless the text is UTF-16/32, where NUL bytes are normal).
 SNIFF_BYTES = 1445
@@ -96,12 +110,8 @@ class Decoded(NamedTuple):
     text: str  # the document, free of U+FFFD and C0/C1 controls
     encoding: str  # Python codec name, e.g. "utf-8", "cp1252", "utf-16-le"
     repairs: int  # bytes (or characters) mapped through cp1252 or dropped
-
-
-def detect_encoding(body: bytes) -> str | None:
-    """charset-normalizer's best guess as a WHATWG-resolved Python codec name, or None."""
-    best = charset_normalizer.from_bytes(body).best()
-    return resolve_encoding(best.encoding) if best is not None else None
+    # why this codec, no whitespace: declared:bom|header|meta|xml, guess:<codec>:<0.000>
+    evidence: str = ""
 
 
 def sniff_binary(body: bytes, declared: str | None = None,
@@ -180,47 +190,235 @@ def _strict(body: bytes, encoding: str | None) -> str | None:
     return None if _UNCLEAN.search(text) else text
 
 
+
+def _codec(label: str | None) -> str | None:
+    """A WHATWG-resolved label as a Python codec name, or None if Python has no such codec."""
+    if not label:
+        return None
+    try:
+        return codecs.lookup(resolve_encoding(label) or label).name
+    except LookupError:
+        return None
+
+
+def declarations(body: bytes, content_type: str | None) -> list[tuple[str, str]]:
+    """``[(source, codec), ...]`` in WHATWG order: ``header`` (HTTP charset), then ``meta``
+    or ``xml`` (the first 4096 bytes, w3lib's lenient scan); codecs are Python names."""
+    found = []
+    header = _codec(http_content_type_encoding(content_type))
+    if header:
+        found.append(("header", header))
+    body_label = _codec(html_body_declared_encoding(body))
+    if body_label and body_label not in dict(found).values():
+        found.append(("xml" if _XML_DECL.match(body) else "meta", body_label))
+    return found
+
+
+_XML_DECL = re.compile(rb"\s*<\?xml[^>]*encoding", re.I)
+_ISO2022 = re.compile(rb"\x1b[$(]")
+
+
+def _decode_lenient(body: bytes, encoding: str, max_repairs: int,
+                    rare: bool = True) -> tuple[str, int] | None:
+    """Decode with stray bytes repaired: (text, repairs), or None when more than
+    ``max_repairs`` are needed or (``rare``) the repairs outnumber the good non-ASCII
+    characters."""
+    try:
+        text = body.decode(encoding, "replace")
+    except LookupError:
+        return None
+    if not _UNCLEAN.search(text):
+        return text, 0
+    if text.count("\ufffd") > max_repairs:
+        return None
+    text, repairs, good = _repair(text, body, encoding)
+    # undecodable bytes must be rare among good characters; a U+FFFD or control already in
+    # the page (valid bytes) is only dropped
+    if repairs > max_repairs or (rare and _errors.count and good <= repairs):
+        return None
+    return text, repairs
+
+
+def _single_byte(codec: str) -> bool:
+    return codec in charsets.PRIORS
+
+
+def _utf8_in_disguise(body: bytes) -> bool:
+    """Valid UTF-8 with multi-byte sequences: a single-byte label on it lies."""
+    return not body.isascii() and _strict(body, "utf-8") is not None
+
+
+def _wide_guess(body: bytes) -> list[str]:
+    """UTF-16/32 codecs whose NUL pattern the first bytes show (ASCII markup is half or three
+    quarters NUL bytes in them)."""
+    head = body[:4096]
+    n = len(head) // 4 * 4
+    if n < 8 or head.count(0) < n // 4:
+        return []
+    zeros = [head[i:n:4].count(0) for i in range(4)]
+    quarter = n // 4
+    if zeros[1] > 0.8 * quarter and zeros[2] > 0.8 * quarter and zeros[3] > 0.8 * quarter:
+        return ["utf-32-le"]
+    if zeros[0] > 0.8 * quarter and zeros[1] > 0.8 * quarter and zeros[2] > 0.8 * quarter:
+        return ["utf-32-be"]
+    if zeros[1] + zeros[3] > 0.8 * 2 * quarter:
+        return ["utf-16-le"]
+    if zeros[0] + zeros[2] > 0.8 * 2 * quarter:
+        return ["utf-16-be"]
+    return []
+
+
+class _Guess(NamedTuple):
+    fit: charsets.Fit
+    codec: str
+    text: str
+    repairs: int
+
+
+def _evidence(guess: _Guess) -> str:
+    return f"guess:{guess.codec}:{guess.fit.plausibility:.3f}"
+
+
+class _Evidence:
+    """The page's evidence, computed once when first asked: sample words and function-word
+    counts."""
+
+    def __init__(self, body: bytes):
+        self.body = body
+
+    @functools.cached_property
+    def sample(self) -> bytes:
+        return charsets.sample(self.body)
+
+    @functools.cached_property
+    def languages(self) -> dict[str, int]:
+        return charsets.language_evidence(self.body)
+
+    def fit(self, codec: str, text: str | None = None) -> charsets.Fit | None:
+        """Fit of the sample decoded with ``codec`` (or of ``text``'s own non-ASCII words,
+        for codecs that are not ASCII-compatible); None if the sample does not decode."""
+        if text is not None:
+            words = " ".join(w for w in text[:200_000].split() if not w.isascii())
+            return charsets.fit(words, codec, self.languages)
+        decoded = _strict(self.sample, codec)
+        return None if decoded is None else charsets.fit(decoded, codec, self.languages)
+
+
+def guess(body: bytes, max_repairs: int = MAX_REPAIRS,
+          evidence: _Evidence | None = None) -> _Guess | None:
+    """The best-scored decoding of ``body`` without any declaration, or None when no codec
+    decodes it cleanly. Candidates: UTF-8 (strict, or with at most ``max_repairs`` stray
+    bytes), UTF-16/32 by NUL pattern, every code page of :data:`charsets.PRIORS`, and the
+    multi-byte codecs charset-normalizer proposes when no single-byte page fits well."""
+    ev = evidence or _Evidence(body)
+    for codec in _wide_guess(body):
+        text = _strict(body, codec)
+        if text is not None:
+            return _Guess(ev.fit(codec, text), codec, text, 0)
+    utf8 = None if _ISO2022.search(body) else _decode_lenient(body, "utf-8", max_repairs)
+    if utf8 is not None:
+        return _Guess(ev.fit("utf-8"), "utf-8", *utf8)
+    scored = [(f, codec) for codec in charsets.PRIORS if (f := ev.fit(codec)) is not None]
+    best = _best_valid(body, scored, max_repairs)
+    if best is None or best.fit.lang not in charsets.LATIN or best.fit.plausibility < TRUST_DECLARED:
+        # outside the Latin-script languages the letters alone cannot tell code pages apart
+        # (random Han characters are all Han): charset-normalizer's frequency-based ranking
+        # proposes, and its first clean and plausible answer is taken
+        for match in charset_normalizer.from_bytes(body):
+            codec = _codec(match.encoding)
+            if codec not in charsets.PRIORS and codec not in charsets.MULTIBYTE:
+                continue
+            text = _strict(body, codec)
+            if text is None:
+                continue
+            fit = ev.fit(codec, text)
+            if best is None or best.fit.lang not in charsets.LATIN or fit.score > best.fit.score:
+                return _Guess(fit, codec, text, 0)
+    return best
+
+
+def _best_valid(body: bytes, scored: list, max_repairs: int) -> _Guess | None:
+    """The best-scored candidate whose whole body decodes with at most ``max_repairs`` bytes
+    undefined in it (dropped and counted)."""
+    for fit, codec in sorted(scored, key=lambda fc: -fc[0].score):
+        decoded = _decode_lenient(body, codec, max_repairs)
+        if decoded is not None:
+            return _Guess(fit, codec, *decoded)
+    return None
+
+
+def _implausible(fit: charsets.Fit, min_plausibility: float) -> bool:
+    return fit.plausibility < min_plausibility and fit.foreign + fit.junk >= MIN_BAD_CHARS
+
+
 def decode_html(body: bytes, content_type: str | None = None,
                 max_repairs: int = MAX_REPAIRS,
-                max_binary_share: float = MAX_BINARY_SHARE) -> Decoded:
+                max_binary_share: float = MAX_BINARY_SHARE,
+                min_plausibility: float = MIN_PLAUSIBILITY) -> Decoded:
     """Decode an HTML page (``body`` bytes, ``content_type`` the HTTP header or None).
 
-    Returns :class:`Decoded`; the text never contains U+FFFD or C0/C1 control characters.
-    An empty body gives empty text. ``max_repairs`` counts bytes; ``max_binary_share`` is
-    a fraction of the body's bytes (see :func:`sniff_binary`).
+    Returns :class:`Decoded` with the evidence for the codec (module doc); the text never
+    contains U+FFFD or C0/C1 controls. An empty body gives empty text. ``max_repairs``
+    counts bytes; ``max_binary_share`` is a fraction of the body's bytes (see
+    :func:`sniff_binary`); ``min_plausibility`` is a share in [0, 1]
+    (:func:`wackycrawl.text.charsets.fit`).
 
-    Raises :class:`BinaryContentError` for binary data, :class:`EncodingError` when no
-    codec decodes the page with at most ``max_repairs`` repaired bytes.
+    Raises :class:`BinaryContentError` for binary data, :class:`EncodingError` when no codec
+    decodes the page cleanly (at most ``max_repairs`` repaired bytes) into plausible text.
     """
     if not body:
-        return Decoded("", "utf-8", 0)
+        return Decoded("", "utf-8", 0, "empty")
     bom_encoding, bom = read_bom(body)
-    label = bom_encoding or http_content_type_encoding(content_type)
-    sniff_binary(body, label or html_body_declared_encoding(body), max_binary_share)
-    encoding, text = html_to_unicode(content_type, body, auto_detect_fun=detect_encoding)
-    encoding = codecs.lookup(encoding).name
-    wide_ok = bool(bom) or b"\x00" in body[:SNIFF_BYTES]
-    if encoding.startswith(_WIDE) and not wide_ok:
-        # ASCII markup in UTF-16/32 has NUL bytes: without them the label lied (WHATWG
-        # prescan: a <meta> naming UTF-16 means UTF-8), and it would decode to CJK-looking junk
-        encoding, text = "utf-8", body.decode("utf-8", "replace")
-    if not _UNCLEAN.search(text):
-        return Decoded(text, encoding, 0)
-    payload = body[len(bom):] if bom else body
-    repaired, repairs, good = _repair(text, payload, encoding)
-    if not bom and (repairs > max_repairs or good <= repairs):
-        # A detector turns any bytes into some clean-looking 8-bit text, so it is only
-        # asked when the label explains no non-ASCII character at all.
-        candidates = [html_body_declared_encoding(body)]
-        if good <= 0:
-            candidates.append(detect_encoding(body))
-        for candidate in candidates:
-            if candidate and codecs.lookup(candidate).name.startswith(_WIDE) and not wide_ok:
+    if bom_encoding:
+        codec = codecs.lookup(bom_encoding).name
+        sniff_binary(body, codec, max_binary_share)
+        decoded = _decode_lenient(body[len(bom):], codec, max_repairs)
+        if decoded is None:
+            raise EncodingError(f"more than {max_repairs} bad bytes for {codec} (BOM)")
+        return Decoded(decoded[0], codec, decoded[1], "declared:bom")
+    declared = declarations(body, content_type)
+    wide_ok = b"\x00" in body[:SNIFF_BYTES]
+    sniffed = declared[0][1] if declared else None
+    if sniffed is None and (_wide_guess(body) or _ISO2022.search(body[:SNIFF_BYTES])):
+        sniffed = "utf-16" if _wide_guess(body) else "iso2022"
+    if sniffed == "iso2022" or (sniffed or "").startswith("iso2022"):
+        sniff_binary(body, "utf-16", max_binary_share)  # ESC, SO, SI are its text
+    else:
+        sniff_binary(body, sniffed, max_binary_share)
+    guessed: _Guess | None = None
+    ev = _Evidence(body)  # computed only when a declaration is in doubt or missing
+    for source, codec in declared:
+        if codec.startswith(_WIDE) and not wide_ok:
+            continue  # a UTF-16/32 label on ASCII markup lies
+        if _single_byte(codec) and _utf8_in_disguise(body):
+            continue
+        decoded = _decode_lenient(body, codec, max_repairs)
+        if decoded is None:
+            continue
+        if codec == "utf-8" and not decoded[1]:
+            return Decoded(decoded[0], codec, 0, f"declared:{source}")  # valid UTF-8
+        fit = ev.fit(codec) if not codec.startswith(_WIDE) else ev.fit(codec, decoded[0])
+        fit = fit or ev.fit(codec, decoded[0])
+        if fit.plausibility < TRUST_DECLARED:
+            guessed = guessed or guess(body, max_repairs, ev)
+            if (guessed is not None and guessed.codec != codec
+                    and guessed.fit.score > fit.score + OVERRIDE_MARGIN
+                    and guessed.fit.plausibility > fit.plausibility):
                 continue
-            clean = _strict(body, candidate)
-            if clean is not None and candidate != encoding:
-                return Decoded(clean, codecs.lookup(candidate).name, 0)
-    if repairs > max_repairs:
-        raise EncodingError(f"{repairs} bad bytes for {encoding}, no clean alternative codec")
-    return Decoded(repaired, encoding, repairs)
-
+            if _implausible(fit, min_plausibility):
+                continue
+        return Decoded(decoded[0], codec, decoded[1], f"declared:{source}")
+    guessed = guessed or guess(body, max_repairs, ev)
+    if guessed is None or _implausible(guessed.fit, min_plausibility):
+        # last resort: the declared codec with up to max_repairs bytes repaired
+        for source, codec in declared:
+            decoded = _decode_lenient(body, codec, max_repairs, rare=False)
+            if decoded is not None and not _implausible(ev.fit(codec, decoded[0]),
+                                                        min_plausibility):
+                return Decoded(decoded[0], codec, decoded[1], f"declared:{source}")
+    if guessed is None:
+        raise EncodingError("no codec decodes the page cleanly")
+    if _implausible(guessed.fit, min_plausibility):
+        raise EncodingError(f"implausible text: best decoding {guessed.codec} explains "
+                            f"{guessed.fit.plausibility:.0%} of its non-ASCII characters")
+    return Decoded(guessed.text, guessed.codec, guessed.repairs, _evidence(guessed))

@@ -1,0 +1,124 @@
+"""Legacy pages decoded by evidence: declared charsets that validate are used, guesses are
+scored, Western text never lands in another family's code page, garbled text is rejected.
+Fixtures are written here: prose in each language, encoded in its legacy code pages."""
+
+import subprocess
+import sys
+
+import pytest
+
+from tests.crawlrun import ROOT
+from wackycrawl.text.encoding import EncodingError, decode_html
+
+GERMAN = ("Die Straße führt über die Brücke zum Bahnhof, wo schöne Grüße aus München warten. "
+          "Für die Gäste gibt es heiße Getränke, und während des Tages öffnet der Markt. ")
+FRENCH = ("L'été dernier, nous étions à Paris où la côte était très belle. Déjà le garçon "
+          "à l'hôtel nous a présenté une crème brûlée et un gâteau à la française. ")
+CZECH = ("Příliš žluťoučký kůň úpěl ďábelské ódy. Když jsme přišli do města, bylo už "
+         "pozdě a všechny obchody byly zavřené, že jsme museli čekat až do rána. ")
+POLISH = ("Zażółć gęślą jaźń. Wczoraj był piękny dzień, więc poszliśmy na spacer nad rzekę, "
+          "gdzie już czekali nasi przyjaciele z małym psem, który się bardzo cieszył. ")
+ENGLISH = ("The committee’s report – published on Monday – said “the results are clear”, "
+           "and the café’s owner didn’t agree… ")
+
+
+def html(text: str, head: str = "", times: int = 6) -> str:
+    return (f"<!DOCTYPE html><html><head>{head}<title>Seite</title></head><body>"
+            + "".join(f"<p>{text}</p>\n" for _ in range(times)) + "</body></html>")
+
+
+@pytest.mark.parametrize("text, codec", [(GERMAN, "cp1252"), (FRENCH, "cp1252"),
+                                         (ENGLISH, "cp1252")])
+def test_western_pages_without_declaration_are_windows_1252(text, codec):
+    decoded = decode_html(html(text).encode(codec), "text/html")
+    assert decoded.encoding == "cp1252" and text.strip() in decoded.text
+    assert decoded.evidence.startswith("guess:cp1252:")
+    assert float(decoded.evidence.rsplit(":", 1)[1]) > 0.9
+
+
+@pytest.mark.parametrize("text", [GERMAN, FRENCH])
+def test_iso_8859_1_label_is_read_as_windows_1252(text):
+    body = html(text + " Preis: 5 € – „gut“").encode("cp1252")
+    decoded = decode_html(body, "text/html; charset=ISO-8859-1")
+    assert decoded.encoding == "cp1252" and "5 € – „gut“" in decoded.text
+    assert decoded.evidence == "declared:header"
+
+
+@pytest.mark.parametrize("text", [CZECH, POLISH])
+@pytest.mark.parametrize("head", ["", '<meta charset="iso-8859-2">'])
+def test_iso_8859_2_czech_and_polish_with_and_without_declaration(text, head):
+    decoded = decode_html(html(text, head).encode("iso8859-2"), "text/html")
+    assert text.strip() in decoded.text, decoded.text[:300]
+    if head:
+        assert (decoded.encoding, decoded.evidence) == ("iso8859-2", "declared:meta")
+    else:
+        assert decoded.encoding == "iso8859-2" and decoded.evidence.startswith("guess:iso8859-2")
+
+
+@pytest.mark.parametrize("text", [CZECH, POLISH])
+def test_windows_1250_central_european_pages(text):
+    decoded = decode_html(html(text).encode("cp1250"))
+    assert text.strip() in decoded.text and decoded.encoding in ("cp1250", "iso8859-2")
+
+
+def test_lying_label_iso_8859_2_page_declared_windows_1250():
+    body = html(CZECH).encode("iso8859-2")
+    decoded = decode_html(body, "text/html; charset=windows-1250")
+    assert CZECH.strip() in decoded.text
+    assert decoded.encoding == "iso8859-2" and decoded.evidence.startswith("guess:")
+
+
+def test_lying_label_windows_1252_page_declared_utf8():
+    decoded = decode_html(html(GERMAN).encode("cp1252"), "text/html; charset=utf-8")
+    assert GERMAN.strip() in decoded.text and decoded.encoding == "cp1252"
+
+
+@pytest.mark.parametrize("label", ["latin1", "iso-8859-1", "windows-1252", "iso-8859-2"])
+def test_utf8_declared_as_a_single_byte_page_is_utf8(label):
+    body = html(GERMAN, f'<meta charset="{label}">').encode("utf-8")
+    decoded = decode_html(body, f"text/html; charset={label}")
+    assert decoded.encoding == "utf-8" and GERMAN.strip() in decoded.text
+    assert "Ã" not in decoded.text
+
+
+def test_declared_charset_that_validates_is_used():
+    body = html(GERMAN, '<meta http-equiv="Content-Type" content="text/html; charset=utf-8">')
+    decoded = decode_html(body.encode("utf-8"))
+    assert (decoded.encoding, decoded.evidence) == ("utf-8", "declared:meta")
+    xml = '<?xml version="1.0" encoding="windows-1252"?>' + html(FRENCH)
+    decoded = decode_html(xml.encode("cp1252"))
+    assert (decoded.encoding, decoded.evidence) == ("cp1252", "declared:xml")
+
+
+def test_text_that_decodes_only_to_garbage_is_rejected():
+    # UTF-8 text cut into a single-byte mess: every second byte of each multi-byte character
+    # replaced, so no codec gives a language's letters
+    mess = bytes(b if i % 3 else 0xA4 for i, b in enumerate(html(CZECH * 3).encode("utf-8")))
+    body = mess.replace(b"\xc5", b"\xa4\xb6").replace(b"\xc3", b"\xa8\xbe")
+    with pytest.raises(EncodingError, match="implausible|no codec"):
+        decode_html(body, "text/html")
+
+
+def test_no_western_page_decoded_with_another_family():
+    for text in (GERMAN, FRENCH, ENGLISH, GERMAN[:90], FRENCH[:80]):
+        for codec in ("cp1252", "iso8859-15") if text != ENGLISH else ("cp1252",):
+            decoded = decode_html(html(text, times=2).encode(codec))
+            assert decoded.encoding in ("cp1252", "iso8859-15"), (text[:20], decoded)
+
+
+def test_cli_prints_path_codec_and_evidence(tmp_path):
+    files = []
+    for name, text, codec in [("de.html", GERMAN, "cp1252"), ("cs.html", CZECH, "iso8859-2")]:
+        path = tmp_path / name
+        path.write_bytes(html(text).encode(codec))
+        files.append(str(path))
+    png = tmp_path / "x.html"
+    png.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(200))
+    code = "import sys; from wackycrawl.cli import main; sys.exit(main())"
+    run = subprocess.run([sys.executable, "-c", code, "encoding", *files, str(png)], cwd=ROOT,
+                         capture_output=True, text=True, timeout=60)
+    lines = [line.split("\t") for line in run.stdout.splitlines()]
+    assert lines[0][:2] == [files[0], "cp1252"] and lines[0][2].startswith("guess:cp1252:")
+    assert lines[1][:2] == [files[1], "iso8859-2"]
+    assert lines[2] == [str(png), "-", "rejected:binary"] and run.returncode == 1
+    assert "PNG image" in run.stderr

@@ -1,0 +1,53 @@
+"""``wackycrawl encoding FILE...``: the codec of each page and the evidence for it.
+
+One line per file, ``path<TAB>codec<TAB>evidence`` (evidence as ``X-Wacky-Encoding-Evidence``:
+``declared:meta``, ``guess:cp1252:0.981``...). A page the crawl would drop prints
+``path<TAB>-<TAB>rejected:<reason>`` and its detail on stderr. ``--content-type`` gives the
+HTTP header a server sent. Exit code 1 if some file could not be read or was rejected.
+"""
+
+import sys
+from pathlib import Path
+
+from wackycrawl.text.encoding import (
+    MAX_BINARY_SHARE,
+    MAX_REPAIRS,
+    MIN_PLAUSIBILITY,
+    BinaryContentError,
+    EncodingError,
+    decode_html,
+)
+
+
+def run(args) -> int:
+    status = 0
+    for name in args.files:
+        try:
+            body = Path(name).read_bytes()
+            decoded = decode_html(body, args.content_type, args.max_repairs,
+                                  MAX_BINARY_SHARE, args.min_plausibility)
+        except OSError as exc:
+            print(f"wackycrawl encoding: {name}: {exc.strerror or exc}", file=sys.stderr)
+            status = 1
+            continue
+        except EncodingError as exc:
+            reason = "binary" if isinstance(exc, BinaryContentError) else "encoding"
+            print(f"{name}\t-\trejected:{reason}")
+            print(f"wackycrawl encoding: {name}: {exc}", file=sys.stderr)
+            status = 1
+            continue
+        repairs = f",repairs:{decoded.repairs}" if decoded.repairs else ""
+        print(f"{name}\t{decoded.encoding}\t{decoded.evidence}{repairs}")
+    return status
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("encoding", help="the codec of HTML files and the evidence")
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("--content-type", default=None,
+                   help="the HTTP Content-Type header sent with the files")
+    p.add_argument("--max-repairs", type=int, default=MAX_REPAIRS,
+                   help=f"stray bytes repaired at most (default {MAX_REPAIRS})")
+    p.add_argument("--min-plausibility", type=float, default=MIN_PLAUSIBILITY,
+                   help=f"least plausibility of a stored text (default {MIN_PLAUSIBILITY})")
+    p.set_defaults(func=run)

@@ -1,0 +1,221 @@
+"""Evidence for a code page: how well a decoded text fits a language, as one number.
+
+A guessed codec is never a detector's single answer: every candidate that decodes the bytes
+cleanly is scored on what the decoded text shows, and the text's letters must be those of a
+language. Only non-ASCII characters are evidence (ASCII reads the same under every candidate
+here). For a candidate and a language:
+
+- ``good``: non-ASCII letters of the language's alphabet (lowercase exemplar letters of the
+  Unicode CLDR, main sets; :data:`ALPHABETS`), and typographic punctuation and common signs
+  (``’ “ – … € © °``) standing outside words; each non-ASCII function word of the language
+  (the lists of :mod:`wackycrawl.text.funcwords`: ``für``, ``že``, ``się``) counts
+  :data:`FUNCWORD_WEIGHT` more;
+- ``foreign``: letters outside that alphabet (``č`` in a French text: cp1250 read for cp1252);
+- ``junk``: signs inside a word (``Ã¼``, ``pÅ™i``, ``±`` for ``ą``: a code page read for
+  another, or UTF-8 read as a single-byte page), a lowercase letter followed by an uppercase
+  one inside a word (KOI8-R read as windows-1251), private-use or unassigned code points.
+
+``plausibility = good / (good + foreign + junk)`` (1.0 without non-ASCII characters); the
+candidate's score is ``good - FOREIGN_WEIGHT * foreign - JUNK_WEIGHT * junk`` plus
+:data:`FUNCWORD_LANGUAGE_WEIGHT` per function-word token of the language (ASCII ones too: they
+name the language, whatever the codec), minus the code page's prior (:data:`PRIORS`: a
+Central-European, Vietnamese or Mac page must be earned by evidence, never by a tie).
+CJK texts have no alphabet here: their letters are scored by script (kana for Japanese,
+Hangul for Korean, Han for all three).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from functools import cache
+from typing import NamedTuple
+
+from wackycrawl.text import funcwords
+
+# Lowercase non-ASCII letters of each language (Unicode CLDR exemplar characters, main set;
+# Romanian also with the older cedilla forms ş ţ).
+ALPHABETS = {
+    "de": "äöüß", "en": "", "fr": "àâæçéèêëîïôœùûüÿ", "es": "áéíñóúü", "pt": "áàâãçéêíóôõú",
+    "it": "àèéìíîòóùú", "nl": "áéíóúàèëïöü", "ca": "àçèéíïòóúü", "sv": "åäöé", "da": "æøåé",
+    "nb": "æøåéóòô", "fi": "äöåšž", "is": "áðéíóúýþæö", "et": "äõöüšž", "cs": "áčďéěíňóřšťúůýž",
+    "sk": "áäčďéíĺľňóôŕšťúýž", "pl": "ąćęłńóśźż", "hr": "čćđšž", "sl": "čšž", "hu": "áéíóöőúüű",
+    "ro": "ăâîșțşţ", "lt": "ąčęėįšųūž", "lv": "āčēģīķļņšūž", "tr": "çğıöşüâî",
+    "sq": "çë", "ru": "абвгдеёжзийклмнопрстуфхцчшщъыьэюя",
+    "uk": "абвгґдеєжзиіїйклмнопрстуфхцчшщьюя'", "bg": "абвгдежзийклмнопрстуфхцчшщъьюя",
+    "sr": "абвгдђежзијклљмнњопрстћуфхцчџш", "mk": "абвгдѓежзѕијклљмнњопрстќуфхцчџш",
+    "be": "абвгдеёжзійклмнопрстуўфхцчшыьэюя", "el": "αάβγδεέζηήθιίϊΐκλμνξοόπρσςτυύϋΰφχψωώ",
+    "he": "אבגדהוזחטיךכלםמןנסעףפץצקרשת", "ar": "ءآأؤإئابةتثجحخدذرزسشصضطظعغفقكلمنهوىي",
+    "fa": "ءآأؤئابتثجحخدذرزژسشصضطظعغفقکگلمنهوی", "th": "กขฃคฅฆงจฉชซฌญฎฏฐฑฒณดตถทธนบปผฝพฟภมยรฤลฦวศษสหฬอฮฯะัาำิีึืฺุู฿เแโใไๅๆ็่้๊๋์ํ",
+    "vi": "àáâãèéêìíòóôõùúýăđĩũơưạảấầẩẫậắằẳẵặẹẻẽếềểễệỉịọỏốồổỗộớờởỡợụủứừửữựỳỵỷỹ",
+}
+# Codecs with multi-byte characters that charset-normalizer may propose (Python names);
+# its single-byte proposals outside PRIORS (mac-greek, cp437...) are not taken.
+MULTIBYTE = frozenset({
+    "shift_jis", "cp932", "euc_jp", "euc_jis_2004", "euc_jisx0213", "shift_jis_2004",
+    "shift_jisx0213", "euc_kr", "cp949", "johab", "gb2312", "gbk", "gb18030", "hz", "big5",
+    "big5hkscs", "cp950", "iso2022_jp", "iso2022_jp_1", "iso2022_jp_2", "iso2022_jp_2004",
+    "iso2022_jp_3", "iso2022_jp_ext", "iso2022_kr", "utf-16", "utf-16-le", "utf-16-be",
+    "utf-32", "utf-32-le", "utf-32-be"})
+# Languages written in the Latin script: their code pages are told apart by letters.
+LATIN = frozenset(lang for lang, letters in ALPHABETS.items()
+                  if all(ord(ch) < 0x250 for ch in letters))
+# Scripts of the CJK languages: a letter counts as good when its Unicode name starts so.
+CJK_SCRIPTS = {"ja": ("CJK", "HIRAGANA", "KATAKANA"), "zh": ("CJK",),
+               "ko": ("HANGUL", "CJK")}
+# A code page's prior, in characters of evidence it needs over a tie (Western first).
+PRIORS = {"cp1252": 0.0, "cp1250": 0.5, "cp1251": 0.5, "cp1253": 0.5, "cp1254": 0.6,
+          "cp1255": 0.5, "cp1256": 0.5, "cp1257": 1.0, "koi8-r": 0.6, "koi8-u": 0.8,
+          "iso8859-2": 0.7, "iso8859-5": 0.8, "iso8859-7": 0.7, "iso8859-8": 0.7,
+          "iso8859-9": 0.8, "iso8859-6": 0.8, "iso8859-15": 1.0, "iso8859-13": 2.0,
+          "iso8859-4": 3.0, "iso8859-10": 3.0, "iso8859-16": 3.0, "cp874": 0.5,
+          "cp866": 1.0, "cp855": 2.0, "mac-cyrillic": 2.0, "mac-roman": 3.0,
+          "mac-latin2": 3.0, "cp1258": 3.0}
+FOREIGN_WEIGHT = 2.0
+JUNK_WEIGHT = 4.0
+FUNCWORD_WEIGHT = 2.0
+FUNCWORD_LANGUAGE_WEIGHT = 0.05
+# Words with non-ASCII bytes read at most (the first ones outside markup): the evidence.
+MAX_TOKENS = 1000
+# Allowed inside a word: apostrophes, hyphens, soft hyphen, middle dot (Catalan l·l).
+_IN_WORD_OK = frozenset("’ʼ´`‐‑\u00ad·'")
+# An unclosed script, style or comment runs to the end (each match is then linear).
+_MARKUP = re.compile(rb"<script\b.*?(?:</script\s*>|\Z)|<style\b.*?(?:</style\s*>|\Z)"
+                     rb"|<!--.*?(?:-->|\Z)|<[^<>]*>|&#?\w+;", re.S | re.I)
+# Bytes of a page read for evidence at most.
+MAX_BYTES = 256 * 1024
+_NON_ASCII_TOKEN = re.compile(rb"[^\s<>]*[\x80-\xff][^\s<>]*")
+
+
+class Fit(NamedTuple):
+    """How a decoded text fits its best language: ``score`` (characters of evidence, higher
+    is better), ``plausibility`` in [0, 1], the language (ISO 639-1, ``""`` without
+    evidence) and the counts."""
+
+    score: float
+    plausibility: float
+    lang: str
+    good: float
+    foreign: int
+    junk: int
+
+
+def sample(body: bytes, max_tokens: int = MAX_TOKENS) -> bytes:
+    """The evidence of an HTML page's bytes: its first ``max_tokens`` whitespace-separated
+    words holding a non-ASCII byte, outside markup, scripts, styles, comments and entities,
+    joined by spaces (ASCII-compatible codecs only: ``<``, ``>`` and white space are never
+    part of a multi-byte character in them)."""
+    visible = _MARKUP.sub(b" ", body[:MAX_BYTES])
+    tokens = []
+    for match in _NON_ASCII_TOKEN.finditer(visible):
+        tokens.append(match.group())
+        if len(tokens) >= max_tokens:
+            break
+    return b" ".join(tokens)
+
+
+def language_evidence(body: bytes) -> dict[str, int]:
+    """Function-word tokens per language (:mod:`wackycrawl.text.funcwords`) among the
+    page's ASCII words outside markup: the same under every ASCII-compatible codec."""
+    words = _MARKUP.sub(b" ", body[:MAX_BYTES]).decode("latin-1")
+    freq = funcwords.word_counts(funcwords.normalise(words))
+    return dict(zip(funcwords.languages(), funcwords.count(
+        {w: n for w, n in freq.items() if w.isascii()})[0]))
+
+
+@cache
+def _alphabet_sets() -> dict[str, frozenset[str]]:
+    return {lang: frozenset(letters) for lang, letters in ALPHABETS.items()}
+
+
+@cache
+def _script(char: str) -> str:
+    return unicodedata.name(char, "").split(" ")[0]
+
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+# Symbols of running text (besides punctuation, currency signs and ½ ¹ ²).
+_COMMON_SIGNS = frozenset("©®°±×÷§¶µ™•¬¦¨¯¸¤")
+_WORD = re.compile(r"[^\W\d_]+")  # as funcwords.word_counts: runs of letters
+_IN_WORD_SIGN = re.compile(r"(?<=\w)[^\x00-\x7f\w\s" + re.escape("".join(_IN_WORD_OK)) + r"](?=\w)")
+
+
+_LATIN_LETTER = "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f"
+_GREEK_CYRILLIC = "\u0370-\u03ff\u0400-\u04ff\u0590-\u06ff\u0e00-\u0e7f"  # + Hebrew, Arabic, Thai
+_MIXED_SCRIPTS = re.compile(f"[{_LATIN_LETTER}][{_GREEK_CYRILLIC}]|[{_GREEK_CYRILLIC}][{_LATIN_LETTER}]")
+
+
+@cache
+def _category(char: str) -> str:
+    return unicodedata.category(char)
+
+
+def _classify(text: str) -> tuple[dict[str, int], int, int]:
+    """Non-ASCII letters of ``text`` (lowercased) with counts, signs outside words, junk."""
+    chars = Counter(_NON_ASCII.findall(text))
+    letters: dict[str, int] = {}
+    signs = junk = upper = 0
+    lower_chars, upper_chars = [], []
+    for ch, n in chars.items():
+        cat = _category(ch)
+        if cat in ("Co", "Cn", "Cs", "Cc"):
+            junk += n
+        elif cat[0] == "L":
+            low = ch.lower()
+            low = low if len(low) == 1 else ch  # İ lowercases to two characters
+            letters[low] = letters.get(low, 0) + n
+            if cat == "Lu":
+                upper += n
+                upper_chars.append(ch)
+            elif cat == "Ll":
+                lower_chars.append(ch)
+        elif cat[0] == "P" or cat == "Sc" or ch in _COMMON_SIGNS or cat == "No":
+            signs += n  # outside words; those inside are counted as junk below
+        elif cat[0] != "M" and cat != "Nd":
+            junk += n  # box drawing, arrows, dingbats... are no running text
+    inside = [ch for ch in _IN_WORD_SIGN.findall(text)]  # a sign between letters: Ã¼, ±, ³
+    junk += len(inside)
+    signs -= sum(1 for ch in inside if _category(ch)[0] == "P" or _category(ch) in ("Sc", "No")
+                 or ch in _COMMON_SIGNS)
+    junk += len(_MIXED_SCRIPTS.findall(text))  # xЃ: a Latin and a Cyrillic, Greek... letter
+    if upper_chars:  # aB inside a word (KOI8-R read as windows-1251)
+        switch = re.compile(f"[a-z{re.escape(''.join(lower_chars))}]"
+                            f"[{re.escape(''.join(upper_chars))}]")
+        junk += len(switch.findall(text))
+    # running text is mostly lowercase: a page of capitals is a cased page read backwards
+    # (KOI8-R as windows-1251) unless the other reading is no better
+    junk += max(0, upper - (sum(letters.values()) - upper)) // 2
+    return letters, max(signs, 0), junk
+
+
+def fit(text: str, codec: str = "", languages: dict[str, int] | None = None) -> Fit:
+    """Score ``text`` - the evidence words (:func:`sample`) decoded with ``codec``, a Python
+    codec name whose prior is subtracted - against every language of :data:`ALPHABETS` and
+    :data:`CJK_SCRIPTS`; ``languages`` are the page's ASCII function-word tokens per
+    language (:func:`language_evidence`). Returns the best :class:`Fit`."""
+    prior = PRIORS.get(codec, 0.0)
+    if text.isascii():
+        return Fit(-prior, 1.0, "", 0.0, 0, 0)
+    letters, signs, junk = _classify(text)
+    fw_all = languages or {}
+    words = Counter(w for w in _WORD.findall(funcwords.normalise(text)) if not w.isascii())
+    fw_wide = dict(zip(funcwords.languages(), funcwords.count(words)[0]))
+    total = sum(letters.values())
+    fits = []
+    for lang, alphabet in _alphabet_sets().items():
+        good = sum(n for ch, n in letters.items() if ch in alphabet)
+        fits.append((lang, good))
+    for lang, scripts in CJK_SCRIPTS.items():
+        fits.append((lang, sum(n for ch, n in letters.items() if _script(ch) in scripts)))
+    best = None
+    for lang, good in fits:
+        good_total = good + signs + FUNCWORD_WEIGHT * fw_wide.get(lang, 0)
+        foreign = total - good
+        score = (good_total - FOREIGN_WEIGHT * foreign - JUNK_WEIGHT * junk
+                 + FUNCWORD_LANGUAGE_WEIGHT * fw_all.get(lang, 0) - prior)
+        if best is None or score > best.score:
+            seen = good_total + foreign + junk
+            best = Fit(score, good_total / seen if seen else 1.0, lang, good_total, foreign,
+                       junk)
+    return best
