@@ -76,8 +76,10 @@ FOREIGN_WEIGHT = 2.0
 JUNK_WEIGHT = 4.0
 FUNCWORD_WEIGHT = 2.0
 FUNCWORD_LANGUAGE_WEIGHT = 0.05
-# Words with non-ASCII bytes read at most (the first ones outside markup): the evidence.
+# Words with non-ASCII bytes read at most (the first ones outside markup), and their bytes
+# at most: the evidence. Prose shows its code page within a few hundred such words.
 MAX_TOKENS = 1000
+MAX_SAMPLE_BYTES = 16 * 1024
 # Allowed inside a word: apostrophes, hyphens, soft hyphen, middle dot (Catalan l·l).
 _IN_WORD_OK = frozenset("’ʼ´`‐‑\u00ad·'")
 # An unclosed script, style or comment runs to the end (each match is then linear).
@@ -107,10 +109,11 @@ def sample(body: bytes, max_tokens: int = MAX_TOKENS) -> bytes:
     joined by spaces (ASCII-compatible codecs only: ``<``, ``>`` and white space are never
     part of a multi-byte character in them)."""
     visible = _MARKUP.sub(b" ", body[:MAX_BYTES])
-    tokens = []
+    tokens, size = [], 0
     for match in _NON_ASCII_TOKEN.finditer(visible):
         tokens.append(match.group())
-        if len(tokens) >= max_tokens:
+        size += len(tokens[-1]) + 1
+        if len(tokens) >= max_tokens or size >= MAX_SAMPLE_BYTES:
             break
     return b" ".join(tokens)
 
@@ -125,8 +128,16 @@ def language_evidence(body: bytes) -> dict[str, int]:
 
 
 @cache
-def _alphabet_sets() -> dict[str, frozenset[str]]:
-    return {lang: frozenset(letters) for lang, letters in ALPHABETS.items()}
+def _all_languages() -> tuple[str, ...]:
+    return (*ALPHABETS, *CJK_SCRIPTS)
+
+
+@cache
+def _languages_of(letter: str) -> tuple[str, ...]:
+    """The languages whose alphabet (or CJK script) has ``letter`` (lowercase)."""
+    script = _script(letter)
+    return (*(lang for lang, letters in ALPHABETS.items() if letter in letters),
+            *(lang for lang, scripts in CJK_SCRIPTS.items() if script in scripts))
 
 
 @cache
@@ -138,7 +149,8 @@ _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 # Symbols of running text (besides punctuation, currency signs and ½ ¹ ²).
 _COMMON_SIGNS = frozenset("©®°±×÷§¶µ™•¬¦¨¯¸¤")
 _WORD = re.compile(r"[^\W\d_]+")  # as funcwords.word_counts: runs of letters
-_IN_WORD_SIGN = re.compile(r"(?<=\w)[^\x00-\x7f\w\s" + re.escape("".join(_IN_WORD_OK)) + r"](?=\w)")
+_IN_WORD_SIGN = re.compile(r"(?<=\w)[^\x00-\x7f\w\s" + re.escape("".join(_IN_WORD_OK))
+                           + r"]+(?=\w)")
 
 
 _LATIN_LETTER = "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f"
@@ -174,10 +186,10 @@ def _classify(text: str) -> tuple[dict[str, int], int, int]:
             signs += n  # outside words; those inside are counted as junk below
         elif cat[0] != "M" and cat != "Nd":
             junk += n  # box drawing, arrows, dingbats... are no running text
-    inside = [ch for ch in _IN_WORD_SIGN.findall(text)]  # a sign between letters: Ã¼, ±, ³
+    inside = "".join(_IN_WORD_SIGN.findall(text))  # signs between letters: Ã¼, ±, ³
     junk += len(inside)
-    signs -= sum(1 for ch in inside if _category(ch)[0] == "P" or _category(ch) in ("Sc", "No")
-                 or ch in _COMMON_SIGNS)
+    signs -= sum(n for ch, n in Counter(inside).items()
+                 if _category(ch)[0] == "P" or _category(ch) in ("Sc", "No") or ch in _COMMON_SIGNS)
     junk += len(_MIXED_SCRIPTS.findall(text))  # xЃ: a Latin and a Cyrillic, Greek... letter
     if upper_chars:  # aB inside a word (KOI8-R read as windows-1251)
         switch = re.compile(f"[a-z{re.escape(''.join(lower_chars))}]"
@@ -202,14 +214,12 @@ def fit(text: str, codec: str = "", languages: dict[str, int] | None = None) -> 
     words = Counter(w for w in _WORD.findall(funcwords.normalise(text)) if not w.isascii())
     fw_wide = dict(zip(funcwords.languages(), funcwords.count(words)[0]))
     total = sum(letters.values())
-    fits = []
-    for lang, alphabet in _alphabet_sets().items():
-        good = sum(n for ch, n in letters.items() if ch in alphabet)
-        fits.append((lang, good))
-    for lang, scripts in CJK_SCRIPTS.items():
-        fits.append((lang, sum(n for ch, n in letters.items() if _script(ch) in scripts)))
+    goods = dict.fromkeys(_all_languages(), 0)
+    for ch, n in letters.items():
+        for lang in _languages_of(ch):
+            goods[lang] += n
     best = None
-    for lang, good in fits:
+    for lang, good in goods.items():
         good_total = good + signs + FUNCWORD_WEIGHT * fw_wide.get(lang, 0)
         foreign = total - good
         score = (good_total - FOREIGN_WEIGHT * foreign - JUNK_WEIGHT * junk
