@@ -122,3 +122,15 @@ def test_heaps_curve_is_sampled_not_stored():
     curve = stats.heaps_curve()
     assert curve[-1] == (100_000, len(stats.freq)) and len(curve) < 150
     assert all(a[0] < b[0] and a[1] <= b[1] for a, b in zip(curve, curve[1:]))
+
+
+def test_an_empty_corpus_gives_a_report_and_a_missing_one_an_error(tmp_path, capsys):
+    (tmp_path / "empty").mkdir()
+    assert main(["report", str(tmp_path / "empty"), "-o", str(tmp_path / "out")]) == 0
+    summary = json.loads((tmp_path / "out" / "report.json").read_text(encoding="utf-8"))
+    assert (summary["documents"], summary["tokens"], summary["zipf"]["exponent"]) == (0, 0, None)
+    for name in PLOTS:
+        with Image.open(tmp_path / "out" / name) as img:
+            img.verify()
+    assert main(["report", str(tmp_path / "missing"), "-o", str(tmp_path / "out2")]) == 1
+    assert "no such corpus file or directory" in capsys.readouterr().err

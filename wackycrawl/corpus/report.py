@@ -59,12 +59,13 @@ def _zipf(stats: CorpusStats, summary: dict, path: str) -> None:
             ax.loglog(ranks, z["constant"] / ranks ** z["exponent"], color="C3",
                       label=f"fit $P_r = {z['constant']:.3g}/r^{{{z['exponent']:.3g}}}$")
     ax.set(xlabel="rank r", ylabel="probability $P_r$", title="Zipf: rank-frequency")
-    ax.legend()
+    if len(freqs):
+        ax.legend()
     _save(fig, path)
 
 
 def _heaps(stats: CorpusStats, summary: dict, path: str) -> None:
-    points = np.array(stats.heaps_curve() or [(1, 1)], dtype=float)
+    points = np.array(stats.heaps_curve() or [(0, 0)], dtype=float)
     fig, ax = plt.subplots(figsize=(6, 4.5))
     ax.plot(points[:, 0], points[:, 1], ".-", ms=3, label="corpus")
     h = summary["heaps"]

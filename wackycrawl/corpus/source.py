@@ -8,6 +8,7 @@ its complete documents, then one ERROR log line and a count in :class:`SourceErr
 never stops the reading of the other files.
 """
 
+import errno
 import logging
 import os
 from collections.abc import Iterable, Iterator
@@ -44,7 +45,7 @@ def corpus_files(paths: Iterable[str], rejects: bool = False) -> list[str]:
         elif os.path.exists(path):
             found.append(path)
         else:
-            raise FileNotFoundError(path)
+            raise FileNotFoundError(errno.ENOENT, "no such corpus file or directory", path)
     return found
 
 
