@@ -450,8 +450,6 @@ WACKY_WARC_ALL = False
 WACKY_WARC_ROTATE_BYTES = 1_000_000_000
 # fsync after each record (power-loss safety; a kill -9 loses nothing written without it).
 WACKY_WARC_FSYNC = False
-# gzip level of each record (zlib's default, as WACKY_TREC_COMPRESSLEVEL; warcio's own is 9).
-WACKY_WARC_COMPRESSLEVEL = 6
 # 945: after politeness (950), before HttpCompressionMiddleware (590) decodes the body.
 DOWNLOADER_MIDDLEWARES["wackycrawl.middlewares.warc.WarcMiddleware"] = 945
 # Extensions that `wackycrawl process` runs beside ITEM_PIPELINES (they listen to the item

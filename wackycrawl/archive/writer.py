@@ -1,9 +1,8 @@
 """Write rotating WARC/1.1 files (ISO 28500:2017) through warcio, safe against ``kill -9``.
 
-Records (built by :class:`warcio.warcwriter.WARCWriter`, ``warc_version="1.1"``; each record
-is one gzip member, compressed at ``compresslevel`` (warcio's ``gzip=True`` is fixed at level
-9; level 6 is zlib's default, as for TREC files), so ``.warc.gz`` files are read by
-any WARC tool and any record can be read alone):
+Records (built by :class:`warcio.warcwriter.WARCWriter`, ``gzip=True``, ``warc_version="1.1"``;
+each record is one gzip member, so ``.warc.gz`` files are read by any WARC tool and any
+record can be read alone):
 
 * ``warcinfo`` first in every file (software, format, the crawl's operator contact);
 * ``response``: the HTTP status line and response headers, then the body as it came over the
@@ -30,7 +29,6 @@ does for TREC files; nothing is ever appended to it.
 from __future__ import annotations
 
 import fcntl
-import gzip
 import logging
 import os
 import re
@@ -51,7 +49,6 @@ logger = logging.getLogger(__name__)
 PREFIX = "WACKY"
 ROTATE_BYTES = 1000 * 1000 * 1000  # Heritrix maxFileSizeBytes; Common Crawl files are ~1 GB
 FSYNC = False
-COMPRESSLEVEL = 6  # zlib's default trade-off, as the TREC writer
 SUFFIX = ".warc.gz"
 OPEN_SUFFIX = ".open"
 LOCK_NAME = ".warc.lock"
@@ -153,7 +150,7 @@ class WarcWriter:
 
     def __init__(self, directory: str, prefix: str = PREFIX, worker: str = "0",
                  rotate_bytes: int = ROTATE_BYTES, fsync: bool = FSYNC,
-                 info: dict[str, str] | None = None, compresslevel: int = COMPRESSLEVEL):
+                 info: dict[str, str] | None = None):
         for value in (prefix, worker):
             if not _ID.fullmatch(value):
                 raise ValueError(f"not a valid WARC file name part: {value!r}")
@@ -162,9 +159,7 @@ class WarcWriter:
         self.info = {"format": "WARC File Format 1.1",
                      "conformsTo": "http://iipc.github.io/warc-specifications/specifications/"
                                    "warc-format/warc-1.1/", **(info or {})}
-        # warcio's own gzip=True is fixed at level 9; records are gzipped here at compresslevel
-        self._builder = WARCWriter(None, gzip=False, warc_version=WARC_VERSION)
-        self.compresslevel = compresslevel
+        self._builder = WARCWriter(None, gzip=True, warc_version=WARC_VERSION)
         os.makedirs(directory, exist_ok=True)
         self.recovered = recover_dir(directory)
         self._fd: int | None = None
@@ -183,13 +178,12 @@ class WarcWriter:
         return os.path.join(self.directory, f"{self.stem}{self._number:05d}{SUFFIX}")
 
     def _serialise(self, *records) -> bytes:
-        """Each record as one gzip member (warcio builds it; zlib at ``compresslevel``)."""
-        members = []
+        """The records, each one gzip member, as warcio writes them (into memory first, so
+        that the file gets them by one write)."""
+        self._builder.out = out = BytesIO()
         for record in records:
-            self._builder.out = out = BytesIO()
             self._builder.write_record(record)
-            members.append(gzip.compress(out.getvalue(), self.compresslevel, mtime=0))
-        return b"".join(members)
+        return out.getvalue()
 
     def _open(self) -> None:
         with _dir_lock(self.directory):

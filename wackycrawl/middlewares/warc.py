@@ -20,7 +20,7 @@ the item's ``X-Wacky-*`` fields (an item dropped in a stage worker carries the s
 when its reason goes to the rejects stream, else the spider's fields and the drop's detail).
 
 Settings: ``WACKY_WARC_DIR``, ``WACKY_WARC_ALL``, ``WACKY_WARC_ROTATE_BYTES``,
-``WACKY_WARC_FSYNC``, ``WACKY_WARC_COMPRESSLEVEL``; file names use ``WACKY_DOCNO_PREFIX`` and the crawl's worker id. Stats:
+``WACKY_WARC_FSYNC``; file names use ``WACKY_DOCNO_PREFIX`` and the crawl's worker id. Stats:
 ``wacky/warc/{responses,metadata,files,bytes,recovered_files,recovered_records,write_errors}``.
 """
 
@@ -107,7 +107,6 @@ class WarcMiddleware:
             "worker": crawl_worker_id(crawler),
             "rotate_bytes": s.getint("WACKY_WARC_ROTATE_BYTES", writer.ROTATE_BYTES),
             "fsync": s.getbool("WACKY_WARC_FSYNC", writer.FSYNC),
-            "compresslevel": s.getint("WACKY_WARC_COMPRESSLEVEL", writer.COMPRESSLEVEL),
             "info": {"software": f"wackycrawl/{__version__} (Scrapy)",
                      "operator": s.get("WACKY_CONTACT", ""),
                      "http-header-user-agent": s.get("USER_AGENT", "")},
