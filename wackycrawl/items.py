@@ -11,7 +11,8 @@ spider (``wackycrawl.spiders.seeds``)
     lines of the DOCHDR (``Raw-Bytes``, ``Depth`` are set here, and ``Seed-Query`` when the
     page was reached from a search-engine result page).
 text stage
-    ``html`` str (decoded), ``meta["Encoding"]``; ``body`` is deleted afterwards.
+    ``html`` str (decoded), ``meta["Encoding"]``, ``meta["Encoding-Evidence"]``; ``body`` is
+    deleted afterwards.
 boilerplate stage
     ``paragraphs`` list[str] of clean text, one paragraph each; ``meta["Extractor"]``,
     ``meta["Clean-Chars"]``, ``meta["Boilerplate-Share"]`` and, with host templates on,
