@@ -33,7 +33,8 @@ def test_first_line_has_five_fields_and_meta_values_no_whitespace():
     assert "Content-Type: text/html; charset=utf-8" in lines  # the header as received
     assert "X-Wacky-Note: two%20words%09here" in lines
     doc = parse_doc(data)
-    assert doc.content_type == "text/html;charset=utf-8" and doc.url == "http://a.test/page%200.html"
+    assert doc.content_type == "text/html;charset=utf-8"
+    assert doc.url == "http://a.test/page%200.html"
 
 
 @pytest.mark.parametrize("ctype, token", [

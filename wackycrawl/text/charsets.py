@@ -47,7 +47,8 @@ ALPHABETS = {
     "sr": "абвгдђежзијклљмнњопрстћуфхцчџш", "mk": "абвгдѓежзѕијклљмнњопрстќуфхцчџш",
     "be": "абвгдеёжзійклмнопрстуўфхцчшыьэюя", "el": "αάβγδεέζηήθιίϊΐκλμνξοόπρσςτυύϋΰφχψωώ",
     "he": "אבגדהוזחטיךכלםמןנסעףפץצקרשת", "ar": "ءآأؤإئابةتثجحخدذرزسشصضطظعغفقكلمنهوىي",
-    "fa": "ءآأؤئابتثجحخدذرزژسشصضطظعغفقکگلمنهوی", "th": "กขฃคฅฆงจฉชซฌญฎฏฐฑฒณดตถทธนบปผฝพฟภมยรฤลฦวศษสหฬอฮฯะัาำิีึืฺุู฿เแโใไๅๆ็่้๊๋์ํ",
+    "fa": "ءآأؤئابتثجحخدذرزژسشصضطظعغفقکگلمنهوی",
+    "th": "กขฃคฅฆงจฉชซฌญฎฏฐฑฒณดตถทธนบปผฝพฟภมยรฤลฦวศษสหฬอฮฯะัาำิีึืฺุู฿เแโใไๅๆ็่้๊๋์ํ",
     "vi": "àáâãèéêìíòóôõùúýăđĩũơưạảấầẩẫậắằẳẵặẹẻẽếềểễệỉịọỏốồổỗộớờởỡợụủứừửữựỳỵỷỹ",
 }
 # Codecs with multi-byte characters that charset-normalizer may propose (Python names);
@@ -155,7 +156,8 @@ _IN_WORD_SIGN = re.compile(r"(?<=\w)[^\x00-\x7f\w\s" + re.escape("".join(_IN_WOR
 
 _LATIN_LETTER = "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f"
 _GREEK_CYRILLIC = "\u0370-\u03ff\u0400-\u04ff\u0590-\u06ff\u0e00-\u0e7f"  # + Hebrew, Arabic, Thai
-_MIXED_SCRIPTS = re.compile(f"[{_LATIN_LETTER}][{_GREEK_CYRILLIC}]|[{_GREEK_CYRILLIC}][{_LATIN_LETTER}]")
+_MIXED_SCRIPTS = re.compile(f"[{_LATIN_LETTER}][{_GREEK_CYRILLIC}]"
+                            f"|[{_GREEK_CYRILLIC}][{_LATIN_LETTER}]")
 
 
 @cache

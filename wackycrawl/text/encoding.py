@@ -320,7 +320,8 @@ def guess(body: bytes, max_repairs: int = MAX_REPAIRS,
         return _Guess(ev.fit("utf-8"), "utf-8", *utf8)
     scored = [(f, codec) for codec in charsets.PRIORS if (f := ev.fit(codec)) is not None]
     best = _best_valid(body, scored, max_repairs)
-    if best is None or best.fit.lang not in charsets.LATIN or best.fit.plausibility < TRUST_DECLARED:
+    if (best is None or best.fit.lang not in charsets.LATIN
+            or best.fit.plausibility < TRUST_DECLARED):
         # outside the Latin-script languages the letters alone cannot tell code pages apart
         # (random Han characters are all Han): charset-normalizer's frequency-based ranking
         # proposes, and its first clean and plausible answer is taken

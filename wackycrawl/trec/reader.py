@@ -3,7 +3,8 @@
 A file is a sequence of gzip members (RFC 1952 section 2.2), normally one per document, with an
 index ``<file>.idx.tsv`` of ``docno TAB url TAB member offset TAB member length`` (offsets and
 lengths in bytes of the compressed file; the URL as in the DOCHDR, whitespace percent-encoded).
-Indexes of older files have no URL column (``docno TAB offset TAB length``) and still read. A reader built on one zlib stream stops after the first member
+Indexes of older files have no URL column (``docno TAB offset TAB length``) and still read.
+A reader built on one zlib stream stops after the first member
 without an error (``zlib.decompress(data, 31)``; internetarchive/warc#21, iipc/warc-specifications
 #47): this one restarts the decompressor at every member end, and a member cut short raises
 :class:`TruncatedFileError` after the complete documents were yielded, never a silent short read
