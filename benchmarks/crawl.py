@@ -8,6 +8,12 @@ and with the whole chain in the crawl's own process (``WACKY_STAGE_WORKERS=0``).
 Politeness delays are off (it is our own loopback server); all runs use the same settings.
 
     python benchmarks/crawl.py [--pages 2000] [--hosts 20] [--runs 1] [--server auto]
+                               [--frontier memory local redis] [--profile DIR]
+
+``--frontier``: Scrapy's in-memory scheduler (``memory``), the SQLite frontier in a JOBDIR
+(``local``) and/or the Redis frontier with one worker and a redis-server of its own
+(``redis``); each is measured with pipelines off and full. ``--profile DIR``: each crawl
+runs under cProfile, its profile in DIR (``pstats`` / snakeviz read it).
 
 The server is nginx when it is installed (``apt install nginx-light``; static files, one
 root per host, proxy-form requests) and ``tests.localweb`` otherwise. On a 2-core machine the
@@ -16,13 +22,14 @@ worker and the server compete for two cores and the ratio measures the machine a
 the crawler.
 
 Prints pages/s of each run (response_received_count / elapsed_time_seconds from the crawl's
-stats) and the ratios full / off (target >= 0.8) and in-process / off.
+stats) and, per frontier, the ratios full / off (target >= 0.9) and in-process / off.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import socket
 import subprocess
@@ -36,8 +43,9 @@ from urllib.parse import urlsplit
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.crawlrun import run_crawl
+from tests.crawlrun import crawl_command, finish
 from tests.localweb import LocalWeb
+from tests.redisserver import RedisServer
 from tests.webpages import page, prose
 
 BENCH = {
@@ -106,10 +114,25 @@ def build(web, pages: int, hosts: int) -> list[str]:
     return urls
 
 
-def crawl(web, seeds, label: str, extra: dict) -> dict:
+def run(web, seeds, outdir: Path, settings: dict, profile: Path | None):
+    """``scrapy crawl seeds`` (under cProfile with ``profile``) to completion."""
+    seeds_file = outdir / "seeds.txt"
+    seeds_file.write_text("\n".join(seeds) + "\n", encoding="utf-8")
+    cmd, stats_file = crawl_command(seeds_file, outdir, settings, fast=False)
+    if profile is not None:
+        cmd[1:1] = ["-m", "cProfile", "-o", str(profile)]
+    env = {**os.environ, **web.env()}
+    with open(outdir / "crawl.log", "ab") as log:
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    return finish(proc, outdir, stats_file, timeout=1800)
+
+
+def crawl(web, seeds, label: str, extra: dict, profile: Path | None = None) -> dict:
     with tempfile.TemporaryDirectory() as d:
         t0 = time.monotonic()
-        r = run_crawl(web, seeds, Path(d), {**BENCH, **extra}, timeout=1800, fast=False)
+        if extra.pop("_jobdir", False):
+            extra["JOBDIR"] = str(Path(d) / "job")
+        r = run(web, seeds, Path(d), {**BENCH, **extra}, profile)
         wall = time.monotonic() - t0
         s = r.stats
         if r.returncode != 0 or not s:
@@ -127,30 +150,50 @@ def main() -> None:
     ap.add_argument("--hosts", type=int, default=20)
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--server", choices=("auto", "nginx", "python"), default="auto")
+    ap.add_argument("--frontier", nargs="+", choices=("memory", "local", "redis"),
+                    default=["memory"])
+    ap.add_argument("--profile", type=Path, default=None, help="write cProfile files here")
     a = ap.parse_args()
     use_nginx = a.server == "nginx" or (a.server == "auto" and shutil.which("nginx"))
     print(f"server: {'nginx' if use_nginx else 'tests.localweb (Python)'}")
-    with (NginxWeb() if use_nginx else LocalWeb()) as web:
+    if a.profile:
+        a.profile.mkdir(parents=True, exist_ok=True)
+    with (NginxWeb() if use_nginx else LocalWeb()) as web, RedisServer() as srv:
         urls = build(web, a.pages, a.hosts)
         seeds = urls[: a.hosts]
         rows = []
-        for _ in range(a.runs):
-            rows.append(crawl(web, seeds, "pipelines off", {"ITEM_PIPELINES": "{}"}))
-            rows.append(crawl(web, seeds, "full pipeline", {}))
-            rows.append(crawl(web, seeds, "full, in-process", {"WACKY_STAGE_WORKERS": "0"}))
-    print(f"{'run':<18}{'pages':>8}{'secs':>8}{'pages/s':>10}{'docs kept':>11}")
+        for i in range(a.runs):
+            for fr in a.frontier:
+                base = {"redis": {"REDIS_URL": srv.url, "WACKY_CRAWL_NAME": f"bench{i}",
+                                  "WACKY_IDLE_CLOSE_SECONDS": "0"},
+                        "local": {"_jobdir": True}}.get(fr, {})
+                if fr == "redis":
+                    srv.client().flushall()
+                for label, extra in (("pipelines off", {"ITEM_PIPELINES": "{}"}),
+                                     ("full pipeline", {}),
+                                     ("full, in-process", {"WACKY_STAGE_WORKERS": "0"})):
+                    if fr == "redis":
+                        srv.client().flushall()
+                    prof = a.profile / f"{fr}-{label.replace(' ', '_').replace(',', '')}-{i}.prof" \
+                        if a.profile else None
+                    rows.append({**crawl(web, seeds, label, {**base, **extra}, prof),
+                                 "frontier": fr})
+    print(f"{'frontier':<9}{'run':<18}{'pages':>8}{'secs':>8}{'pages/s':>10}{'docs kept':>11}")
     for r in rows:
-        print(f"{r['label']:<18}{r['pages']:>8}{r['secs']:>8.1f}{r['pps']:>10.1f}{r['kept']:>11}")
+        print(f"{r['frontier']:<9}{r['label']:<18}{r['pages']:>8}{r['secs']:>8.1f}"
+              f"{r['pps']:>10.1f}{r['kept']:>11}")
 
-    def mean_pps(label: str) -> float:
-        pps = [r["pps"] for r in rows if r["label"] == label]
+    def mean_pps(fr: str, label: str) -> float:
+        pps = [r["pps"] for r in rows if r["label"] == label and r["frontier"] == fr]
         return sum(pps) / len(pps)
 
-    off = mean_pps("pipelines off")
-    ratio = mean_pps("full pipeline") / off
-    in_process = mean_pps("full, in-process") / off
-    print(f"ratio full/off: {ratio:.2f} (target >= 0.8); in-process/off: {in_process:.2f}")
-    print(json.dumps({"ratio": round(ratio, 3), "in_process_ratio": round(in_process, 3),
+    ratios = {}
+    for fr in a.frontier:
+        off = mean_pps(fr, "pipelines off")
+        ratios[fr] = (mean_pps(fr, "full pipeline") / off, mean_pps(fr, "full, in-process") / off)
+        print(f"{fr}: ratio full/off: {ratios[fr][0]:.2f} (target >= 0.9); "
+              f"in-process/off: {ratios[fr][1]:.2f}")
+    print(json.dumps({"ratios": {k: [round(x, 3) for x in v] for k, v in ratios.items()},
                       "runs": rows}))
 
 

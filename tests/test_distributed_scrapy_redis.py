@@ -14,7 +14,7 @@ from tests.crawlrun import finish, start_crawl
 from tests.localweb import LocalWeb
 from tests.redisserver import RedisServer
 from tests.test_crawl_e2e import build_chain_web, corpus_docs
-from tests.test_distributed_crawl import SEED, page_hits, worker_settings
+from tests.test_distributed_crawl import SEED, page_hits, wackycrawl, worker_settings
 from wackycrawl.distributed.fingerprint import fingerprint
 
 pytestmark = pytest.mark.crawl
@@ -47,7 +47,11 @@ def test_crawl_configured_with_scrapy_redis_settings(redis_server, tmp_path):
     # left over from an earlier crawl: without the flush on start p1 would count as seen
     r.sadd("sr:dupefilter", fingerprint("GET", "http://h0.chain.test/p1.html"))
     r.zadd("sr:requests", {"stale": 0})
-    redis_cli(redis_server, "sadd", "sr:start_urls", json.dumps({"url": SEED}))
+    seeds = tmp_path / "seeds.txt"
+    seeds.write_text(SEED + "\n", encoding="utf-8")
+    out = wackycrawl("seeds", "push", str(seeds), "--redis", redis_server.url,
+                     "--key", "sr:start_urls", "--set")
+    assert out.returncode == 0 and r.scard("sr:start_urls") == 1, out.stderr
     with LocalWeb() as web:
         expected = build_chain_web(web, hosts=2, per_host=3)
         proc, stats = start_crawl(web, ["# seeds come from Redis"], tmp_path / "w", settings)

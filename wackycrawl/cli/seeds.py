@@ -1,10 +1,13 @@
-"""``wackycrawl seeds push FILE --redis URL [--crawl NAME]``: add seeds to a Redis crawl.
+"""``wackycrawl seeds push FILE --redis URL [--crawl NAME] [--key KEY] [--set]``: add seeds
+to a Redis crawl.
 
-Each usable line of FILE (the seed-file format of the ``seeds`` spider) is pushed to
-``wacky:NAME:start_urls`` as JSON ``{"url": ...}``, the format scrapy-redis documents, so
-``redis-cli LPUSH wacky:seeds:start_urls '{"url": "https://..."}'`` does the same. Workers
-pull them when their queue runs empty, also while the crawl is running. Exit status: 0,
-1 if FILE is unreadable or holds no URL, 2 if Redis cannot be reached.
+Each usable line of FILE (the seed-file format of the ``seeds`` spider) is pushed to the
+spider's scrapy-redis ``redis_key`` (default ``wacky:NAME:start_urls``, the default
+``REDIS_START_URLS_KEY``; ``--key`` for another) as JSON ``{"url": ...}``, the format
+scrapy-redis documents, so ``redis-cli LPUSH wacky:seeds:start_urls '{"url": "https://..."}'``
+(or a bare URL) does the same; ``--set`` adds them to a SET (``REDIS_START_URLS_AS_SET``).
+Workers pull them when their queue runs empty, also while the crawl is running. Exit
+status: 0, 1 if FILE is unreadable or holds no URL, 2 if Redis cannot be reached.
 """
 
 import json
@@ -24,6 +27,10 @@ def register(subparsers) -> None:
     push.add_argument("--redis", default=None, help="Redis URL (default: $REDIS_URL)")
     push.add_argument("--crawl", default="seeds",
                       help="crawl name, WACKY_CRAWL_NAME (default %(default)s: spider name)")
+    push.add_argument("--key", default=None,
+                      help="Redis key of the seeds (default wacky:CRAWL:start_urls)")
+    push.add_argument("--set", action="store_true",
+                      help="SADD to a SET (workers with REDIS_START_URLS_AS_SET)")
     push.set_defaults(func=run)
 
 
@@ -43,12 +50,12 @@ def run(args) -> int:
     if not urls:
         print(f"wackycrawl seeds: {args.file}: no URL to push", file=sys.stderr)
         return 1
-    key = CrawlKeys(args.crawl).start_urls
+    key = args.key or CrawlKeys(args.crawl).start_urls
     try:
         server = redis.Redis.from_url(url)
         with server.pipeline() as pipe:
             for u in urls:
-                pipe.lpush(key, json.dumps({"url": u}))
+                (pipe.sadd if args.set else pipe.lpush)(key, json.dumps({"url": u}))
             pipe.execute()
     except redis.RedisError as exc:
         print(f"wackycrawl seeds: Redis {url}: {exc}", file=sys.stderr)

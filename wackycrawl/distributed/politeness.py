@@ -16,7 +16,8 @@ Each politeness key (a host, or ``ip:<address>`` for the per-IP limit) is one HA
 All times are the Redis server's clock (``TIME``, seconds since the epoch), so the workers'
 clocks do not matter. :meth:`RedisHostSchedule.claim` and :meth:`~RedisHostSchedule.release`
 are Lua scripts (atomic across workers: check the owner and the next allowed start of every
-key, then take them); hold, back-off and relax are optimistic transactions (WATCH/MULTI)
+key, then take them), and so is relax (one round trip per answer); hold and back-off are
+optimistic transactions (WATCH/MULTI)
 over :class:`~wackycrawl.crawl.politeness.Backoff`'s arithmetic. :meth:`clock` is the
 server's time estimated locally (the last ``TIME`` seen plus the local monotonic time since),
 so the middleware's send times and holds compare with the server's.
@@ -86,6 +87,19 @@ return held
 """
 
 
+# KEYS: host hash; ARGV: decay, default interval. One round trip per 2xx answer (most hosts
+# were never raised: then nothing is written).
+RELAX = """
+local raised = tonumber(redis.call('HGET', KEYS[1], 'raised'))
+if not raised then return 0 end
+raised = raised * tonumber(ARGV[1])
+local own = tonumber(redis.call('HGET', KEYS[1], 'interval')) or tonumber(ARGV[2])
+if raised <= own then redis.call('HDEL', KEYS[1], 'raised', 'raised_at')
+else redis.call('HSET', KEYS[1], 'raised', string.format('%.17g', raised)) end
+return 1
+"""
+
+
 class RedisHostSchedule:
     """:class:`~wackycrawl.crawl.politeness.HostSchedule`'s interface over Redis (module doc).
 
@@ -105,7 +119,8 @@ class RedisHostSchedule:
         self._prefix = f"{worker}#{os.urandom(3).hex()}."
         self._n = itertools.count()
         self._tokens: dict[int, str] = {}  # id(owner) -> lease token of its claim
-        self._claim, self._release = server.register_script(CLAIM), server.register_script(RELEASE)
+        self._claim, self._release, self._relax = (server.register_script(x)
+                                                   for x in (CLAIM, RELEASE, RELAX))
         self._sync(server.time())
 
     def _sync(self, server_time: tuple[int, int] | float) -> None:
@@ -168,14 +183,7 @@ class RedisHostSchedule:
 
     def relax(self, key: str) -> None:
         """A success: the raised interval shrinks by ``decay``; it ends at the normal one."""
-        def change(s: dict) -> dict | None:
-            if b"raised" not in s:
-                return None
-            raised = float(s[b"raised"]) * self.backoff.decay
-            own = _f(s, b"interval", self.default_interval)
-            return {"raised": None, "raised_at": None} if raised <= own else {"raised": raised}
-
-        self._update(key, change)
+        self._relax(keys=[self._hash(key)], args=[self.backoff.decay, self.default_interval])
 
     def _update(self, key: str, change) -> None:
         """Read the key's HASH, write ``change(state)`` (None values deleted) unless another
