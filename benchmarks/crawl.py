@@ -22,7 +22,10 @@ worker and the server compete for two cores and the ratio measures the machine a
 the crawler.
 
 Prints pages/s of each run (response_received_count / elapsed_time_seconds from the crawl's
-stats) and, per frontier, the ratios full / off (target >= 0.9) and in-process / off.
+stats) and, per frontier, the ratios full / off (target >= 0.9) and in-process / off; with
+the Redis frontier also the Redis commands per fetched page (``INFO commandstats``, those
+run inside Lua scripts included: frontier,
+politeness, written set, dedup index), a figure the machine's load does not move.
 """
 
 from __future__ import annotations
@@ -174,14 +177,22 @@ def main() -> None:
                                      ("full, in-process", {"WACKY_STAGE_WORKERS": "0"})):
                     if fr == "redis":
                         srv.client().flushall()
+                        srv.client().config_resetstat()
                     prof = a.profile / f"{fr}-{label.replace(' ', '_').replace(',', '')}-{i}.prof" \
                         if a.profile else None
-                    rows.append({**crawl(web, seeds, label, {**base, **extra}, prof),
-                                 "frontier": fr})
-    print(f"{'frontier':<9}{'run':<18}{'pages':>8}{'secs':>8}{'pages/s':>10}{'docs kept':>11}")
+                    row = {**crawl(web, seeds, label, {**base, **extra}, prof), "frontier": fr}
+                    if fr == "redis":  # commands of frontier, politeness, dedup (client + Lua)
+                        calls = sum(v["calls"] for k, v in srv.client().info("commandstats")
+                                    .items() if k not in ("cmdstat_flushall", "cmdstat_config",
+                                                          "cmdstat_info"))
+                        row["redis_per_page"] = calls / max(1, row["pages"])
+                    rows.append(row)
+    print(f"{'frontier':<9}{'run':<18}{'pages':>8}{'secs':>8}{'pages/s':>10}{'docs kept':>11}"
+          f"{'Redis cmds/page':>17}")
     for r in rows:
+        per_page = f"{r['redis_per_page']:.1f}" if "redis_per_page" in r else "-"
         print(f"{r['frontier']:<9}{r['label']:<18}{r['pages']:>8}{r['secs']:>8.1f}"
-              f"{r['pps']:>10.1f}{r['kept']:>11}")
+              f"{r['pps']:>10.1f}{r['kept']:>11}{per_page:>17}")
 
     def mean_pps(fr: str, label: str) -> float:
         pps = [r["pps"] for r in rows if r["label"] == label and r["frontier"] == fr]

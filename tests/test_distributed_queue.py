@@ -245,3 +245,22 @@ def test_queue_payload_leaves_out_defaults_and_round_trips():
         assert err.value.reason == reason
     assert (back.url, back.meta, back.priority, back.dont_filter, back.method) == \
         (req.url, req.meta, -2, True, "GET")
+
+
+def test_dupefilter_remembers_what_it_recorded(r):
+    """A repeated link is answered from the worker's memory, without Redis (the key is gone
+    here to prove it); with the cache off every check asks Redis."""
+    from scrapy import Request
+
+    from wackycrawl.distributed.dupefilter import FrontierDupeFilter
+    cached = FrontierDupeFilter(RedisSeenSet(r, KEYS.seen), cache=2)
+    plain = FrontierDupeFilter(RedisSeenSet(r, KEYS.seen), cache=0)
+    a, b, c = (Request(f"http://h.test/{x}") for x in "abc")
+    assert not cached.request_seen(a) and cached.request_seen(a)
+    r.delete(KEYS.seen)
+    assert cached.request_seen(a)  # from memory
+    assert not plain.request_seen(a) and plain.request_seen(a)
+    for req in (b, c):  # a falls out of a cache of 2
+        cached.request_seen(req)
+    r.delete(KEYS.seen)
+    assert not cached.request_seen(a)

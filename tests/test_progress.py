@@ -79,3 +79,12 @@ def test_progress_line_prefers_the_schedulers_length():
     stats = {"scheduler/enqueued": 10, "scheduler/dequeued": 10}
     assert "queue 1747," in progress_line(stats, 1.0, 0, {}, queue=1747)  # resumed frontier
     assert "queue 0," in progress_line(stats, 1.0, 0, {})
+
+
+def test_progress_line_says_what_is_parked():
+    stats = {"response_received_count": 4, "wacky/frontier/parked_now": 0}
+    assert "parked" not in progress_line(stats, 0.0, 0, {}, queue=0)
+    stats.update({"wacky/frontier/parked_now": 3, "wacky/frontier/parked_hosts": 2,
+                  "wacky/frontier/parked_next": 41.6})
+    assert progress_line(stats, 0.0, 0, {}, queue=0).endswith(
+        "; parked 3 on 2 hosts, next retry in 42 s")

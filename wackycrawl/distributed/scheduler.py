@@ -129,8 +129,9 @@ class FrontierScheduler(scrapy_redis_scheduler.Scheduler):
         self.queue = queue_cls(server=self.server, spider=spider, key=key,
                                serializer=self.serializer)
         if self.server is None:
+            s = self.crawler.settings
             self.df = FrontierDupeFilter(self.queue.backend, self.stats,
-                                         self.crawler.settings.getbool("DUPEFILTER_DEBUG"))
+                                         s.getbool("DUPEFILTER_DEBUG"), s.getint("WACKY_SEEN_CACHE"))
         else:
             df_cls = load_object(self.dupefilter_cls) if isinstance(self.dupefilter_cls, str) \
                 else self.dupefilter_cls
