@@ -37,7 +37,7 @@ from wackycrawl.dedup.detector import MIN_FEATURES, DuplicateDetector, fingerpri
 from wackycrawl.dedup.simhash import feature_hash64, features, hamming
 from wackycrawl.dedup.simhash import simhash as word_simhash
 from wackycrawl.text.funcwords import function_words
-from wackycrawl.text.encoding import decode_html
+from wackycrawl.text.encoding import EncodingError, decode_html
 from wackycrawl.text.extractors import get_extractor
 
 REPO = Path(__file__).resolve().parent.parent
@@ -48,13 +48,21 @@ def load(folder: Path):
     with open(folder / "pairs.tsv", newline="") as fh:
         pairs = list(csv.DictReader(fh, delimiter="\t"))
     extract = get_extractor()
-    clean, whole, raw_bytes = {}, {}, 0
+    clean, whole, raw_bytes, undecodable = {}, {}, 0, []
     for name in sorted({p["a_file"] for p in pairs} | {p["b_file"] for p in pairs}):
         raw = (folder / name).read_bytes()
         raw_bytes += len(raw)
-        html = decode_html(raw).text
+        try:
+            html = decode_html(raw).text
+        except EncodingError:  # the crawl drops such a page (``encoding``): no text to compare
+            undecodable.append(name)
+            clean[name] = whole[name] = ""
+            continue
         clean[name] = "\n".join(extract(html))
         whole[name] = lxml.html.fromstring(html).text_content()
+    if undecodable:
+        print(f"{len(undecodable)} pages the crawl would drop as undecodable (empty text here): "
+              + " ".join(undecodable))
     return pairs, clean, whole, raw_bytes
 
 
