@@ -23,9 +23,12 @@ def parked_rows(jobdir) -> int:
     path = jobdir / FILENAME
     if not path.exists():
         return 0
-    with sqlite3.connect(path) as db:
-        return db.execute("SELECT COUNT(*) FROM queue WHERE not_before IS NOT NULL "
-                          "AND token IS NULL").fetchone()[0]
+    try:
+        with sqlite3.connect(path) as db:
+            return db.execute("SELECT COUNT(*) FROM queue WHERE not_before IS NOT NULL "
+                              "AND token IS NULL").fetchone()[0]
+    except sqlite3.OperationalError:  # the crawl has created the file but not yet its table
+        return 0
 
 
 def down_web(web: LocalWeb) -> None:

@@ -9,7 +9,8 @@ A Redis outage (connection refused or reset, timeout, ``LOADING`` after a restar
 AOF) is a pause, not an error: :class:`OutageRetry` repeats the command every
 ``RETRY_PAUSE`` seconds for up to ``WACKY_REDIS_OUTAGE_SECONDS``, logging one WARNING when
 the outage starts and one when it ends (one pair per process, whatever the number of
-clients). Waiting blocks the crawl process: nothing is scheduled, fetched or acknowledged
+clients). A command whose pooled socket went stale (the server restarted in between) is
+sent again at once on a new connection; only when that fails too is it an outage. Waiting blocks the crawl process: nothing is scheduled, fetched or acknowledged
 meanwhile, so no component sees a half-done step and nothing spins. Past the limit the
 error is raised (the caller logs it) and the worker is closed with reason ``redis_outage``
 by the scheduler. Commands that Redis ran before it died are in its AOF
@@ -91,6 +92,8 @@ class OutageRetry(Retry):
                     raise
                 failures += 1
                 fail(error, failures) if with_failure_count else fail(error)
+                if failures == 1 and Outage.since is None:
+                    continue  # a pooled socket to a restarted server: reconnect once first
                 Outage.begin(error)
                 if time.monotonic() - Outage.since > self.seconds:
                     raise
