@@ -201,6 +201,13 @@ def _codec(label: str | None) -> str | None:
         return None
 
 
+def _python_codec(name: str) -> str | None:
+    try:
+        return codecs.lookup(name).name
+    except LookupError:
+        return None
+
+
 def declarations(body: bytes, content_type: str | None) -> list[tuple[str, str]]:
     """``[(source, codec), ...]`` in WHATWG order: ``header`` (HTTP charset), then ``meta``
     or ``xml`` (the first 4096 bytes, w3lib's lenient scan); codecs are Python names."""
@@ -326,7 +333,9 @@ def guess(body: bytes, max_repairs: int = MAX_REPAIRS,
         # (random Han characters are all Han): charset-normalizer's frequency-based ranking
         # proposes, and its first clean and plausible answer is taken
         for match in charset_normalizer.from_bytes(body):
-            codec = _codec(match.encoding)
+            # its own codec name, not the WHATWG one: a guess of Shift_JIS is Shift_JIS (the
+            # WHATWG table, which reads it as cp932, is for labels that pages declare)
+            codec = _python_codec(match.encoding)
             if codec not in charsets.PRIORS and codec not in charsets.MULTIBYTE:
                 continue
             text = _strict(body, codec)
@@ -410,6 +419,10 @@ def decode_html(body: bytes, content_type: str | None = None,
                 continue
         return Decoded(decoded[0], codec, decoded[1], f"declared:{source}")
     guessed = guessed or guess(body, max_repairs, ev)
+    if guessed is not None and guessed.codec.startswith(_WIDE):
+        # the NUL pattern of UTF-16/32 and a clean decode are evidence enough: their pages
+        # may be in any script, including those no alphabet here knows
+        return Decoded(guessed.text, guessed.codec, guessed.repairs, _evidence(guessed))
     if guessed is None or _implausible(guessed.fit, min_plausibility):
         # last resort: the declared codec with up to max_repairs bytes repaired
         for source, codec in declared:
