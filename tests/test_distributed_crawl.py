@@ -6,6 +6,7 @@ when the crawl is idle; seeds pushed from the command line; ``wackycrawl status`
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections import Counter
@@ -41,10 +42,11 @@ def page_hits(web: LocalWeb) -> Counter:
     return Counter((h.host, h.path) for h in web.hits if h.path != "/robots.txt")
 
 
-def wackycrawl(*args: str) -> subprocess.CompletedProcess:
+def wackycrawl(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     code = "from wackycrawl.cli import main; raise SystemExit(main())"
     return subprocess.run([sys.executable, "-c", code, *args], cwd=ROOT, capture_output=True,
-                          text=True, timeout=60, check=False)
+                          text=True, timeout=60, check=False,
+                          env={**os.environ, "WACKY_CRAWL_NAME": "", **(env or {})})
 
 
 def crawl_workers(srv, web, tmp_path, crawl: str, n: int):
@@ -85,6 +87,14 @@ def test_two_workers_fetch_each_url_once_and_keep_what_one_worker_keeps(redis_se
     text = wackycrawl("status", "--redis", redis_server.url, "--crawl", "pair").stdout
     assert "pages/min" in text and "worker w0" in text
     assert "canonical URLs ever scheduled" in text and "waiting for their host's turn" in text
+    assert "leases now; published" in text and "as the workers published them" in text
+    # WACKY_CRAWL_NAME in the environment names the crawl, as the workers' setting does
+    env = wackycrawl("status", "--redis", redis_server.url, "--json",
+                     env={"WACKY_CRAWL_NAME": "pair"})
+    assert json.loads(env.stdout)["written"] == len(two)
+    # a crawl no worker joined: said so, with the crawls that exist
+    wrong = wackycrawl("status", "--redis", redis_server.url).stdout
+    assert "no worker ever joined crawl 'seeds'" in wrong and "pair" in wrong
 
 
 def test_seeds_pushed_from_the_command_line_are_crawled(redis_server, tmp_path):
@@ -94,6 +104,8 @@ def test_seeds_pushed_from_the_command_line_are_crawled(redis_server, tmp_path):
     out = wackycrawl("seeds", "push", str(seeds), "--redis", redis_server.url, "--crawl", crawl)
     assert out.returncode == 0 and "pushed 2 seeds" in out.stdout
     assert "not an http(s) URL" in out.stderr
+    assert f"wacky:{crawl}:start_urls (crawl {crawl})" in out.stdout
+    assert f"no worker has joined crawl {crawl!r} yet" in out.stderr  # none started yet
     corpus = tmp_path / crawl / "corpus"
     with LocalWeb() as web:
         expected = build_chain_web(web, hosts=2, per_host=3)

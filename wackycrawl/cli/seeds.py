@@ -6,8 +6,10 @@ spider's scrapy-redis ``redis_key`` (default ``wacky:NAME:start_urls``, the defa
 ``REDIS_START_URLS_KEY``; ``--key`` for another) as JSON ``{"url": ...}``, the format
 scrapy-redis documents, so ``redis-cli LPUSH wacky:seeds:start_urls '{"url": "https://..."}'``
 (or a bare URL) does the same; ``--set`` adds them to a SET (``REDIS_START_URLS_AS_SET``).
-Workers pull them when their queue runs empty, also while the crawl is running. Exit
-status: 0, 1 if FILE is unreadable or holds no URL, 2 if Redis cannot be reached.
+The crawl is ``--crawl``, else ``$WACKY_CRAWL_NAME``, else ``seeds`` (the workers' default);
+the output names the key, and a crawl no worker has joined yet gets a hint on stderr naming
+the crawls that exist. Workers pull them when their queue runs empty, also while the crawl
+is running. Exit status: 0, 1 if FILE is unreadable or holds no URL, 2 if Redis cannot be reached.
 """
 
 import json
@@ -15,7 +17,7 @@ import sys
 
 import redis
 
-from wackycrawl.distributed.keys import CrawlKeys, redis_url
+from wackycrawl.distributed.keys import CrawlKeys, default_crawl, known_crawls, redis_url
 from wackycrawl.spiders.seeds import read_seeds
 
 
@@ -25,8 +27,9 @@ def register(subparsers) -> None:
     push = sub.add_parser("push", help="push the URLs of a seed file")
     push.add_argument("file", metavar="FILE", help="one http(s) URL per line, # comments")
     push.add_argument("--redis", default=None, help="Redis URL (default: $REDIS_URL)")
-    push.add_argument("--crawl", default="seeds",
-                      help="crawl name, WACKY_CRAWL_NAME (default %(default)s: spider name)")
+    push.add_argument("--crawl", default=default_crawl(),
+                      help="crawl name, the workers' WACKY_CRAWL_NAME (default: "
+                           "$WACKY_CRAWL_NAME or seeds; now %(default)s)")
     push.add_argument("--key", default=None,
                       help="Redis key of the seeds (default wacky:CRAWL:start_urls)")
     push.add_argument("--set", action="store_true",
@@ -57,8 +60,13 @@ def run(args) -> int:
             for u in urls:
                 (pipe.sadd if args.set else pipe.lpush)(key, json.dumps({"url": u}))
             pipe.execute()
+        crawls = known_crawls(server)
     except redis.RedisError as exc:
         print(f"wackycrawl seeds: Redis {url}: {exc}", file=sys.stderr)
         return 2
-    print(f"pushed {len(urls)} seeds to {key}")
+    print(f"pushed {len(urls)} seeds to {key} (crawl {args.crawl})")
+    if args.key is None and args.crawl not in crawls:
+        print(f"wackycrawl seeds: no worker has joined crawl {args.crawl!r} yet; crawls on "
+              f"this Redis: {', '.join(crawls) or 'none'} (--crawl NAME or $WACKY_CRAWL_NAME, "
+              "as the workers' -s WACKY_CRAWL_NAME)", file=sys.stderr)
     return 0

@@ -3,9 +3,13 @@
 Prints, each with what it counts: requests queued (ready to lease), parked (waiting for a
 not-before time), leases (popped and not yet acknowledged, including those waiting for their
 host's turn), seeds waiting, seen (canonical URLs ever scheduled), URLs written, dead letters,
-then per worker its leases and pages, per host the leased requests waiting for its turn,
-documents kept, drops by reason and pages per minute, from the counters workers publish
-(:mod:`wackycrawl.distributed.status`). Exit status 2 if Redis cannot be reached.
+all read live from Redis; then per worker its live leases and the counters it published last
+(pages, kept, state; workers publish every WACKY_STATS_PUBLISH_SECONDS and at start and close,
+:mod:`wackycrawl.distributed.status`), so these, the requests waiting per host, documents kept,
+drops and pages per minute trail the live figures by up to that interval: the output says how
+old they are. The crawl name is ``--crawl``, else ``$WACKY_CRAWL_NAME``, else ``seeds``; a
+crawl no worker ever joined is named as such with the crawls that exist. Exit status 2 if
+Redis cannot be reached.
 """
 
 import json
@@ -14,14 +18,16 @@ import time
 
 import redis
 
-from wackycrawl.distributed.keys import CrawlKeys, redis_url
+from wackycrawl.distributed.keys import CrawlKeys, default_crawl, known_crawls, redis_url
 from wackycrawl.distributed.status import collect
 
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("status", help="progress of a distributed (Redis) crawl")
     p.add_argument("--redis", default=None, help="Redis URL (default: $REDIS_URL)")
-    p.add_argument("--crawl", default="seeds", help="crawl name (default %(default)s)")
+    p.add_argument("--crawl", default=default_crawl(),
+                   help="crawl name, the workers' WACKY_CRAWL_NAME (default: $WACKY_CRAWL_NAME "
+                        "or seeds; now %(default)s)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
@@ -32,7 +38,9 @@ def run(args) -> int:
         print("wackycrawl status: no Redis URL (--redis or REDIS_URL)", file=sys.stderr)
         return 2
     try:
-        s = collect(redis.Redis.from_url(url), CrawlKeys(args.crawl))
+        server = redis.Redis.from_url(url)
+        s = collect(server, CrawlKeys(args.crawl))
+        others = [] if s["workers"] else known_crawls(server)
     except redis.RedisError as exc:
         print(f"wackycrawl status: Redis {url}: {exc}", file=sys.stderr)
         return 2
@@ -51,11 +59,20 @@ def run(args) -> int:
           "fetched, queued or filtered later)")
     print(f"  written  {s['written']:>9}  URLs whose document is in a TREC file")
     print(f"  dead     {s['dead_letters']:>9}  entries no worker could read ({keys.dead})")
+    if not s["workers"]:
+        print(f"no worker ever joined crawl {s['crawl']!r} on this Redis; crawls here: "
+              + (", ".join(others) or "none")
+              + " (--crawl NAME or $WACKY_CRAWL_NAME: the workers' -s WACKY_CRAWL_NAME)")
     now = time.time()
-    for wid, h in s["workers"].items():
-        age = now - float(h["updated"])
-        print(f"  worker {wid}: {s['leases'].get(wid, 0)} leases, {h.get('pages', 0)} pages, "
-              f"{h.get('kept', 0)} kept, {h.get('state', '?')}, updated {age:.0f} s ago")
+    ages = [now - float(h["updated"]) for h in s["workers"].values()]
+    for (wid, h), age in zip(s["workers"].items(), ages):
+        print(f"  worker {wid}: {s['leases'].get(wid, 0)} leases now; published "
+              f"{age:.0f} s ago: {h.get('pages', 0)} pages, {h.get('kept', 0)} kept, "
+              f"{h.get('state', '?')}")
+    if ages:
+        every = max(float(h.get("every", 0)) for h in s["workers"].values())
+        print(f"as the workers published them (every {every:g} s, the latest "
+              f"{min(ages):.0f} s ago; the figures above the worker lines are live):")
     top = list(s["waiting"].items())[:10]
     print("waiting for their host's turn (leased, one request per host at a time): "
           + (", ".join(f"{host} {n}" for host, n in top) or "none")

@@ -39,6 +39,20 @@ import os
 PREFIX = "wacky"
 
 
+def default_crawl(environ=os.environ) -> str:
+    """The crawl name the CLI uses without ``--crawl``: ``$WACKY_CRAWL_NAME`` (the setting a
+    worker is run with, ``-s WACKY_CRAWL_NAME=NAME`` or the environment), else ``seeds``
+    (the spider's name, the workers' default)."""
+    return environ.get("WACKY_CRAWL_NAME") or "seeds"
+
+
+def known_crawls(server) -> list[str]:
+    """Names of the crawls some worker ever joined on this Redis (``wacky:NAME:workers``)."""
+    names = {k.decode()[len(PREFIX) + 1:-len(":workers")]
+             for k in server.scan_iter(match=f"{PREFIX}:*:workers", count=1000)}
+    return sorted(names)
+
+
 class CrawlKeys:
     """The Redis key names of crawl ``crawl`` (see the module doc); attributes are str."""
 

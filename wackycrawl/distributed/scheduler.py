@@ -271,6 +271,7 @@ class FrontierScheduler(scrapy_redis_scheduler.Scheduler):
     def _publish(self, state: str) -> None:
         stats = self.stats.get_stats()
         fields = {"started": self._started, "state": state, "leases": len(self.queue.held),
+                  "every": self.publish_every,
                   "pages": stats.get("response_received_count", 0),
                   "kept": stats.get("wacky/kept", 0)}
         fields.update({f"drop/{reason}": n for reason, n in drops_by_reason(stats).items()})
