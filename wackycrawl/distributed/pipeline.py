@@ -46,7 +46,7 @@ class WrittenOncePipeline:
         s = crawler.settings
         mode = frontier_mode(s)
         if mode == "scrapy" or not s.get("WACKY_OUTPUT_DIR"):
-            raise NotConfigured("no frontier or no TREC output")
+            raise NotConfigured()
         if mode == "redis":
             keys = CrawlKeys(crawl_name(s, crawler.spidercls.name))
             written, jobdir = RedisSeenSet(connect(s), keys.written), None

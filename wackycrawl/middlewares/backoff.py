@@ -36,7 +36,7 @@ class BackoffMiddleware:
         s = crawler.settings
         self.max_retries = s.getint("WACKY_BACKOFF_MAX_RETRIES")
         if self.max_retries < 0:
-            raise NotConfigured("WACKY_BACKOFF_MAX_RETRIES < 0: 429/503 not retried")
+            raise NotConfigured()
         self.crawler, self.stats = crawler, crawler.stats
         both = set(OVERLOAD_CODES) & {int(c) for c in s.getlist("RETRY_HTTP_CODES")}
         if both and s.getbool("RETRY_ENABLED"):

@@ -64,7 +64,7 @@ class RobotsMiddleware:
     def __init__(self, crawler):
         s = crawler.settings
         if not s.getbool("ROBOTSTXT_OBEY"):
-            raise NotConfigured("ROBOTSTXT_OBEY is off")
+            raise NotConfigured()
         if not is_asyncio_available():
             raise NotConfigured("RobotsMiddleware needs the asyncio reactor")
         self.crawler = crawler

@@ -38,7 +38,7 @@ class SafetyMiddleware:
     def __init__(self, crawler):
         s = crawler.settings
         if s.getbool("WACKY_ALLOW_PRIVATE_ADDRESSES"):
-            raise NotConfigured("WACKY_ALLOW_PRIVATE_ADDRESSES is on")
+            raise NotConfigured()
         self.crawler, self.stats = crawler, crawler.stats
         self.env_proxies = urllib.request.getproxies() if s.getbool("HTTPPROXY_ENABLED") else {}
         self.hosts_logged: set[str] = set()

@@ -48,7 +48,7 @@ class ScopeMiddleware:
         allow = s.getlist("WACKY_SCOPE_SURTS") + s.getlist("WACKY_SCOPE_ALLOW")
         deny = s.getlist("WACKY_SCOPE_DENY")
         if not (allow or deny or self.derive):
-            raise NotConfigured("no WACKY_SCOPE_* list and WACKY_SCOPE_FROM_SEEDS off")
+            raise NotConfigured()
         self.scope = Scope(allow, deny)
         self.crawler, self.stats = crawler, crawler.stats
         self.derived: set[str] = set()

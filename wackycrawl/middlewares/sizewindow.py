@@ -79,7 +79,7 @@ class SizeWindowMiddleware:
         types = tuple(t.strip().lower() for t in s.getlist("WACKY_HTML_TYPES", sw.HTML_TYPES)
                       if t.strip())
         if not (min_bytes or max_bytes or types):
-            raise NotConfigured("size window and HTML-only filter are off")
+            raise NotConfigured()
         return cls(crawler, min_bytes, max_bytes, types)
 
     @staticmethod

@@ -46,7 +46,7 @@ class TrapsMiddleware:
     def __init__(self, crawler):
         s = crawler.settings
         if not s.getbool("WACKY_TRAPS_ENABLED"):
-            raise NotConfigured("WACKY_TRAPS_ENABLED is off")
+            raise NotConfigured()
         self.limits = UrlLimits(s.getint("WACKY_TRAP_MAX_PATH_DEPTH"),
                                 s.getint("WACKY_TRAP_MAX_SEGMENT_REPEATS"),
                                 s.getint("WACKY_TRAP_MAX_URL_LENGTH"),

@@ -101,7 +101,7 @@ class WarcMiddleware:
         s = crawler.settings
         directory = s.get("WACKY_WARC_DIR", "")
         if not directory:
-            raise NotConfigured("WACKY_WARC_DIR is empty")
+            raise NotConfigured()
         options = {
             "directory": directory, "prefix": s.get("WACKY_DOCNO_PREFIX", writer.PREFIX),
             "worker": crawl_worker_id(crawler),

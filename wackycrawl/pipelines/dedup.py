@@ -101,7 +101,7 @@ class FingerprintPipeline:
     @classmethod
     def from_crawler(cls, crawler):
         if not crawler.settings.getbool("WACKY_DEDUP_ENABLED", True):
-            raise NotConfigured("WACKY_DEDUP_ENABLED is off")
+            raise NotConfigured()
         return cls(function_words(), **shingle_settings(crawler.settings))
 
     def process_item(self, item):
@@ -130,7 +130,7 @@ class DedupPipeline:
     def from_crawler(cls, crawler):
         settings = crawler.settings
         if not settings.getbool("WACKY_DEDUP_ENABLED", True):
-            raise NotConfigured("WACKY_DEDUP_ENABLED is off")
+            raise NotConfigured()
         jobdir = settings.get("JOBDIR")
         k = settings.getint("WACKY_SIMHASH_K", K)
         min_features = settings.getint("WACKY_SIMHASH_MIN_FEATURES", MIN_FEATURES)

@@ -27,7 +27,7 @@ class FiltersPipeline:
         min_types = settings.getint("WACKY_BADWORDS_MIN_TYPES")
         min_tokens = settings.getint("WACKY_BADWORDS_MIN_TOKENS")
         if not (min_words or min_types or min_tokens):
-            raise NotConfigured("WACKY_MIN_CLEAN_WORDS and WACKY_BADWORDS_MIN_* are all 0")
+            raise NotConfigured()
         badwords = load_badwords(settings.get("WACKY_BADWORDS_FILE", "")) if (
             min_types or min_tokens) else frozenset()
         logger.info("filters: min %d words, %d bad words (drop at %d types or %d tokens)",

@@ -51,7 +51,7 @@ class LanguagePipeline:
     def from_crawler(cls, crawler):
         s = crawler.settings
         if not s.getbool("WACKY_LANGUAGE_ENABLED", True):
-            raise NotConfigured("WACKY_LANGUAGE_ENABLED is off")
+            raise NotConfigured()
         try:
             targets = funcwords.parse_languages(s.get("WACKY_LANGUAGES", ""))
         except ValueError as exc:

@@ -62,7 +62,7 @@ class RejectsWriter:
         s = crawler.settings
         reasons = reject_reasons(s)
         if not reasons:
-            raise NotConfigured("WACKY_KEEP_REJECTS is off")
+            raise NotConfigured()
         directory = s.get("WACKY_REJECTS_DIR") or os.path.join(
             s.get("WACKY_OUTPUT_DIR") or writer.DIRECTORY, SUBDIR)
         ext = cls(crawler, reasons, directory=directory,

@@ -282,7 +282,7 @@ class StagesPipeline:
         s = crawler.settings
         paths = s.getlist("WACKY_STAGES")
         if not paths:
-            raise NotConfigured("WACKY_STAGES is empty")
+            raise NotConfigured()
         workers = s.get("WACKY_STAGE_WORKERS")
         workers = default_workers() if workers in (None, "") else int(workers)
         if workers < 0:

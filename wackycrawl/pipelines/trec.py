@@ -60,7 +60,7 @@ class TrecWriterPipeline:
         s = crawler.settings
         directory = s.get("WACKY_OUTPUT_DIR", writer.DIRECTORY)
         if not directory:
-            raise NotConfigured("WACKY_OUTPUT_DIR is empty")
+            raise NotConfigured()
         return cls(
             crawler, directory=directory, prefix=s.get("WACKY_DOCNO_PREFIX", writer.PREFIX),
             worker=crawl_worker_id(crawler),
