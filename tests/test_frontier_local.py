@@ -8,7 +8,7 @@ import inspect
 import pytest
 from scrapy.core.engine import _Slot
 
-from tests.crawlrun import run_crawl, start_crawl, wait_for
+from tests.crawlrun import finish, run_crawl, start_crawl, wait_for
 from tests.localweb import LocalWeb
 from tests.test_crawl_e2e import SETTINGS, build_chain_web, corpus_docs
 from tests.webpages import page, prose
@@ -143,3 +143,32 @@ def test_c17_every_spider_starts_with_async_start():
         cls = loader.load(name)
         assert inspect.isasyncgenfunction(cls.start) and "start" in vars(cls), name
         assert "start_requests" not in vars(cls), f"{name} defines start_requests()"
+
+
+@pytest.mark.crawl
+def test_second_crawl_on_a_jobdir_in_use_stops_in_one_error_line(tmp_path):
+    """A resume started while the first crawl still runs on the JOBDIR: one ERROR line
+    naming the frontier file, exit status 1, no traceback, and the first crawl's corpus is
+    untouched (it finishes with every document, none twice)."""
+    settings = {**SETTINGS, "DOWNLOAD_DELAY": "0.25", "DEPTH_LIMIT": "0",
+                "CONCURRENT_REQUESTS_PER_DOMAIN": "1"}
+    seeds = ["http://h0.chain.test/p0.html"]
+    first_out = tmp_path / "first"
+    job = {**settings, "JOBDIR": str(first_out / "job")}
+    with LocalWeb() as web:
+        expected = build_chain_web(web)
+        proc, stats = start_crawl(web, seeds, first_out, job)
+        corpus = first_out / "corpus"
+        assert wait_for(lambda: any(p.read_text().count("\n") >= 3
+                                    for p in corpus.glob("*.idx.tsv")), timeout=90)
+        assert proc.poll() is None, "the first crawl ended before the second one started"
+        second = run_crawl(web, seeds, tmp_path / "second",
+                           {**job, "WACKY_OUTPUT_DIR": str(corpus)}, timeout=120)
+        first = finish(proc, first_out, stats, timeout=180)
+    assert second.returncode == 1, second.log[-3000:]
+    errors = [line for line in second.log.splitlines() if " ERROR: " in line]
+    assert len(errors) == 1 and "wacky-frontier.sqlite is used by another process" in errors[0]
+    assert "Traceback" not in second.log and "Spider opened" not in second.log
+    assert first.returncode == 0, first.log[-3000:]
+    urls = [d.url for d in corpus_docs(corpus)]
+    assert len(urls) == len(set(urls)) and set(urls) == expected

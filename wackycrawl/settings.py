@@ -8,6 +8,8 @@ default. Override any of them with ``-s NAME=VALUE`` on the command line, in Scr
 BOT_NAME = "wackycrawl"
 SPIDER_MODULES = ["wackycrawl.spiders"]
 NEWSPIDER_MODULE = "wackycrawl.spiders"
+# `scrapy crawl` refuses a JOBDIR another live crawl uses, in one line (wackycrawl.commands.crawl)
+COMMANDS_MODULE = "wackycrawl.commands"
 
 # --- Profile --------------------------------------------------------------------------
 # A named set of the settings below for a kind of crawl (wackycrawl.crawl.profiles): "local"

@@ -38,6 +38,26 @@ class FrontierLockedError(RuntimeError):
     """Another live process already uses this frontier file."""
 
 
+def _take_lock(path: str):
+    """The open lock file of frontier ``path``, exclusively flock'ed; FrontierLockedError if
+    another live process holds it."""
+    lock = open(path + ".lock", "a")  # noqa: SIM115 - held while the frontier is open
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        lock.close()
+        raise FrontierLockedError(f"{path} is used by another process") from None
+    return lock
+
+
+def check_free(directory: str) -> None:
+    """Raise FrontierLockedError if another live process uses the frontier in ``directory``
+    (a JOBDIR); nothing happens for a directory without one."""
+    path = os.path.join(directory, FILENAME)
+    if os.path.exists(path + ".lock"):
+        _take_lock(path).close()
+
+
 class LocalFrontier:
     """Queue and seen set in ``<directory>/wacky-frontier.sqlite``; :meth:`open` first.
 
@@ -56,12 +76,7 @@ class LocalFrontier:
     def open(self) -> int:
         """Open (creating) the file; returns the leases of a dead run put back in the queue."""
         os.makedirs(os.path.dirname(self.path), exist_ok=True)
-        self._lock = open(self.path + ".lock", "a")  # noqa: SIM115 - held while open
-        try:
-            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            self._lock.close()
-            raise FrontierLockedError(f"{self.path} is used by another process") from None
+        self._lock = _take_lock(self.path)
         self.db = sqlite3.connect(self.path, isolation_level=None)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")  # survives kill -9, not power loss

@@ -42,6 +42,7 @@ import time
 
 import redis
 from scrapy.core.scheduler import Scheduler
+from scrapy.exceptions import CloseSpider
 from scrapy.utils.defer import deferred_from_coro
 from scrapy.utils.misc import load_object
 from scrapy_redis import scheduler as scrapy_redis_scheduler
@@ -50,6 +51,7 @@ from twisted.internet import task
 from wackycrawl.distributed import connection
 from wackycrawl.distributed.dupefilter import FrontierDupeFilter
 from wackycrawl.distributed.keys import CrawlKeys
+from wackycrawl.distributed.local import FrontierLockedError
 from wackycrawl.distributed.queue import FrontierQueue
 from wackycrawl.distributed.status import publish
 from wackycrawl.extensions.summary import drops_by_reason
@@ -58,6 +60,9 @@ from wackycrawl.pipelines import crawl_worker_id
 logger = logging.getLogger(__name__)
 
 QUEUE_KEY = "wacky:%(spider)s:queue"
+
+
+LOCKED_REASON = "frontier_locked"  # finish reason of a crawl whose JOBDIR is in use
 
 
 def frontier_mode(settings) -> str:
@@ -111,6 +116,7 @@ class FrontierScheduler(scrapy_redis_scheduler.Scheduler):
         self.idle_close = (s.getfloat("MAX_IDLE_TIME_BEFORE_CLOSE")
                            or s.getfloat("WACKY_IDLE_CLOSE_SECONDS", 30))
         self._idle_since: float | None = None
+        self.queue = None
         self._closing = False
         self._published = 0.0
         self._started = time.time()
@@ -126,8 +132,13 @@ class FrontierScheduler(scrapy_redis_scheduler.Scheduler):
             self.queue_cls
         key = self.queue_key % {"spider": self.name} if self.server is not None else \
             self.crawler.settings.get("JOBDIR")
-        self.queue = queue_cls(server=self.server, spider=spider, key=key,
-                               serializer=self.serializer)
+        try:
+            self.queue = queue_cls(server=self.server, spider=spider, key=key,
+                                   serializer=self.serializer)
+        except FrontierLockedError as exc:  # a second crawl started on a JOBDIR in use
+            logger.error("%s: another crawl runs on JOBDIR %s; wait for it or stop it (Ctrl-C "
+                         "once) before resuming", exc, key)
+            raise CloseSpider(LOCKED_REASON) from None
         if self.server is None:
             s = self.crawler.settings
             self.df = FrontierDupeFilter(self.queue.backend, self.stats,
@@ -147,6 +158,8 @@ class FrontierScheduler(scrapy_redis_scheduler.Scheduler):
         self._heartbeat.start(self.renew_every, now=False)
 
     def close(self, reason: str) -> None:
+        if self.queue is None:  # never opened (JOBDIR in use)
+            return
         if self._heartbeat.running:
             self._heartbeat.stop()
         try:
