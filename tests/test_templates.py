@@ -3,10 +3,9 @@ one process (TemplateStore), through the boilerplate stage, and shared through a
 (RedisTemplateStore)."""
 
 import pytest
-from scrapy.settings import Settings
-from scrapy.utils.test import get_crawler
 
 from tests.redisserver import RedisServer
+from tests.test_boilerplate_pipeline import crawler
 from wackycrawl.distributed.templates import RedisTemplateStore
 from wackycrawl.pipelines.boilerplate import BoilerplatePipeline
 from wackycrawl.text import blocks
@@ -94,13 +93,6 @@ def test_evict_takes_lowest_counts_oldest_first():
     assert evict({1: 1}, 4) == []
     with pytest.raises(ValueError):
         TemplateStore(min_pages=0)
-
-
-def crawler(**overrides):
-    settings = Settings()
-    settings.setmodule("wackycrawl.settings", priority="project")
-    wacky = {k: v for k, v in settings.copy_to_dict().items() if k.startswith("WACKY_")}
-    return get_crawler(settings_dict={**wacky, **overrides})
 
 
 def item(i: int, host: str = "valley.test") -> dict:
