@@ -40,6 +40,7 @@ _ATTR_RE = re.compile(
     r"""\b(?:class|id)\s*=\s*(?:"[^"]*?|'[^']*?|[^\s>]*?)(?<![a-z])(?:{})""".format(
         "|".join(ATTRIBUTE_WORDS)), re.IGNORECASE)
 _ALWAYS_NAMED = frozenset(["footer", "nav"])
+_ATTRIBUTE_FORMS = ATTRIBUTE_WORDS + tuple(w.capitalize() for w in ATTRIBUTE_WORDS)
 
 #: Phrases of consent banners, newsletter boxes and legal footers (en, de, fr, it, es, nl).
 BLOCK_PHRASES = (
@@ -106,19 +107,19 @@ def _positions(text: str, words) -> list[int]:
 
 def named_tags(markup: str) -> set[str]:
     """The opening tags (their exact markup) of :data:`CONTAINERS` elements whose class or id
-    contains one of :data:`ATTRIBUTE_WORDS`. One ``str.find`` pass per word over the page,
-    then a check of the few tags around the hits (a regular expression per tag would cost
-    several microseconds for each of a page's thousands of tags)."""
-    low = _lower(markup)
+    contains one of :data:`ATTRIBUTE_WORDS` (lower case or capitalised, as class names are
+    written). One ``str.find`` pass per word over the page, then a check of the few tags
+    around the hits (a regular expression per tag, or lower-casing the page, would cost more
+    than the whole block pass)."""
     found: set[str] = set()
-    for pos in _positions(low, ATTRIBUTE_WORDS):
-        start = low.rfind("<", 0, pos)
-        end = low.find(">", pos)
-        if start < 0 or end < 0 or low.find(">", start, pos) >= 0:
+    for pos in _positions(markup, _ATTRIBUTE_FORMS):
+        start = markup.rfind("<", 0, pos)
+        end = markup.find(">", pos)
+        if start < 0 or end < 0 or markup.find(">", start, pos) >= 0:
             continue  # not inside a tag
         tag = markup[start:end + 1]
-        name = low[start + 1:end].split(None, 1)[0].rstrip("/") if end > start + 1 else ""
-        if name in CONTAINERS and _ATTR_RE.search(tag):
+        words = tag[1:-1].split(None, 1)
+        if words and words[0].lower() in CONTAINERS and _ATTR_RE.search(tag):
             found.add(tag)
     return found
 
