@@ -90,6 +90,30 @@ def test_declared_charset_that_validates_is_used():
     assert (decoded.encoding, decoded.evidence) == ("cp1252", "declared:xml")
 
 
+@pytest.mark.parametrize("label", ["text/html", "text/html; charset=utf-8"])
+def test_utf8_in_any_script_is_never_judged_implausible(label):
+    # a page listing languages in their own scripts, with icons: no single alphabet
+    names = "English · Español · Русский · العربية · 日本語 · 한국어 · ελληνικά ★ ✓ ☰ 🙂 "
+    body = html(GERMAN + names * 5).encode("utf-8").replace(b"Markt", b"Markt\x92s", 1)
+    decoded = decode_html(body, label)
+    assert decoded.encoding == "utf-8" and "日本語" in decoded.text and "🙂" in decoded.text
+
+
+def test_english_page_with_foreign_names_is_kept():
+    names = "Søren Søndergaard, Mevlüt Çavuşoğlu, André Nóra, Filipiová, Pierre-André. "
+    decoded = decode_html(html(names * 4 + "The report was published by them.").encode(
+        "cp1252", "ignore"))
+    # kept, not rejected as implausible (which code page mixed names best fit is moot)
+    assert "André Nóra" in decoded.text and "Mevlüt" in decoded.text
+
+
+def test_undeclared_utf8_with_a_stray_byte_is_repaired():
+    body = html(GERMAN).encode("utf-8").replace(b"Markt", b"Markt\x92s", 1)
+    decoded = decode_html(body, "text/html")
+    assert decoded.encoding == "utf-8" and decoded.repairs == 1 and "Markt’s" in decoded.text
+    assert decoded.evidence.startswith("guess:utf-8:")
+
+
 def test_text_that_decodes_only_to_garbage_is_rejected():
     # UTF-8 text cut into a single-byte mess: every second byte of each multi-byte character
     # replaced, so no codec gives a language's letters

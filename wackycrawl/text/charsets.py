@@ -15,7 +15,8 @@ here). For a candidate and a language:
   another, or UTF-8 read as a single-byte page), a lowercase letter followed by an uppercase
   one inside a word (KOI8-R read as windows-1251), private-use or unassigned code points.
 
-``plausibility = good / (good + foreign + junk)`` (1.0 without non-ASCII characters); the
+``plausibility = good / (good + foreign + junk)`` for the language that explains the letters
+best (1.0 without non-ASCII characters); the
 candidate's score is ``good - FOREIGN_WEIGHT * foreign - JUNK_WEIGHT * junk`` plus
 :data:`FUNCWORD_LANGUAGE_WEIGHT` per function-word token of the language (ASCII ones too: they
 name the language, whatever the codec), minus the code page's prior (:data:`PRIORS`: a
@@ -221,13 +222,16 @@ def fit(text: str, codec: str = "", languages: dict[str, int] | None = None) -> 
         for lang in _languages_of(ch):
             goods[lang] += n
     best = None
+    plausible = (0.0, total)  # (plausibility, foreign) of the language explaining most
     for lang, good in goods.items():
         good_total = good + signs + FUNCWORD_WEIGHT * fw_wide.get(lang, 0)
         foreign = total - good
         score = (good_total - FOREIGN_WEIGHT * foreign - JUNK_WEIGHT * junk
                  + FUNCWORD_LANGUAGE_WEIGHT * fw_all.get(lang, 0) - prior)
+        seen = good_total + foreign + junk
+        plausible = max(plausible, (good_total / seen if seen else 1.0, foreign))
         if best is None or score > best.score:
-            seen = good_total + foreign + junk
-            best = Fit(score, good_total / seen if seen else 1.0, lang, good_total, foreign,
-                       junk)
-    return best
+            best = Fit(score, 0.0, lang, good_total, foreign, junk)
+    # plausibility is that of the language that explains the letters best (an English page
+    # quoting French names is plausible French-letter text), the score that of the best fit
+    return best._replace(plausibility=plausible[0], foreign=plausible[1])

@@ -324,7 +324,8 @@ def guess(body: bytes, max_repairs: int = MAX_REPAIRS,
             return _Guess(ev.fit(codec, text), codec, text, 0)
     utf8 = None if _ISO2022.search(body) else _decode_lenient(body, "utf-8", max_repairs)
     if utf8 is not None:
-        return _Guess(ev.fit("utf-8"), "utf-8", *utf8)
+        # the sample holds the stray bytes when there are some: then the repaired text is read
+        return _Guess(ev.fit("utf-8") or ev.fit("utf-8", utf8[0]), "utf-8", *utf8)
     scored = [(f, codec) for codec in charsets.PRIORS if (f := ev.fit(codec)) is not None]
     best = _best_valid(body, scored, max_repairs)
     if (best is None or best.fit.lang not in charsets.LATIN
@@ -405,8 +406,8 @@ def decode_html(body: bytes, content_type: str | None = None,
         decoded = _decode_lenient(body, codec, max_repairs)
         if decoded is None:
             continue
-        if codec == "utf-8" and not decoded[1]:
-            return Decoded(decoded[0], codec, 0, f"declared:{source}")  # valid UTF-8
+        if codec == "utf-8":  # valid UTF-8, or nearly (at most max_repairs stray bytes)
+            return Decoded(decoded[0], codec, decoded[1], f"declared:{source}")
         fit = ev.fit(codec) if not codec.startswith(_WIDE) else ev.fit(codec, decoded[0])
         fit = fit or ev.fit(codec, decoded[0])
         if fit.plausibility < TRUST_DECLARED:
@@ -419,9 +420,10 @@ def decode_html(body: bytes, content_type: str | None = None,
                 continue
         return Decoded(decoded[0], codec, decoded[1], f"declared:{source}")
     guessed = guessed or guess(body, max_repairs, ev)
-    if guessed is not None and guessed.codec.startswith(_WIDE):
-        # the NUL pattern of UTF-16/32 and a clean decode are evidence enough: their pages
-        # may be in any script, including those no alphabet here knows
+    if guessed is not None and (guessed.codec.startswith(_WIDE)
+                                or guessed.codec == "utf-8"):
+        # (nearly) valid multi-byte UTF-8, or the NUL pattern of UTF-16/32 and a clean decode, are
+        # evidence enough: such pages may hold any script, emoji, symbols no alphabet knows
         return Decoded(guessed.text, guessed.codec, guessed.repairs, _evidence(guessed))
     if guessed is None or _implausible(guessed.fit, min_plausibility):
         # last resort: the declared codec with up to max_repairs bytes repaired
