@@ -51,6 +51,7 @@ def test_vrt_is_read_by_cwb_vrt_with_the_counts_we_report(corpus, tmp_path, caps
     assert regions["text"][2]["tld"] == "-"  # 127.0.0.1
     assert regions["p"][0]["lang"] == "en"
     assert "cwb-encode -c utf8 -x -s -B -P word -S text:0+id+url+host+tld" in err
+    assert err.rstrip().endswith(f"-S g:0 -d data -f {tmp_path / 'c.vrt'} -R registry/c")
 
 
 def test_vrt_is_well_formed_xml_and_tokens_are_the_text(corpus, tmp_path, capsys):

@@ -70,7 +70,7 @@ def run(args) -> int:
     if args.format == "vrt":
         print(f"{counts.texts} texts, {counts.paragraphs} paragraphs, {counts.sentences} "
               f"sentences, {counts.tokens} tokens ({counts.empty} documents without tokens "
-              f"left out)\n{counts.cwb_encode()}", file=sys.stderr)
+              f"left out)\n{counts.cwb_encode(args.output)}", file=sys.stderr)
     else:
         print(f"{counts.texts} documents", file=sys.stderr)
     return damage_exit("export", errors.damaged)

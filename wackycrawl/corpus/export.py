@@ -33,7 +33,9 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import os
 import re
+import shlex
 from dataclasses import dataclass, field
 from collections import deque
 from collections.abc import Iterable, Iterator
@@ -112,10 +114,18 @@ class Counts:
     empty: int = 0
     attributes: dict[str, None] = field(default_factory=dict)
 
-    def cwb_encode(self) -> str:
-        """The ``cwb-encode`` options that declare this export's structures."""
+    def cwb_encode(self, path: str | None = None) -> str:
+        """The complete ``cwb-encode`` command line encoding the export at ``path`` (None:
+        stdout, read from stdin then): options declaring this export's structures, data
+        directory ``data``, registry entry ``registry/<name>`` (the file name without
+        ``.vrt``/``.gz``, lowercased, other characters than ``a-z0-9_-`` as ``_``; CWB corpus
+        names are lowercase)."""
+        name = re.sub(r"\.(vrt|gz)$", "", os.path.basename(path or "corpus.vrt"))
+        name = re.sub(r"\.(vrt|gz)$", "", name)
+        name = re.sub(r"[^a-z0-9_-]", "_", name.lower()) or "corpus"
+        source = f" -f {shlex.quote(path)}" if path else ""
         return ("cwb-encode -c utf8 -x -s -B -P word -S text:0+" + "+".join(self.attributes)
-                + " -S p:0+lang -S s:0 -S g:0")
+                + f" -S p:0+lang -S s:0 -S g:0 -d data{source} -R registry/{name}")
 
 
 def vrt(doc: TrecDoc, tokenized: list[list[list[Token]]], langs: list[str],
