@@ -78,6 +78,9 @@ def test_plots_are_png_images_and_the_page_references_them(reported):
     assert sorted(parser.srcs) == sorted(PLOTS)
     assert "<script" not in page and "<link" not in page and 'src="http' not in page
     assert str(summary["tokens"]) in page and "too_short" in page
+    d = summary["document_tokens"]  # the length figures of report.json, quartiles and p95
+    row = ", ".join(str(d[k]) for k in ("min", "p25", "median", "p75", "p95", "mean", "max"))
+    assert "95th percentile" in page and row in page
 
 
 def test_tables_and_drops(reported):

@@ -116,8 +116,10 @@ def _html(summary: dict, title: str) -> str:
              ("dis legomena", s["dis_legomena"]),
              ("Zipf exponent s, constant A (P_r = A/r^s)", f"{z['exponent']}, {z['constant']}"),
              ("Heaps K, beta (V = K n^beta)", f"{h['K']}, {h['beta']}"),
-             ("tokens per document (min, median, mean, max)",
-              f"{d.get('min')}, {d.get('median')}, {d.get('mean')}, {d.get('max')}")]
+             ("tokens per document (min, 25th percentile, median, 75th percentile, "
+              "95th percentile, mean, max)",
+              ", ".join(str(d.get(k)) for k in ("min", "p25", "median", "p75", "p95", "mean",
+                                                "max")))]
     tlds = [(k, v["documents"], v["tokens"]) for k, v in s["tlds"].items()]
     hosts = [(k, v["documents"], v["tokens"]) for k, v in s["hosts"].items()]
     langs = s["languages"]
