@@ -65,7 +65,7 @@ def learn_templates(files: list[str], min_pages: int) -> tuple[TemplateStore, di
     for name in files:
         try:
             text = _read(name)
-        except FILE_ERRORS:
+        except Exception:  # reported by the second pass
             continue
         sites[name] = site_of(text, Path(name))
         store.observe(sites[name], blocks.block_hashes(text))
@@ -98,6 +98,10 @@ def clean(args) -> int:
             os.replace(tmp, target)
         except FILE_ERRORS as exc:
             _err(f"{name}: not cleaned: {exc}")
+            status = 1
+            continue
+        except Exception as exc:  # a fault of ours on one page must not stop the others
+            _err(f"{name}: not cleaned: internal error {type(exc).__name__}: {exc}")
             status = 1
             continue
         written.add(target)
