@@ -20,7 +20,11 @@ logger = logging.getLogger(__name__)
 class Command(ScrapyCrawl):
     def run(self, args, opts) -> None:
         jobdir = self.settings.get("JOBDIR")
-        if jobdir and frontier_mode(self.settings) == "local":
+        try:
+            local = bool(jobdir) and frontier_mode(self.settings) == "local"
+        except ValueError:  # a bad WACKY_FRONTIER: the scheduler reports it
+            local = False
+        if local:
             try:
                 check_free(jobdir)
             except FrontierLockedError as exc:
