@@ -43,6 +43,7 @@ from warcio.timeutils import datetime_to_iso_date
 from warcio.warcwriter import WARCWriter
 
 from wackycrawl.trec.reader import TrecFileError, iter_members
+from wackycrawl.trec.writer import cut_back
 
 logger = logging.getLogger(__name__)
 
@@ -112,13 +113,7 @@ def recover_file(path: str) -> Recovery | None:
         except TrecFileError as exc:
             reason = str(exc)
         size = os.fstat(f.fileno()).st_size
-        final = path.removesuffix(OPEN_SUFFIX) if records else None
-        if final:
-            f.truncate(end)
-            os.fsync(f.fileno())
-            os.rename(path, final)
-        else:
-            os.remove(path)
+        final = cut_back(f, path, end, bool(records))
     return Recovery(path, final, records, size - end, reason)
 
 

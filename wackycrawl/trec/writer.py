@@ -136,17 +136,27 @@ def recover_file(path: str) -> Recovery | None:
         except (TrecFileError, TrecFormatError) as exc:
             reason = str(exc)
         size = os.fstat(f.fileno()).st_size
-        final = path.removesuffix(OPEN_SUFFIX) if entries else None
-        if final:
-            f.truncate(end)
-            os.fsync(f.fileno())
-            write_index(path, entries)
-            os.rename(path, final)
-        else:
-            os.remove(path)
-            if os.path.exists(index_path(path)):
-                os.remove(index_path(path))
+        final = cut_back(f, path, end, bool(entries), lambda: write_index(path, entries))
+        if not final and os.path.exists(index_path(path)):
+            os.remove(index_path(path))
     return Recovery(path, final, len(entries), size - end, reason)
+
+
+def cut_back(f, path: str, end: int, keep: bool, before_rename=None) -> str | None:
+    """End the recovery of the ``.open`` file ``path`` (open as ``f``): with ``keep``, cut it
+    to ``end`` bytes (its last complete gzip member), fsync, call ``before_rename()`` and
+    rename it without ``.open``, returning the new path; else remove it and return None.
+    Shared by the TREC and WARC writers."""
+    if not keep:
+        os.remove(path)
+        return None
+    final = path.removesuffix(OPEN_SUFFIX)
+    f.truncate(end)
+    os.fsync(f.fileno())
+    if before_rename:
+        before_rename()
+    os.rename(path, final)
+    return final
 
 
 def recover_dir(directory: str) -> list[Recovery]:
