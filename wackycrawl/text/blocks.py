@@ -94,13 +94,13 @@ class Extraction:
         return 1.0 - self.clean_chars / self.text_chars if self.text_chars else 0.0
 
 
-def segment(parts: list[str], named: set[str] = frozenset()) -> tuple[list[Block], list[int]]:
+def segment(parts: list[str]) -> tuple[list[Block], list[int]]:
     """Blocks of the pieces (from :func:`wackycrawl.text.bte.pieces`), empty ones left out,
     and each piece's BTE score (one pass): words +1, link words :data:`LINK_WORD_WEIGHT`,
     :data:`NEUTRAL_ELEMENTS` tags 0, other tags -1. Whitespace between inline elements is
     kept (``<b>Hallo</b> <i>Welt</i>`` is "Hallo Welt"). Blocks inside an element whose
-    opening tag is ``<footer>``, ``<nav>`` or in ``named``
-    (:func:`wackycrawl.text.cues.named_tags`) get ``cue`` True."""
+    opening tag names boilerplate (:func:`wackycrawl.text.cues.names_boilerplate`) get
+    ``cue`` True."""
     blocks: list[Block] = []
     scores: list[int] = []
     chunks: list[str] = []
@@ -108,38 +108,51 @@ def segment(parts: list[str], named: set[str] = frozenset()) -> tuple[list[Block
     in_link = heading = False
     first = depth = first_depth = 0
     cue_name, cue_depth = "", 0  # the open boilerplate-named element and its nesting depth
-    for k, piece in enumerate(parts):
-        if k % 2 == 0:
+    names = bte.tag_names(parts[1::2])
+    last = len(names)
+    add_score = scores.append
+    neutral, block_elements, nesting = NEUTRAL_ELEMENTS, bte.BLOCK_ELEMENTS, _NESTING
+    containers = cues.CONTAINERS
+    for j, piece in enumerate(parts[0::2]):
+        k = 2 * j
+        if piece:
             n = len(piece.split())
             if n and len(piece) > LONG_TOKEN * n and not piece.isascii():
                 n = len(piece) // CHARS_PER_WORD
-            scores.append(n * (LINK_WORD_WEIGHT if in_link else bte.WORD_WEIGHT))
+            add_score(n * (LINK_WORD_WEIGHT if in_link else bte.WORD_WEIGHT))
             if n:
                 if not chunks:
                     first, first_depth = k, depth
                 chunks.append(piece)
                 words += n
                 link_words += n if in_link else 0
-            elif chunks and piece:
+            elif chunks:
                 chunks.append(" ")
+        else:
+            add_score(0)
+        if j == last:
+            break
+        k += 1
+        name = names[j]
+        add_score(0 if name in neutral else bte.TAG_WEIGHT)
+        if not name:
             continue
-        name = bte.tag_name(piece)
-        scores.append(0 if name in NEUTRAL_ELEMENTS else bte.TAG_WEIGHT)
+        piece = parts[k]
         closing = piece[1] == "/"
         if name == "a":
             in_link = not closing
-        elif name in bte.BLOCK_ELEMENTS:
+        elif name in block_elements:
             if chunks:
                 blocks.append(Block(bte.normalise("".join(chunks)), words, link_words,
                                     heading, first, k, cue_depth > 0, first_depth))
             chunks, words, link_words = [], 0, 0
             heading = name in HEADINGS and not closing
-        if name in _NESTING:
+        if name in nesting:
             depth = max(depth - 1, 0) if closing else depth + 1
         if cue_depth:
             if name == cue_name:
                 cue_depth += -1 if closing else 1
-        elif not closing and name in cues.CONTAINERS and cues.names_boilerplate(piece, name, named):
+        elif not closing and name in containers and cues.names_boilerplate(piece, name):
             cue_name, cue_depth = name, 1
     if chunks:
         blocks.append(Block(bte.normalise("".join(chunks)), words, link_words, heading,
@@ -207,9 +220,8 @@ def analyse(
     of a block's words, ``min_outside_words`` a count of words. Never raises on malformed
     markup.
     """
-    visible = bte.strip_invisible(markup)
-    parts = bte.pieces(visible)
-    blocks, scores = segment(parts, cues.named_tags(visible))
+    parts = bte.pieces(bte.strip_invisible(markup))
+    blocks, scores = segment(parts)
     named_cues = use_named_cues(blocks)
     template = None
     if templates is not None and blocks:
@@ -229,8 +241,7 @@ def analyse(
 
 def block_hashes(markup: str) -> list[int]:
     """:func:`block_hash` of every block of a page, in order (to learn a host's template)."""
-    visible = bte.strip_invisible(markup)
-    return [block_hash(b.text) for b in segment(bte.pieces(visible), cues.named_tags(visible))[0]]
+    return [block_hash(b.text) for b in segment(bte.pieces(bte.strip_invisible(markup)))[0]]
 
 
 def extract(

@@ -5,7 +5,7 @@ Such blocks are grammatical sentences full of function words, and they often sit
 content span, so neither BTE's tag/word balance nor link density removes them. Two kinds of
 evidence, both plain regular expressions (no model):
 
-* :func:`named_tags`, :func:`names_boilerplate`: the ``class`` or ``id`` of a container
+* :func:`names_boilerplate`: the ``class`` or ``id`` of a container
   element contains one of
   :data:`ATTRIBUTE_WORDS` as a word part (``cookie-banner``, ``gdprConsent``,
   ``site-footer``, ``related_posts``); the HTML 5 ``<footer>`` and ``<nav>`` elements count
@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from functools import lru_cache
 
 #: Elements whose class/id is read (a cue on an inline element or ``<p>``, often left
 #: unclosed, would run on too far).
@@ -105,29 +106,22 @@ def _positions(text: str, words) -> list[int]:
     return out
 
 
-def named_tags(markup: str) -> set[str]:
-    """The opening tags (their exact markup) of :data:`CONTAINERS` elements whose class or id
-    contains one of :data:`ATTRIBUTE_WORDS` (lower case or capitalised, as class names are
-    written). One ``str.find`` pass per word over the page, then a check of the few tags
-    around the hits (a regular expression per tag, or lower-casing the page, would cost more
-    than the whole block pass)."""
-    found: set[str] = set()
-    for pos in _positions(markup, _ATTRIBUTE_FORMS):
-        start = markup.rfind("<", 0, pos)
-        end = markup.find(">", pos)
-        if start < 0 or end < 0 or markup.find(">", start, pos) >= 0:
-            continue  # not inside a tag
-        tag = markup[start:end + 1]
-        words = tag[1:-1].split(None, 1)
-        if words and words[0].lower() in CONTAINERS and _ATTR_RE.search(tag):
-            found.add(tag)
-    return found
+def names_boilerplate(tag: str, name: str) -> bool:
+    """True if the opening ``tag`` (its markup, a tag piece of
+    :func:`wackycrawl.text.bte.pieces`; element ``name``) names boilerplate: ``<footer>``,
+    ``<nav>``, or a :data:`CONTAINERS` element whose class or id contains one of
+    :data:`ATTRIBUTE_WORDS` (lower case or capitalised, as class names are written)."""
+    return name in _ALWAYS_NAMED or _named(tag)
 
 
-def names_boilerplate(tag: str, name: str, named: set[str]) -> bool:
-    """True if the opening ``tag`` (its markup, element ``name``) names boilerplate:
-    ``<footer>``, ``<nav>``, or one of ``named`` (from :func:`named_tags`)."""
-    return name in _ALWAYS_NAMED or tag in named
+@lru_cache(maxsize=4096)
+def _named(tag: str) -> bool:
+    """Class/id test of :func:`names_boilerplate`, remembered per tag (pages of a site repeat
+    their container tags). A plain substring test first: the expression costs more."""
+    if not any(w in tag for w in _ATTRIBUTE_FORMS):
+        return False
+    words = tag[1:-1].split(None, 1)
+    return bool(words) and words[0].lower() in CONTAINERS and _ATTR_RE.search(tag) is not None
 
 
 def text_cues(texts: list[str], headings: list[bool], words: list[int],
