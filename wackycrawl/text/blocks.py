@@ -56,6 +56,8 @@ HEADINGS = frozenset(["h1", "h2", "h3", "h4", "h5", "h6"])
 CHARS_PER_WORD = 3
 LONG_TOKEN = 12
 _NESTING = cues.CONTAINERS | {"article", "header", "main"}
+# Tags that change the state of segment() (links, blocks, nesting, cue containers).
+_STRUCTURAL = frozenset({"a"} | bte.BLOCK_ELEMENTS | _NESTING | cues.CONTAINERS)
 _DIGITS = str.maketrans("0123456789", "0000000000")
 
 
@@ -113,6 +115,7 @@ def segment(parts: list[str]) -> tuple[list[Block], list[int]]:
     add_score = scores.append
     neutral, block_elements, nesting = NEUTRAL_ELEMENTS, bte.BLOCK_ELEMENTS, _NESTING
     containers = cues.CONTAINERS
+    structural = _STRUCTURAL
     for j, piece in enumerate(parts[0::2]):
         k = 2 * j
         if piece:
@@ -135,7 +138,7 @@ def segment(parts: list[str]) -> tuple[list[Block], list[int]]:
         k += 1
         name = names[j]
         add_score(0 if name in neutral else bte.TAG_WEIGHT)
-        if not name:
+        if name not in structural:
             continue
         piece = parts[k]
         closing = piece[1] == "/"
