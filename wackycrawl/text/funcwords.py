@@ -214,9 +214,10 @@ def paragraph_tokens(paragraphs: list[str]) -> list[list[int]]:
         pieces = [normalise(p).encode("utf-8", "surrogatepass") for p in paragraphs]
     shifts = range(0, _FIELD * len(langs), _FIELD)
     out = []
+    n_langs = len(langs)
     for piece in pieces:
         packed = sum(filter(None, map(masks.get, piece.translate(_TO_SPACE).split())))
-        out.append([packed >> s & _FIELD_MASK for s in shifts])
+        out.append([packed >> s & _FIELD_MASK for s in shifts] if packed else [0] * n_langs)
     return out
 
 
