@@ -32,7 +32,6 @@ import fcntl
 import logging
 import os
 import re
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from io import BytesIO
@@ -43,7 +42,7 @@ from warcio.timeutils import datetime_to_iso_date
 from warcio.warcwriter import WARCWriter
 
 from wackycrawl.trec.reader import TrecFileError, iter_members
-from wackycrawl.trec.writer import cut_back
+from wackycrawl.trec.writer import cut_back, dir_lock, recover_open_files
 
 logger = logging.getLogger(__name__)
 
@@ -88,13 +87,6 @@ class Recovery:
     reason: str
 
 
-@contextmanager
-def _dir_lock(directory: str):
-    with open(os.path.join(directory, LOCK_NAME), "a") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        yield
-
-
 def recover_file(path: str) -> Recovery | None:
     """Cut ``path`` (a ``.open`` file) back to its last complete gzip member holding a WARC
     record and rename it; None if a live writer holds its lock. Call under the dir lock."""
@@ -119,15 +111,10 @@ def recover_file(path: str) -> Recovery | None:
 
 def recover_dir(directory: str) -> list[Recovery]:
     """Recover every unlocked ``*.warc.gz.open`` file in ``directory``; logs each one."""
-    done = []
-    with _dir_lock(directory):
-        for name in sorted(os.listdir(directory)):
-            if name.endswith(SUFFIX + OPEN_SUFFIX):
-                rec = recover_file(os.path.join(directory, name))
-                if rec:
-                    logger.warning("recovered WARC file %s: kept %d records, cut %d bytes (%s)",
-                                   rec.path, rec.records, rec.cut_bytes, rec.reason)
-                    done.append(rec)
+    done = recover_open_files(directory, SUFFIX, recover_file, LOCK_NAME)
+    for rec in done:
+        logger.warning("recovered WARC file %s: kept %d records, cut %d bytes (%s)",
+                       rec.path, rec.records, rec.cut_bytes, rec.reason)
     return done
 
 
@@ -181,7 +168,7 @@ class WarcWriter:
         return out.getvalue()
 
     def _open(self) -> None:
-        with _dir_lock(self.directory):
+        with dir_lock(self.directory, LOCK_NAME):
             while os.path.exists(self.path) or os.path.exists(self.path + OPEN_SUFFIX):
                 self._number += 1
             self._fd = os.open(self.path + OPEN_SUFFIX, os.O_WRONLY | os.O_CREAT | os.O_EXCL,
@@ -253,7 +240,7 @@ class WarcWriter:
             return
         if self.fsync:
             os.fsync(self._fd)
-        with _dir_lock(self.directory):
+        with dir_lock(self.directory, LOCK_NAME):
             os.rename(self.path + OPEN_SUFFIX, self.path)
             os.close(self._fd)
         self._fd = None

@@ -97,8 +97,10 @@ def default_worker_id() -> str:
 
 
 @contextmanager
-def _dir_lock(directory: str):
-    with open(os.path.join(directory, LOCK_NAME), "a") as f:
+def dir_lock(directory: str, name: str = LOCK_NAME):
+    """Hold the exclusive flock on the lock file ``name`` in ``directory`` (created if
+    missing): one writer at a time rotates or recovers the files there."""
+    with open(os.path.join(directory, name), "a") as f:
         fcntl.flock(f, fcntl.LOCK_EX)
         yield
 
@@ -159,17 +161,22 @@ def cut_back(f, path: str, end: int, keep: bool, before_rename=None) -> str | No
     return final
 
 
+def recover_open_files(directory: str, suffix: str, recover, lock_name: str = LOCK_NAME) -> list:
+    """Call ``recover(path)`` on every ``<suffix>.open`` file in ``directory``, in name order,
+    with the directory lock ``lock_name`` held; the non-None results, in order. Shared by the
+    TREC and WARC writers."""
+    with dir_lock(directory, lock_name):
+        return [rec for name in sorted(os.listdir(directory))
+                if name.endswith(suffix + OPEN_SUFFIX)
+                and (rec := recover(os.path.join(directory, name)))]
+
+
 def recover_dir(directory: str) -> list[Recovery]:
     """Recover every unlocked ``*.trec.gz.open`` file in ``directory``; logs each one."""
-    done = []
-    with _dir_lock(directory):
-        for name in sorted(os.listdir(directory)):
-            if name.endswith(".trec.gz" + OPEN_SUFFIX):
-                rec = recover_file(os.path.join(directory, name))
-                if rec:
-                    logger.warning("recovered %s: kept %d documents, cut %d bytes (%s)",
-                                   rec.path, rec.docs, rec.cut_bytes, rec.reason)
-                    done.append(rec)
+    done = recover_open_files(directory, ".trec.gz", recover_file)
+    for rec in done:
+        logger.warning("recovered %s: kept %d documents, cut %d bytes (%s)",
+                       rec.path, rec.docs, rec.cut_bytes, rec.reason)
     return done
 
 
@@ -208,7 +215,7 @@ class TrecWriter:
         return os.path.join(self.directory, f"{self.stem}{self._number:05d}.trec.gz")
 
     def _open(self) -> None:
-        with _dir_lock(self.directory):
+        with dir_lock(self.directory):
             while os.path.exists(self.path) or os.path.exists(self.path + OPEN_SUFFIX):
                 self._number += 1
             self._file = open(self.path + OPEN_SUFFIX, "xb", buffering=0)  # noqa: SIM115
@@ -277,7 +284,7 @@ class TrecWriter:
         self._index.close()
         if self.fsync:
             os.fsync(self._file.fileno())
-        with _dir_lock(self.directory):
+        with dir_lock(self.directory):
             os.rename(self.path + OPEN_SUFFIX, self.path)
             self._file.close()
         self._file = self._index = None
