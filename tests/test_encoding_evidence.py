@@ -146,3 +146,25 @@ def test_cli_prints_path_codec_and_evidence(tmp_path):
     assert lines[1][:2] == [files[1], "iso8859-2"]
     assert lines[2] == [str(png), "-", "rejected:binary"] and run.returncode == 1
     assert "PNG image" in run.stderr
+
+
+@pytest.mark.parametrize("text", [
+    FRENCH + "Prix\xa0: 10\xa0€ – à\xa0bientôt\xa0!\xa0" * 2,
+    FRENCH.replace(" ", "\xa0"), GERMAN.replace(" ", "\xa0")])
+def test_no_break_spaces_are_no_evidence_against_a_code_page(text):
+    # no-break spaces (0xA0 in every code page here) are neither letters nor junk: the
+    # letters alone decide (they once made such pages windows-1250, or rejected)
+    decoded = decode_html(html(text, times=2).encode("cp1252"))
+    assert decoded.encoding == "cp1252" and text.strip() in decoded.text
+
+
+@pytest.mark.parametrize("label, codec, ok", [("Shift_JIS", "shift_jis", "＼"),
+                                              ("GB2312", "gb2312", "・")])
+def test_a_standard_cjk_label_is_read_with_its_own_codec(label, codec, ok):
+    # 0x815F (shift_jis: U+005C, cp932: U+FF3C) and 0xA1A4 (gb2312: U+30FB, GBK: U+00B7):
+    # the page's label names the standard, whose decoding it gets when it validates
+    text = {"shift_jis": "東京の図書館は週末も開いています。", "gb2312": "本市图书馆周末照常开放。"}[codec]
+    body = html(text, f'<meta charset="{label}">').encode(codec) + ok.encode(codec)
+    decoded = decode_html(body)
+    assert decoded.encoding == codec and decoded.evidence == "declared:meta"
+    assert decoded.text.endswith(body[-2:].decode(codec))

@@ -13,7 +13,8 @@ here). For a candidate and a language:
 - ``foreign``: letters outside that alphabet (``č`` in a French text: cp1250 read for cp1252);
 - ``junk``: signs inside a word (``Ã¼``, ``pÅ™i``, ``±`` for ``ą``: a code page read for
   another, or UTF-8 read as a single-byte page), a lowercase letter followed by an uppercase
-  one inside a word (KOI8-R read as windows-1251), private-use or unassigned code points.
+  one inside a word (KOI8-R read as windows-1251), private-use or unassigned code points;
+  no-break spaces and the soft hyphen are neither (0xA0 is a no-break space in most pages).
 
 ``plausibility = good / (good + foreign + junk)`` for the language that explains the letters
 best (1.0 without non-ASCII characters); the
@@ -30,7 +31,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
-from functools import cache
+from functools import cache, lru_cache
 from typing import NamedTuple
 
 from wackycrawl.text import funcwords
@@ -89,7 +90,8 @@ _MARKUP = re.compile(rb"<script\b.*?(?:</script\s*>|\Z)|<style\b.*?(?:</style\s*
                      rb"|<!--.*?(?:-->|\Z)|<[^<>]*>|&#?\w+;", re.S | re.I)
 # Bytes of a page read for evidence at most.
 MAX_BYTES = 256 * 1024
-_NON_ASCII_TOKEN = re.compile(rb"[^\s<>]*[\x80-\xff][^\s<>]*")
+# A word holding a high byte, matched from its first byte only (linear: no retry inside words).
+_NON_ASCII_TOKEN = re.compile(rb"(?<![^\s<>])[^\s<>\x80-\xff]*[\x80-\xff][^\s<>]*")
 
 
 class Fit(NamedTuple):
@@ -105,14 +107,21 @@ class Fit(NamedTuple):
     junk: int
 
 
-def sample(body: bytes, max_tokens: int = MAX_TOKENS) -> bytes:
+def visible(body: bytes) -> bytes:
+    """The first :data:`MAX_BYTES` bytes of an HTML page with markup, scripts, styles,
+    comments and entities replaced by spaces (shared by :func:`sample` and
+    :func:`language_evidence`)."""
+    return _MARKUP.sub(b" ", body[:MAX_BYTES])
+
+
+def sample(body: bytes, max_tokens: int = MAX_TOKENS, shown: bytes | None = None) -> bytes:
     """The evidence of an HTML page's bytes: its first ``max_tokens`` whitespace-separated
-    words holding a non-ASCII byte, outside markup, scripts, styles, comments and entities,
-    joined by spaces (ASCII-compatible codecs only: ``<``, ``>`` and white space are never
-    part of a multi-byte character in them)."""
-    visible = _MARKUP.sub(b" ", body[:MAX_BYTES])
+    words holding a non-ASCII byte, outside markup, scripts, styles, comments and entities
+    (``shown``: :func:`visible` of ``body`` if already computed), joined by spaces, at most
+    :data:`MAX_SAMPLE_BYTES` bytes (ASCII-compatible codecs only: ``<``, ``>`` and white
+    space are never part of a multi-byte character in them)."""
     tokens, size = [], 0
-    for match in _NON_ASCII_TOKEN.finditer(visible):
+    for match in _NON_ASCII_TOKEN.finditer(visible(body) if shown is None else shown):
         tokens.append(match.group())
         size += len(tokens[-1]) + 1
         if len(tokens) >= max_tokens or size >= MAX_SAMPLE_BYTES:
@@ -120,13 +129,33 @@ def sample(body: bytes, max_tokens: int = MAX_TOKENS) -> bytes:
     return b" ".join(tokens)
 
 
-def language_evidence(body: bytes) -> dict[str, int]:
+def language_evidence(body: bytes, shown: bytes | None = None) -> dict[str, int]:
     """Function-word tokens per language (:mod:`wackycrawl.text.funcwords`) among the
-    page's ASCII words outside markup: the same under every ASCII-compatible codec."""
-    words = _MARKUP.sub(b" ", body[:MAX_BYTES]).decode("latin-1")
+    page's ASCII words outside markup (``shown``: :func:`visible` of ``body`` if already
+    computed): the same under every ASCII-compatible codec."""
+    words = (visible(body) if shown is None else shown).decode("latin-1")
     freq = funcwords.word_counts(funcwords.normalise(words))
     return dict(zip(funcwords.languages(), funcwords.count(
         {w: n for w, n in freq.items() if w.isascii()})[0]))
+
+
+def same_decodings(sample: bytes, codecs: list[str]) -> dict[str, list[str]]:
+    """``{first codec: [codecs...]}``: the ``codecs`` (single-byte, ASCII-compatible) grouped
+    by how they decode the high bytes (0x80-0xFF) present in ``sample``; codecs that leave one
+    of them undefined are left out. Codecs of one group decode ``sample`` to the same text,
+    so its :func:`fit` differs only by their priors: it is computed once per group."""
+    present = bytes(sorted(set(sample.translate(None, _ASCII_BYTES))))
+    groups: dict[str, list[str]] = {}
+    for codec in codecs:
+        try:
+            key = present.decode(codec)
+        except UnicodeDecodeError:
+            continue
+        groups.setdefault(key, []).append(codec)
+    return {members[0]: members for members in groups.values()}
+
+
+_ASCII_BYTES = bytes(range(0x80))
 
 
 @cache
@@ -161,6 +190,12 @@ _MIXED_SCRIPTS = re.compile(f"[{_LATIN_LETTER}][{_GREEK_CYRILLIC}]"
                             f"|[{_GREEK_CYRILLIC}][{_LATIN_LETTER}]")
 
 
+@lru_cache(maxsize=1024)
+def _case_switch(lower: str, upper: str) -> re.Pattern:
+    """A lowercase letter (ASCII or of ``lower``) followed by an uppercase one of ``upper``."""
+    return re.compile(f"[a-z{re.escape(lower)}][{re.escape(upper)}]")
+
+
 @cache
 def _category(char: str) -> str:
     return unicodedata.category(char)
@@ -187,17 +222,18 @@ def _classify(text: str) -> tuple[dict[str, int], int, int]:
                 lower_chars.append(ch)
         elif cat[0] == "P" or cat == "Sc" or ch in _COMMON_SIGNS or cat == "No":
             signs += n  # outside words; those inside are counted as junk below
-        elif cat[0] != "M" and cat != "Nd":
-            junk += n  # box drawing, arrows, dingbats... are no running text
+        elif cat[0] != "M" and cat != "Nd" and cat != "Zs" and ch != "\u00ad":
+            # box drawing, arrows, dingbats... are no running text; no-break spaces and the
+            # soft hyphen are (neither evidence nor junk)
+            junk += n
     inside = "".join(_IN_WORD_SIGN.findall(text))  # signs between letters: Ã¼, ±, ³
     junk += len(inside)
     signs -= sum(n for ch, n in Counter(inside).items()
                  if _category(ch)[0] == "P" or _category(ch) in ("Sc", "No") or ch in _COMMON_SIGNS)
     junk += len(_MIXED_SCRIPTS.findall(text))  # xЃ: a Latin and a Cyrillic, Greek... letter
     if upper_chars:  # aB inside a word (KOI8-R read as windows-1251)
-        switch = re.compile(f"[a-z{re.escape(''.join(lower_chars))}]"
-                            f"[{re.escape(''.join(upper_chars))}]")
-        junk += len(switch.findall(text))
+        junk += len(_case_switch("".join(sorted(lower_chars)),
+                                      "".join(sorted(upper_chars))).findall(text))
     # running text is mostly lowercase: a page of capitals is a cased page read backwards
     # (KOI8-R as windows-1251) unless the other reading is no better
     junk += max(0, upper - (sum(letters.values()) - upper)) // 2

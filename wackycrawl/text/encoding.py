@@ -6,7 +6,8 @@ Order (WHATWG HTML "determining the character encoding", then evidence):
 2. A byte-order mark decides (WHATWG: never second-guessed); evidence ``declared:bom``.
 3. A declared charset - HTTP ``charset`` (``declared:header``), then ``<meta>``
    (``declared:meta``) or the XML declaration (``declared:xml``), labels resolved by the
-   WHATWG Encoding Standard table (``ISO-8859-1``/``latin1`` mean windows-1252) - is used when
+   WHATWG Encoding Standard table (``ISO-8859-1``/``latin1`` mean windows-1252; a standard
+   CJK label keeps its own codec when that validates: :func:`declarations`) - is used when
    the bytes validate under it: they decode with at most ``max_repairs`` bad bytes, they are
    not UTF-8 in disguise (valid multi-byte UTF-8 under a single-byte label), and the text is
    plausible (:mod:`wackycrawl.text.charsets`) or no other codec explains it clearly better
@@ -16,7 +17,10 @@ Order (WHATWG HTML "determining the character encoding", then evidence):
    stray bytes repaired), UTF-16/32 by their NUL pattern, else every candidate code page
    (:data:`~wackycrawl.text.charsets.PRIORS`, plus the multi-byte codecs charset-normalizer
    proposes when no single-byte page fits) that decodes the bytes cleanly is scored by
-   :func:`wackycrawl.text.charsets.fit`; the best wins, ``guess:<codec>:<plausibility>``.
+   :func:`wackycrawl.text.charsets.fit` on the page's sample (:func:`charsets.sample`: at
+   most 16 KB of its words with high bytes), once per group of code pages that decode the
+   sample's high bytes alike; only the winner decodes the whole page,
+   ``guess:<codec>:<plausibility>``.
 5. A text whose best decoding is less plausible than ``min_plausibility`` is rejected
    (:class:`EncodingError`): a corpus stores no garbled text.
 
@@ -210,15 +214,36 @@ def _python_codec(name: str) -> str | None:
 
 def declarations(body: bytes, content_type: str | None) -> list[tuple[str, str]]:
     """``[(source, codec), ...]`` in WHATWG order: ``header`` (HTTP charset), then ``meta``
-    or ``xml`` (the first 4096 bytes, w3lib's lenient scan); codecs are Python names."""
-    found = []
-    header = _codec(http_content_type_encoding(content_type))
-    if header:
-        found.append(("header", header))
-    body_label = _codec(html_body_declared_encoding(body))
-    if body_label and body_label not in dict(found).values():
-        found.append(("xml" if _XML_DECL.match(body) else "meta", body_label))
+    or ``xml`` (the first 4096 bytes, w3lib's lenient scan); codecs are Python names, labels
+    resolved by the WHATWG table, except that a label naming a standard CJK codec
+    (``Shift_JIS``, ``GB2312``, ``Big5``, ``EUC-KR``: :data:`STANDARD_CJK`) is read with that
+    codec when it decodes ``body`` cleanly; the WHATWG decoder is its vendor superset (cp932,
+    gb18030, big5hkscs, cp949), needed only for the bytes the standard lacks, and maps a few
+    symbols otherwise (0x815F is U+005C in shift_jis, U+FF3C in cp932)."""
+    found: list[tuple[str, str]] = []
+    for source, label in (("header", http_content_type_encoding(content_type)),
+                          ("body", html_body_declared_encoding(body))):
+        codec = _codec(label)
+        if not codec or codec in dict(found).values():
+            continue
+        written = ((content_type or "").encode("latin-1", "replace") if source == "header"
+                   else body[:4096])
+        raw = _LABEL.search(written)
+        own = _python_codec(raw.group(1).decode("latin-1")) if raw else None
+        if (own and STANDARD_CJK.get(codec) == own and _codec(own) == codec
+                and _strict(body, own) is not None):
+            codec = own
+        if source == "body":
+            source = "xml" if _XML_DECL.match(body) else "meta"
+        found.append((source, codec))
     return found
+
+
+# WHATWG decoder of a CJK label -> the standard codec of its family (Python names).
+STANDARD_CJK = {"cp932": "shift_jis", "gb18030": "gb2312", "big5hkscs": "big5",
+                "cp949": "euc_kr"}
+# A label as written: charset=... (header, meta) or encoding="..." (XML declaration).
+_LABEL = re.compile(rb"""(?:charset|encoding)\s*=\s*["']?\s*([\w.:-]+)""", re.I)
 
 
 _XML_DECL = re.compile(rb"\s*<\?xml[^>]*encoding", re.I)
@@ -287,19 +312,24 @@ def _evidence(guess: _Guess) -> str:
 
 
 class _Evidence:
-    """The page's evidence, computed once when first asked: sample words and function-word
-    counts."""
+    """The page's evidence, computed once when first asked: sample words, function-word
+    counts, and the sample's fit per distinct decoding."""
 
     def __init__(self, body: bytes):
         self.body = body
+        self._fits: dict[str, charsets.Fit | None] = {}
+
+    @functools.cached_property
+    def visible(self) -> bytes:
+        return charsets.visible(self.body)
 
     @functools.cached_property
     def sample(self) -> bytes:
-        return charsets.sample(self.body)
+        return charsets.sample(self.body, shown=self.visible)
 
     @functools.cached_property
     def languages(self) -> dict[str, int]:
-        return charsets.language_evidence(self.body)
+        return charsets.language_evidence(self.body, shown=self.visible)
 
     def fit(self, codec: str, text: str | None = None) -> charsets.Fit | None:
         """Fit of the sample decoded with ``codec`` (or of ``text``'s own non-ASCII words,
@@ -307,8 +337,26 @@ class _Evidence:
         if text is not None:
             words = " ".join(w for w in text[:200_000].split() if not w.isascii())
             return charsets.fit(words, codec, self.languages)
-        decoded = _strict(self.sample, codec)
-        return None if decoded is None else charsets.fit(decoded, codec, self.languages)
+        if codec not in self._fits:
+            decoded = _strict(self.sample, codec)
+            self._fits[codec] = (None if decoded is None
+                                 else charsets.fit(decoded, codec, self.languages))
+        return self._fits[codec]
+
+    def code_pages(self) -> list[tuple[charsets.Fit, str]]:
+        """``[(fit, codec), ...]`` of every code page of :data:`charsets.PRIORS` that decodes
+        the sample cleanly; one fit per group of code pages that decode the sample's high
+        bytes alike (:func:`charsets.same_decodings`), the others' scores moved by their
+        priors."""
+        scored = []
+        for first, members in charsets.same_decodings(self.sample, list(charsets.PRIORS)).items():
+            fit = self.fit(first)
+            if fit is None:
+                continue
+            for codec in members:
+                shift = charsets.PRIORS[first] - charsets.PRIORS[codec]
+                scored.append((fit._replace(score=fit.score + shift), codec))
+        return scored
 
 
 def guess(body: bytes, max_repairs: int = MAX_REPAIRS,
@@ -326,8 +374,7 @@ def guess(body: bytes, max_repairs: int = MAX_REPAIRS,
     if utf8 is not None:
         # the sample holds the stray bytes when there are some: then the repaired text is read
         return _Guess(ev.fit("utf-8") or ev.fit("utf-8", utf8[0]), "utf-8", *utf8)
-    scored = [(f, codec) for codec in charsets.PRIORS if (f := ev.fit(codec)) is not None]
-    best = _best_valid(body, scored, max_repairs)
+    best = _best_valid(body, ev.code_pages(), max_repairs)
     if (best is None or best.fit.lang not in charsets.LATIN
             or best.fit.plausibility < TRUST_DECLARED):
         # outside the Latin-script languages the letters alone cannot tell code pages apart
@@ -342,7 +389,8 @@ def guess(body: bytes, max_repairs: int = MAX_REPAIRS,
             text = _strict(body, codec)
             if text is None:
                 continue
-            fit = ev.fit(codec, text)
+            # a code page is scored on the sample, as the candidates it is compared with
+            fit = (ev.fit(codec) if codec in charsets.PRIORS else None) or ev.fit(codec, text)
             if best is None or best.fit.lang not in charsets.LATIN or fit.score > best.fit.score:
                 return _Guess(fit, codec, text, 0)
     return best
