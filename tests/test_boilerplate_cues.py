@@ -151,6 +151,29 @@ def test_a_named_wrapper_of_the_whole_text_is_not_boilerplate():
     assert has_article(out)
 
 
+THIRD = ("<p>By the evening the water had gone down again, and the owners of the shops on the "
+         "quay began to carry their wet goods out into the sun of the square.</p>")
+MENU = "<ul>" + "".join(f'<li><a href="/s{i}">Section {i}</a></li>' for i in range(40)) + "</ul>"
+ADDRESS = "<p>The Town Courier, 12 Quay Street, Riverside, telephone 555 0100, fax 555 0101</p>"
+
+
+def test_a_named_wrapper_of_the_article_is_not_boilerplate():
+    # The article's container is named "...sidebar..." (a layout name, not a banner): with
+    # the name applied the span would be the address line, without the article's paragraphs.
+    markup = page(f'<div>{MENU}</div><div class="content-with-sidebar-wrp">{ARTICLE}{THIRD}'
+                  f"</div><div>{ADDRESS}</div>")
+    out = blocks.extract(markup)
+    assert has_article(out) and any("evening the water" in p for p in out)
+
+
+def test_a_named_sidebar_of_prose_next_to_the_article_stays_boilerplate():
+    sidebar = ('<div class="sidebar">' + "".join(
+        f"<p>Live: item {i} of the news feed on the side, with enough words to be a paragraph "
+        f"of prose that a reader might skim.</p>" for i in range(6)) + "</div>")
+    out = blocks.extract(page(f"<div>{ARTICLE}{THIRD}</div>{sidebar}"))
+    assert has_article(out) and not any("news feed" in p for p in out)
+
+
 def test_only_container_tags_name_boilerplate():
     markup = ('<div class="a cookie-bar">x</div><span class="cookie">y</span>'
               '<p>the cookie jar</p><section id="Related">z</section><div id="COOKIE">w</div>'

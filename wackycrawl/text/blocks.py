@@ -16,7 +16,9 @@ Baroni et al. 2008; jusText issue #24). This extractor:
    span) are boilerplate; other blocks inside the span are content; blocks outside it are
    content only if long (a second content area); a heading is content exactly when the block
    after it is (the context rule of jusText, Pomikálek 2011). When the span holds words but
-   the rules would keep nothing of it, its blocks are kept (never an empty page by rule).
+   the rules would keep nothing of it, its blocks are kept (never an empty page by rule);
+   a boilerplate-named element that wraps the article (:func:`unname_wrappers`) loses its
+   name when the names would leave the page without prose.
 """
 
 from __future__ import annotations
@@ -50,6 +52,12 @@ MIN_OUTSIDE_WORDS = 30
 #: Share of a page's words that must lie outside elements named as boilerplate for class/id
 #: cues to apply (no published value).
 MIN_UNNAMED_SHARE = 0.2
+#: A boilerplate-named element holding WRAPPER_SHARE of the words of the page's BTE span
+#: (found before cues apply) and MIN_WRAPPER_PARAGRAPHS prose blocks there wraps the main
+#: text, its name is ignored (:func:`unname_wrappers`; no published values: a majority, and
+#: more paragraphs than a banner or footer has).
+WRAPPER_SHARE = 0.5
+MIN_WRAPPER_PARAGRAPHS = 3
 HEADINGS = frozenset(["h1", "h2", "h3", "h4", "h5", "h6"])
 #: Characters per word in text whose "words" are long runs without spaces (Chinese,
 #: Japanese, Thai: a chunk's average token longer than :data:`LONG_TOKEN` characters).
@@ -72,7 +80,7 @@ class Block:
     heading: bool
     start: int  # index of its first piece
     end: int  # index after its last piece
-    cue: bool = False
+    cue: int = 0  # number of the boilerplate-named element it lies in (1, 2...), 0 if none
     depth: int = 0  # open container elements (div, section...) where its text starts
 
 
@@ -110,6 +118,7 @@ def segment(parts: list[str]) -> tuple[list[Block], list[int]]:
     in_link = heading = False
     first = depth = first_depth = 0
     cue_name, cue_depth = "", 0  # the open boilerplate-named element and its nesting depth
+    cue_count = 0  # boilerplate-named elements opened so far
     names = bte.tag_names(parts[1::2])
     last = len(names)
     add_score = scores.append
@@ -147,7 +156,8 @@ def segment(parts: list[str]) -> tuple[list[Block], list[int]]:
         elif name in block_elements:
             if chunks:
                 blocks.append(Block(bte.normalise("".join(chunks)), words, link_words,
-                                    heading, first, k, cue_depth > 0, first_depth))
+                                    heading, first, k, cue_count if cue_depth else 0,
+                                    first_depth))
             chunks, words, link_words = [], 0, 0
             heading = name in HEADINGS and not closing
         if name in nesting:
@@ -157,9 +167,11 @@ def segment(parts: list[str]) -> tuple[list[Block], list[int]]:
                 cue_depth += -1 if closing else 1
         elif not closing and name in containers and cues.names_boilerplate(piece, name):
             cue_name, cue_depth = name, 1
+            cue_count += 1
     if chunks:
         blocks.append(Block(bte.normalise("".join(chunks)), words, link_words, heading,
-                            first, len(parts), cue_depth > 0, first_depth))
+                            first, len(parts), cue_count if cue_depth else 0,
+                            first_depth))
     return blocks, scores
 
 
@@ -177,6 +189,43 @@ def use_named_cues(blocks: list[Block]) -> bool:
     return sum(b.words for b in blocks if not b.cue) >= MIN_UNNAMED_SHARE * words
 
 
+def unname_wrappers(blocks: list[Block], span: tuple[int, int], text_cue: list[bool]) -> bool:
+    """Clear ``cue`` of the blocks of a boilerplate-named element that wraps the main text
+    (``<div class="content-with-sidebar-wrp">``) rather than naming a banner or a footer;
+    True if there was one. :func:`analyse` asks when the span found with the cues applied
+    holds fewer than :data:`MIN_WRAPPER_PARAGRAPHS` prose blocks (the names would leave the
+    page without its text). A wrapper holds, inside ``span`` (the page's BTE span before any
+    cue applies, in piece indexes), at least :data:`WRAPPER_SHARE` of the words and at least
+    :data:`MIN_WRAPPER_PARAGRAPHS` prose blocks (:data:`PROSE_WORDS` words or more, link density at most
+    :data:`MAX_LINK_DENSITY`), and none of its blocks carries a banner's phrase
+    (``text_cue``, :func:`wackycrawl.text.cues.text_cues`)."""
+    words: dict[int, int] = {}
+    prose: dict[int, int] = {}
+    phrased = set()
+    total = 0
+    for b, cue_text in zip(blocks, text_cue):
+        if b.cue and cue_text:
+            phrased.add(b.cue)
+        if b.end > span[0] and b.start < span[1]:
+            total += b.words
+            if b.cue:
+                words[b.cue] = words.get(b.cue, 0) + b.words
+                if b.words >= PROSE_WORDS and b.link_words <= MAX_LINK_DENSITY * b.words:
+                    prose[b.cue] = prose.get(b.cue, 0) + 1
+    wrappers = {c for c, n in words.items() if n >= WRAPPER_SHARE * total and c not in phrased
+                and prose.get(c, 0) >= MIN_WRAPPER_PARAGRAPHS}
+    for b in blocks:
+        if b.cue in wrappers:
+            b.cue = 0
+    return bool(wrappers)
+
+
+def text_cue_of(blocks: list[Block]) -> list[bool]:
+    """:func:`wackycrawl.text.cues.text_cues` of the blocks."""
+    return cues.text_cues([b.text for b in blocks], [b.heading for b in blocks],
+                          [b.words for b in blocks], [b.depth for b in blocks])
+
+
 def classify(
     blocks: list[Block],
     span: tuple[int, int],
@@ -184,13 +233,15 @@ def classify(
     min_outside_words: int = MIN_OUTSIDE_WORDS,
     template: list[bool] | None = None,
     named_cues: bool = True,
+    text_cue: list[bool] | None = None,
 ) -> list[bool]:
     """Content (True) or boilerplate (False) for each block; ``span`` in piece indexes,
     ``template[i]`` True when block ``i`` is part of the host's template, ``named_cues``
-    False to ignore class/id cues (:func:`use_named_cues`)."""
+    False to ignore class/id cues (:func:`use_named_cues`), ``text_cue`` the blocks'
+    :func:`text_cue_of` (computed when None)."""
     inside = [b.end > span[0] and b.start < span[1] for b in blocks]
-    text_cue = cues.text_cues([b.text for b in blocks], [b.heading for b in blocks],
-                              [b.words for b in blocks], [b.depth for b in blocks])
+    if text_cue is None:
+        text_cue = text_cue_of(blocks)
     span_words = sum(b.words for b, i in zip(blocks, inside) if i)
     good = []
     for i, b in enumerate(blocks):
@@ -209,6 +260,25 @@ def classify(
     return good
 
 
+def _span(blocks: list[Block], scores: list[int], named_cues: bool,
+          template: list[bool] | None) -> tuple[int, int]:
+    """BTE span of ``scores`` with the words of known boilerplate (cue blocks, host-template
+    blocks) scored 0, so they do not draw the span; ``scores`` is left as it is."""
+    scores = scores[:]
+    for i, b in enumerate(blocks):
+        if (named_cues and b.cue) or (template and template[i]):
+            for k in range(b.start, b.end, 2):
+                scores[k] = 0
+    return bte.best_span(scores)
+
+
+def _prose_blocks(blocks: list[Block], span: tuple[int, int]) -> int:
+    """Blocks inside ``span`` of at least :data:`PROSE_WORDS` words and link density at most
+    :data:`MAX_LINK_DENSITY`, outside boilerplate-named elements."""
+    return sum(1 for b in blocks if b.end > span[0] and b.start < span[1] and not b.cue
+               and b.words >= PROSE_WORDS and b.link_words <= MAX_LINK_DENSITY * b.words)
+
+
 def analyse(
     markup: str,
     templates: Callable[[list[int]], Iterable[int]] | None = None,
@@ -225,18 +295,19 @@ def analyse(
     """
     parts = bte.pieces(bte.strip_invisible(markup))
     blocks, scores = segment(parts)
+    text_cue = text_cue_of(blocks)
     named_cues = use_named_cues(blocks)
     template = None
     if templates is not None and blocks:
         hashes = [block_hash(b.text) for b in blocks]
         known = set(templates(hashes))
         template = [h in known for h in hashes]
-    for i, b in enumerate(blocks):  # known boilerplate's words do not draw the span
-        if (named_cues and b.cue) or (template and template[i]):
-            for k in range(b.start, b.end, 2):
-                scores[k] = 0
-    keep = classify(blocks, bte.best_span(scores), max_link_density, min_outside_words, template,
-                    named_cues)
+    span = _span(blocks, scores, named_cues, template)
+    if (named_cues and _prose_blocks(blocks, span) < MIN_WRAPPER_PARAGRAPHS
+            and unname_wrappers(blocks, bte.best_span(scores), text_cue)):
+        span = _span(blocks, scores, named_cues, template)
+    keep = classify(blocks, span, max_link_density, min_outside_words, template, named_cues,
+                    text_cue)
     text_chars = sum(len(b.text) for b in blocks) + max(len(blocks) - 1, 0)
     removed = sum(1 for t, ok in zip(template or (), keep) if t and not ok)
     return Extraction([b.text for b, ok in zip(blocks, keep) if ok], text_chars, removed)
