@@ -33,6 +33,9 @@ CLOSE_GROUPS: tuple[frozenset[str], ...] = (
     frozenset({"es", "pt", "gl", "ca"}),
     frozenset({"id", "ms"}),
 )
+# Model classes with a close relative the model has no class for (Northern Sotho: Setswana,
+# which it labels nso): given only with distinctive words of the class (data/funcwords/markers).
+UNKNOWN_NEIGHBOURS = {"nso": "tn"}
 _GROUP = {lang: group for group in CLOSE_GROUPS for lang in group}
 
 # Unicode Default_Ignorable_Code_Point (DerivedCoreProperties.txt, Unicode 15.1): soft hyphen,
