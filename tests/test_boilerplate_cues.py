@@ -197,3 +197,48 @@ def test_boilerplate_share():
     assert result.text_chars == len("\n".join([*article, LEGAL["en"]]))
     assert result.boilerplate_share == pytest.approx(1 - len("\n".join(article))
                                                      / result.text_chars)
+
+
+# --- article mode ----------------------------------------------------------------------------
+
+def article_page(comments: str) -> str:
+    return page(
+        f"<div>{MENU}</div><article><h1>Flood in the old town</h1>"
+        "<p>By Anna Berg, 3 May 2021</p>"
+        f"{ARTICLE}<figure><img src=a.jpg><figcaption>Sandbags in front of the bakery on the "
+        "quay, where the water stood highest on the morning of the flood.</figcaption></figure>"
+        f"{THIRD}</article>"
+        '<div class="related-posts"><h3>Related articles</h3><ul>'
+        + "".join(f'<li><a href="/n{i}">Storm number {i} hits the coast again</a></li>'
+                  for i in range(5)) + f"</ul></div>{comments}",
+        head="<title>Flood in the old town - The Town Courier</title>")
+
+
+COMMENT = ("The same happened in 1998, when my grandmother had to leave her house on the quay "
+           "for a week and the whole street helped to clean the cellars.")
+
+
+@pytest.mark.parametrize("comments", [
+    f'<div id="comments"><h3>Readers write</h3><p>{COMMENT}</p></div>',  # named section
+    f"<section><h3>3 Comments</h3><p>{COMMENT}</p></section>",  # comment-section heading
+])
+def test_article_mode_drops_comments_captions_and_title_heading(comments):
+    markup = article_page(comments)
+    corpus = blocks.extract(markup)  # the default: CleanEval's definition keeps comments
+    assert has_article(corpus) and any("grandmother" in p for p in corpus)
+    article = blocks.extract(markup, article=True)
+    assert has_article(article) and any("evening the water" in p for p in article)
+    assert not any("grandmother" in p or "Sandbags in front" in p or "Storm number" in p
+                   for p in article)
+    assert "Flood in the old town" not in article  # the heading that repeats the <title>
+
+
+def test_article_extractor_by_name():
+    from wackycrawl.text.extractors import EXTRACTORS, get_analyser, get_extractor
+
+    assert "article" in EXTRACTORS
+    markup = article_page(f'<div class="comment-list"><p>{COMMENT}</p></div>')
+    assert get_extractor("article")(markup) == blocks.extract(markup, article=True)
+    assert get_analyser("article")(markup).paragraphs == blocks.extract(markup, article=True)
+    with pytest.raises(ValueError):
+        get_extractor("articles")

@@ -53,6 +53,14 @@ def test_bte_by_setting():
     assert out["paragraphs"] == bte.extract(ARTICLE)
 
 
+def test_article_by_setting():
+    out = BoilerplatePipeline.from_crawler(crawler(WACKY_EXTRACTOR="article")).process_item(
+        item(ARTICLE))
+    assert out["meta"]["Extractor"] == "article"
+    assert out["paragraphs"] == blocks.extract(ARTICLE, article=True)
+    assert "Template-Blocks" in out["meta"]  # host templates apply to the article mode too
+
+
 def test_thresholds_come_from_settings():
     c = crawler(WACKY_MAX_LINK_DENSITY=1.0, WACKY_MIN_OUTSIDE_WORDS=0)
     page = ARTICLE.replace("sidebar", "side")  # a class naming boilerplate removes at any threshold
@@ -70,5 +78,5 @@ def test_no_text_is_dropped_and_counted(markup):
 
 
 def test_unknown_extractor_is_a_clear_error():
-    with pytest.raises(ValueError, match="unknown extractor 'nope'; choose one of blocks, bte"):
+    with pytest.raises(ValueError, match="unknown extractor 'nope'; choose one of blocks, article, bte"):
         BoilerplatePipeline.from_crawler(crawler(WACKY_EXTRACTOR="nope"))

@@ -221,7 +221,10 @@ WACKY_BADWORDS_MIN_TOKENS = 10
 # boilerplate
 # "bte" = Body Text Extraction (Finn, Kushmerick & Smyth 2001), the one span with most words
 # minus tags; "blocks" = BTE with list/inline tags neutral plus a block-level pass (link
-# density, second content areas), best on the CleanEval dev set (wackycrawl.text.blocks).
+# density, second content areas), best on the CleanEval dev set (wackycrawl.text.blocks): all
+# running text incl. readers' comments (CleanEval's definition); "article" = the same pass in
+# article mode, the article only (no comments, captions, title heading or second content
+# areas), the definition of the article-extraction benchmarks' gold.
 WACKY_EXTRACTOR = "blocks"
 # "blocks": a block with more than this share of its words inside <a> is boilerplate
 # (jusText's max_link_density, Pomikalek 2011).

@@ -77,7 +77,7 @@ def clean(args) -> int:
         args.extractor, settings.WACKY_MAX_LINK_DENSITY, settings.WACKY_MIN_OUTSIDE_WORDS
     )
     store = sites = None
-    if args.templates and args.extractor == "blocks" and len(args.files) > 1:
+    if args.templates and args.extractor != "bte" and len(args.files) > 1:
         store, sites = learn_templates(args.files, args.template_min_pages)
     outdir = Path(args.outdir)
     outdir.mkdir(parents=True, exist_ok=True)

@@ -43,7 +43,7 @@ class BoilerplatePipeline:
         self.stats = stats
         self.name = name
         self.analyse = get_analyser(name, max_link_density, min_outside_words)
-        self.templates = templates if name == "blocks" else None
+        self.templates = templates if name != "bte" else None
 
     @classmethod
     def from_crawler(cls, crawler):

@@ -19,10 +19,18 @@ Baroni et al. 2008; jusText issue #24). This extractor:
    the rules would keep nothing of it, its blocks are kept (never an empty page by rule);
    a boilerplate-named element that wraps the article (:func:`unname_wrappers`) loses its
    name when the names would leave the page without prose.
+
+The default keeps all running text a corpus wants, readers' comments included (CleanEval's
+definition, Baroni et al. 2008). ``article=True`` keeps the article only, the definition of
+article-extraction benchmarks (trafilatura's, scrapinghub's): comment sections are
+boilerplate (:data:`wackycrawl.text.cues.COMMENT_WORDS`, :data:`~wackycrawl.text.cues.COMMENT_PHRASES`),
+so are :data:`FIGURES` (captions, credits), a heading that repeats the page's ``<title>``
+(readability's rule) and every block outside the span.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from hashlib import blake2b
@@ -58,6 +66,8 @@ MIN_UNNAMED_SHARE = 0.2
 #: more paragraphs than a banner or footer has).
 WRAPPER_SHARE = 0.5
 MIN_WRAPPER_PARAGRAPHS = 3
+#: Article mode: elements whose text (captions, credits) is not the article's.
+FIGURES = frozenset(["figure", "figcaption"])
 HEADINGS = frozenset(["h1", "h2", "h3", "h4", "h5", "h6"])
 #: Characters per word in text whose "words" are long runs without spaces (Chinese,
 #: Japanese, Thai: a chunk's average token longer than :data:`LONG_TOKEN` characters).
@@ -72,7 +82,7 @@ _DIGITS = str.maketrans("0123456789", "0000000000")
 @dataclass(slots=True)
 class Block:
     """One block-level element's text: ``words`` and ``link_words`` are counts of words;
-    ``cue`` is True inside an element whose class/id names boilerplate."""
+    ``cue`` is non-zero inside an element whose class/id names boilerplate."""
 
     text: str
     words: int
@@ -104,13 +114,14 @@ class Extraction:
         return 1.0 - self.clean_chars / self.text_chars if self.text_chars else 0.0
 
 
-def segment(parts: list[str]) -> tuple[list[Block], list[int]]:
+def segment(parts: list[str], article: bool = False) -> tuple[list[Block], list[int]]:
     """Blocks of the pieces (from :func:`wackycrawl.text.bte.pieces`), empty ones left out,
     and each piece's BTE score (one pass): words +1, link words :data:`LINK_WORD_WEIGHT`,
     :data:`NEUTRAL_ELEMENTS` tags 0, other tags -1. Whitespace between inline elements is
     kept (``<b>Hallo</b> <i>Welt</i>`` is "Hallo Welt"). Blocks inside an element whose
-    opening tag names boilerplate (:func:`wackycrawl.text.cues.names_boilerplate`) get
-    ``cue`` True."""
+    opening tag names boilerplate (:func:`wackycrawl.text.cues.names_boilerplate`, with
+    ``article`` also comment sections and :data:`FIGURES`) get ``cue``, the number of that
+    element on the page (1, 2...)."""
     blocks: list[Block] = []
     scores: list[int] = []
     chunks: list[str] = []
@@ -124,6 +135,7 @@ def segment(parts: list[str]) -> tuple[list[Block], list[int]]:
     add_score = scores.append
     neutral, block_elements, nesting = NEUTRAL_ELEMENTS, bte.BLOCK_ELEMENTS, _NESTING
     containers = cues.CONTAINERS
+    figures = FIGURES
     structural = _STRUCTURAL
     for j, piece in enumerate(parts[0::2]):
         k = 2 * j
@@ -165,7 +177,8 @@ def segment(parts: list[str]) -> tuple[list[Block], list[int]]:
         if cue_depth:
             if name == cue_name:
                 cue_depth += -1 if closing else 1
-        elif not closing and name in containers and cues.names_boilerplate(piece, name):
+        elif not closing and ((name in containers and cues.names_boilerplate(piece, name, article))
+                              or (article and name in figures)):
             cue_name, cue_depth = name, 1
             cue_count += 1
     if chunks:
@@ -220,10 +233,10 @@ def unname_wrappers(blocks: list[Block], span: tuple[int, int], text_cue: list[b
     return bool(wrappers)
 
 
-def text_cue_of(blocks: list[Block]) -> list[bool]:
+def text_cue_of(blocks: list[Block], article: bool = False) -> list[bool]:
     """:func:`wackycrawl.text.cues.text_cues` of the blocks."""
     return cues.text_cues([b.text for b in blocks], [b.heading for b in blocks],
-                          [b.words for b in blocks], [b.depth for b in blocks])
+                          [b.words for b in blocks], [b.depth for b in blocks], article)
 
 
 def classify(
@@ -279,23 +292,36 @@ def _prose_blocks(blocks: list[Block], span: tuple[int, int]) -> int:
                and b.words >= PROSE_WORDS and b.link_words <= MAX_LINK_DENSITY * b.words)
 
 
+_TITLE_RE = re.compile(r"<title\b[^>]*>([^<]*)", re.IGNORECASE)
+
+
+def page_title(markup: str) -> str:
+    """Text of the page's ``<title>`` (entities decoded, whitespace normalised), "" if none."""
+    m = _TITLE_RE.search(markup)
+    return bte.normalise(m.group(1)) if m else ""
+
+
 def analyse(
     markup: str,
     templates: Callable[[list[int]], Iterable[int]] | None = None,
     max_link_density: float = MAX_LINK_DENSITY,
     min_outside_words: int = MIN_OUTSIDE_WORDS,
+    article: bool = False,
 ) -> Extraction:
     """Main text of an HTML page (str, already decoded) with the figures of the DOCHDR.
 
-    ``templates``, when given, maps the page's block hashes (:func:`block_hash`, in block
+    ``article`` True keeps the article only (see the module's docstring); ``templates``,
+    when given, maps the page's block hashes (:func:`block_hash`, in block
     order) to those that belong to the host's template (it may learn from them too: see
     :meth:`wackycrawl.text.templates.TemplateStore.learn`). ``max_link_density`` is a share
     of a block's words, ``min_outside_words`` a count of words. Never raises on malformed
     markup.
     """
     parts = bte.pieces(bte.strip_invisible(markup))
-    blocks, scores = segment(parts)
-    text_cue = text_cue_of(blocks)
+    blocks, scores = segment(parts, article)
+    text_cue = text_cue_of(blocks, article)
+    if article:  # no second content areas
+        min_outside_words = 1 << 62
     named_cues = use_named_cues(blocks)
     template = None
     if templates is not None and blocks:
@@ -308,6 +334,12 @@ def analyse(
         span = _span(blocks, scores, named_cues, template)
     keep = classify(blocks, span, max_link_density, min_outside_words, template, named_cues,
                     text_cue)
+    if article:
+        title = page_title(markup)
+        if title:
+            for i, b in enumerate(blocks):
+                if b.heading and keep[i] and b.text in title:
+                    keep[i] = False
     text_chars = sum(len(b.text) for b in blocks) + max(len(blocks) - 1, 0)
     removed = sum(1 for t, ok in zip(template or (), keep) if t and not ok)
     return Extraction([b.text for b, ok in zip(blocks, keep) if ok], text_chars, removed)
@@ -322,10 +354,12 @@ def extract(
     markup: str,
     max_link_density: float = MAX_LINK_DENSITY,
     min_outside_words: int = MIN_OUTSIDE_WORDS,
+    article: bool = False,
 ) -> list[str]:
     """Main text of an HTML page (str, already decoded) as a list of paragraphs.
 
     ``max_link_density`` is a share of a block's words, ``min_outside_words`` a count of
-    words. Never raises on malformed markup; returns ``[]`` when nothing is content.
+    words, ``article`` as in :func:`analyse`. Never raises on malformed markup; returns
+    ``[]`` when nothing is content.
     """
-    return analyse(markup, None, max_link_density, min_outside_words).paragraphs
+    return analyse(markup, None, max_link_density, min_outside_words, article).paragraphs

@@ -1,5 +1,8 @@
-"""Boilerplate removal by name: ``"bte"`` (:mod:`wackycrawl.text.bte`, Finn et al. 2001) or
-``"blocks"`` (:mod:`wackycrawl.text.blocks`, BTE plus a block-level pass; the default).
+"""Boilerplate removal by name: ``"bte"`` (:mod:`wackycrawl.text.bte`, Finn et al. 2001),
+``"blocks"`` (:mod:`wackycrawl.text.blocks`, BTE plus a block-level pass; the default: all
+running text a corpus wants, readers' comments included, CleanEval's definition) or
+``"article"`` (the same pass in article mode: the article only, without comments, captions,
+the title heading or second content areas, as the gold of article-extraction benchmarks).
 
 An extractor maps decoded HTML (str) to the clean text as a list of paragraphs (str); an
 analyser maps it to a :class:`wackycrawl.text.blocks.Extraction` (paragraphs, the page's text
@@ -12,7 +15,7 @@ from functools import partial
 from wackycrawl.text import blocks, bte
 from wackycrawl.text.blocks import Extraction
 
-EXTRACTORS = ("blocks", "bte")
+EXTRACTORS = ("blocks", "article", "bte")
 DEFAULT = "blocks"
 
 
@@ -21,16 +24,15 @@ def get_extractor(
     max_link_density: float = blocks.MAX_LINK_DENSITY,
     min_outside_words: int = blocks.MIN_OUTSIDE_WORDS,
 ) -> Callable[[str], list[str]]:
-    """The extractor called ``name``; the thresholds apply to ``"blocks"`` only.
+    """The extractor called ``name``; the thresholds apply to ``"blocks"`` and ``"article"``.
 
     Raises ValueError for an unknown name.
     """
     if name == "bte":
         return bte.extract
     _check(name)
-    return partial(
-        blocks.extract, max_link_density=max_link_density, min_outside_words=min_outside_words
-    )
+    return partial(blocks.extract, max_link_density=max_link_density,
+                   min_outside_words=min_outside_words, article=name == "article")
 
 
 def _bte_analyse(markup: str, templates=None) -> Extraction:
@@ -53,11 +55,10 @@ def get_analyser(
     if name == "bte":
         return _bte_analyse
     _check(name)
-    return partial(
-        blocks.analyse, max_link_density=max_link_density, min_outside_words=min_outside_words
-    )
+    return partial(blocks.analyse, max_link_density=max_link_density,
+                   min_outside_words=min_outside_words, article=name == "article")
 
 
 def _check(name: str) -> None:
-    if name != "blocks":
+    if name not in EXTRACTORS:
         raise ValueError(f"unknown extractor {name!r}; choose one of {', '.join(EXTRACTORS)}")
