@@ -144,6 +144,9 @@ IGNORABLES = "\u00ad\u200b\u200c\u200d\u2060\ufe0f\ufeff\u180e\U000e0041\U000e01
 
 def test_default_ignorables_are_removed_before_identification():
     assert langmodel.strip_ignorable("Bun\u00addes\u200dre\ufe0fgie\U000e0100rung") == "Bundesregierung"
+    # Only supplementary-plane ignorables (tag characters, musical formatting), none in the BMP.
+    assert langmodel.strip_ignorable("Grü\U000e0041ße \U0001d173x") == "Grüße x"
+    assert langmodel.strip_ignorable("Grüße \U0001f600") == "Grüße \U0001f600"
     assert all(langmodel.strip_ignorable(f"a{c}b") == "ab" for c in IGNORABLES)
     assert langmodel.strip_ignorable("ZWNJ-free text, plain ASCII") == "ZWNJ-free text, plain ASCII"
     # Every word broken by invisible characters: the lists would find no function word.
@@ -257,3 +260,13 @@ def test_model_nso_needs_northern_sotho_spellings():
     assert fw.identify(NSO).lang == "nso"
     mix = langmix.mix([EN, TN], "en", lenient)
     assert dict(mix.shares) == {"en": 0.5, "und": 0.5} and mix.foreign == ()
+
+
+def test_rank_gives_the_best_labels_and_the_whole_close_group():
+    ranked = langmodel.rank(CLOSE["nn"])
+    labels = [lang for lang, _ in ranked]
+    assert labels[0] == "nn" and len(labels) == len(set(labels))
+    assert langmodel.group("nn") <= set(labels)
+    assert [p for _, p in ranked[:langmodel.RANK_TOP]] == sorted(
+        (p for _, p in ranked[:langmodel.RANK_TOP]), reverse=True)
+    assert 0.99 < sum(p for _, p in ranked) <= 1.0 + 1e-6

@@ -21,6 +21,8 @@ import re
 import unicodedata
 from functools import cache
 
+import numpy as np
+
 UND = "und"
 # ISO 639-1 macrolanguage codes the model uses -> the codes this project gives.
 _ALIAS = {"no": "nb"}
@@ -38,6 +40,9 @@ CLOSE_GROUPS: tuple[frozenset[str], ...] = (
 UNKNOWN_NEIGHBOURS = {"nso": "tn"}
 _GROUP = {lang: group for group in CLOSE_GROUPS for lang in group}
 
+# rank() gives the model's best labels only (sorting all 140 in Python cost more than the
+# model's own arithmetic), and the rest of the best label's close group.
+RANK_TOP = 10
 # Unicode Default_Ignorable_Code_Point (DerivedCoreProperties.txt, Unicode 15.1): soft hyphen,
 # combining grapheme joiner, Arabic letter mark, Hangul fillers, Mongolian and other variation
 # selectors, zero-width space/joiners, bidi controls, word joiner, invisible operators, BOM,
@@ -48,10 +53,24 @@ _IGNORABLE = re.compile(
     "\U0001d173-\U0001d17a\U000e0000-\U000e0fff]+")
 
 
+# The same without the supplementary planes: searching a text for these is four times
+# faster than for the whole set (the regex engine's classes of astral ranges are slow).
+_IGNORABLE_BMP = re.compile(
+    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8]")
+
+
 def strip_ignorable(text: str) -> str:
     """``text`` without Default_Ignorable_Code_Point characters (``"Bun\\u00addes"`` ->
-    ``"Bundes"``). ASCII text is returned as is."""
-    return text if text.isascii() else _IGNORABLE.sub("", text)
+    ``"Bundes"``). A text without any (ASCII, or none in the Basic Multilingual Plane and no
+    UTF-8 lead byte F0 or F3 of the supplementary ones) is returned as is."""
+    if text.isascii():
+        return text
+    if not _IGNORABLE_BMP.search(text):
+        raw = text.encode("utf-8", "surrogatepass")
+        if b"\xf0" not in raw and b"\xf3" not in raw:
+            return text
+    return _IGNORABLE.sub("", text)
 
 
 def group(lang: str) -> frozenset[str]:
@@ -77,16 +96,42 @@ def languages() -> tuple[str, ...]:
     return tuple(sorted({normalise_code(c) for c in _model().labels} - {NO_LANGUAGE}))
 
 
+@cache
+def _columns() -> tuple[np.ndarray, list[str]]:
+    """(the model's score column of each distinct label, the labels as this project gives
+    them). A label with two columns (Serbian Cyrillic and Latin) has its score in the
+    first."""
+    first: dict[str, int] = {}
+    for i, lang in enumerate(_model().nb_classes):
+        first.setdefault(lang, i)
+    return np.fromiter(first.values(), dtype=np.intp), [_ALIAS.get(c, c) for c in first]
+
+
 def rank(text: str) -> list[tuple[str, float]]:
-    """The model's labels for ``text``, best first, with probabilities summing to 1
-    (``zxx`` included). The text is read without default-ignorables and in NFKC (full-width
-    letters as ASCII). Empty when no n-gram of the model occurs in ``text`` (the model
-    would answer its prior: nothing to go on)."""
+    """The model's :data:`RANK_TOP` best labels for ``text``, best first, with their
+    probabilities (of all labels, ``zxx`` included, summing to 1), then any other member of
+    the best label's close group. The text is read without
+    default-ignorables and in NFKC (full-width letters as ASCII). Empty when no n-gram of
+    the model occurs in ``text`` (the model would answer its prior: nothing to go on)."""
     if not text.isascii():
         text = unicodedata.normalize("NFKC", strip_ignorable(text))
-    ranked = _model().rank(text)
-    # No feature matched: the probabilities are uniform (two classes fold into sr, uz).
-    if not ranked or ranked[0][1] < 2.5 / len(ranked):
+    columns, labels = _columns()
+    # py3langid's per-column probabilities: its own rank() sorts all 140 in Python.
+    probs = _model()._decide(text)[columns]
+    # No feature matched: the probabilities are uniform.
+    if not len(probs) or probs.max() < 2.5 / len(probs):
         return []
-    alias = _ALIAS.get
-    return [(alias(lang, lang), prob) for lang, prob in ranked]
+    top = np.argpartition(probs, -RANK_TOP)[-RANK_TOP:]
+    top = top[np.argsort(probs[top])[::-1]].tolist()
+    ranked = [(labels[i], p) for i, p in zip(top, probs[top].tolist())]
+    missing = group(ranked[0][0]).difference(lang for lang, _ in ranked)
+    if missing:  # the best label's close group is ranked whole
+        index = _label_index()
+        ranked += sorted(((lang, float(probs[index[lang]])) for lang in missing),
+                         key=lambda pair: pair[1], reverse=True)
+    return ranked
+
+
+@cache
+def _label_index() -> dict[str, int]:
+    return {lang: i for i, lang in enumerate(_columns()[1])}
