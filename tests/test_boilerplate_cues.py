@@ -123,6 +123,14 @@ def test_text_cues_inside_the_span_are_boilerplate(lang):
     assert len(out) == 2, out  # neither banner, newsletter box nor legal line kept
 
 
+def test_a_consent_dialog_longer_than_the_article_does_not_draw_the_span():
+    dialog = "".join(f"<p>{BANNERS['en']} Paragraph {i} of the privacy overview explains the "
+                     "purposes, the vendors and how long each of them keeps the data.</p>"
+                     for i in range(6))
+    out = blocks.extract(page(f"<div>{ARTICLE}</div>{MENU}<div>{dialog}</div>"), article=True)
+    assert has_article(out) and not any("privacy overview" in p for p in out)
+
+
 @pytest.mark.parametrize("lang", sorted(RELATED))
 def test_related_section_is_boilerplate_up_to_the_next_heading(lang):
     teasers = "".join(f"<p>Teaser number {i} tells of another flood in another town far "

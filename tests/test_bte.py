@@ -106,6 +106,12 @@ def test_entities_script_style_comments():
                                  "second paragraph spans lines"]
 
 
+def test_soft_hyphens_are_dropped():
+    # U+00AD as a character and as an entity: a line-break hint, not part of the word.
+    assert bte.extract("<p>Im Mit\xadtel\xadal&shy;ter war der Wein ber&#173;\xc3hmt</p>") == [
+        "Im Mittelalter war der Wein ber\xc3hmt"]
+
+
 def test_unclosed_script_and_comment_run_to_the_end():
     assert bte.extract("<p>kept words</p><script>var a = '<p>lost</p>';") == ["kept words"]
     assert bte.extract("<p>kept words</p><!-- <p>lost</p>") == ["kept words"]

@@ -274,12 +274,12 @@ def classify(
 
 
 def _span(blocks: list[Block], scores: list[int], named_cues: bool,
-          template: list[bool] | None) -> tuple[int, int]:
+          template: list[bool] | None, text_cue: list[bool]) -> tuple[int, int]:
     """BTE span of ``scores`` with the words of known boilerplate (cue blocks, host-template
     blocks) scored 0, so they do not draw the span; ``scores`` is left as it is."""
     scores = scores[:]
     for i, b in enumerate(blocks):
-        if (named_cues and b.cue) or (template and template[i]):
+        if (named_cues and b.cue) or (template and template[i]) or text_cue[i]:
             for k in range(b.start, b.end, 2):
                 scores[k] = 0
     return bte.best_span(scores)
@@ -328,10 +328,10 @@ def analyse(
         hashes = [block_hash(b.text) for b in blocks]
         known = set(templates(hashes))
         template = [h in known for h in hashes]
-    span = _span(blocks, scores, named_cues, template)
+    span = _span(blocks, scores, named_cues, template, text_cue)
     if (named_cues and _prose_blocks(blocks, span) < MIN_WRAPPER_PARAGRAPHS
             and unname_wrappers(blocks, bte.best_span(scores), text_cue)):
-        span = _span(blocks, scores, named_cues, template)
+        span = _span(blocks, scores, named_cues, template, text_cue)
     keep = classify(blocks, span, max_link_density, min_outside_words, template, named_cues,
                     text_cue)
     if article:

@@ -190,7 +190,9 @@ def _numeric_ref(m: re.Match) -> str:
 
 
 def normalise(text: str) -> str:
-    """Decode HTML entities and collapse whitespace (incl. no-break space) to single spaces.
+    """Decode HTML entities, drop soft hyphens (U+00AD, a line-break hint inside a word:
+    "Mit&shy;tel&shy;al&shy;ter" is the word "Mittelalter") and collapse whitespace (incl.
+    no-break space) to single spaces.
 
     Numeric references that name no character are dropped (:func:`_numeric_ref`), so no
     U+FFFD comes from an entity.
@@ -199,6 +201,8 @@ def normalise(text: str) -> str:
         if "&#" in text:
             text = _NUMERIC_REF_RE.sub(_numeric_ref, text)
         text = html.unescape(text)
+    if "\xad" in text:
+        text = text.replace("\xad", "")
     return " ".join(text.split())
 
 
