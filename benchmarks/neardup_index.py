@@ -6,8 +6,8 @@ which a loaded machine inflates less), and recall of planted copies per distance
 (0-3, 4-7, 8-11 bits) plus hits of random queries, for
 
 * ``ours detector``: what :class:`~wackycrawl.dedup.detector.DuplicateDetector` keeps per
-  document - SimhashIndex (4 permuted tables probed within k // 4 bits, Manku et al. 2007,
-  with the candidate cap), the checksum + shingle-sketch records and the checksum set;
+  document with enough features - SimhashIndex (4 permuted tables probed around each block,
+  Manku et al. 2007, with the candidate cap) and the checksum + shingle-sketch records;
 * ``ours SimhashIndex`` alone, at ``--k`` and at Manku's k = 3;
 * the ``simhash`` package's SimhashIndex (at the smallest size only: it is slow);
 * the compact ChecksumSet and a plain Python ``set`` of the same checksums.
@@ -81,8 +81,9 @@ def index_only(k):
 
 
 def detector(stored, queries, k=K):
-    """The detector's stores, filled the way DuplicateDetector.add fills them (a random
-    checksum and a sketch-sized record per document; no texts to fingerprint)."""
+    """The detector's stores, filled the way DuplicateDetector.add fills them for texts
+    with enough features (the simhash, and a record of a random checksum and a sketch-sized
+    row; no texts to fingerprint)."""
     det = DuplicateDetector(k=k, stopwords=frozenset())
     rng = np.random.default_rng(2)
     sketch_bytes = det.records.width - 8
@@ -90,13 +91,12 @@ def detector(stored, queries, k=K):
     sketches = rng.integers(0, 256, size=(1024, sketch_bytes), dtype=np.uint8)
     t0 = time.perf_counter()
     for i, (fp, digest) in enumerate(zip(stored, checksums, strict=True)):
-        det.checksums.add(digest)
         det.simhashes.add(fp)
         det.records.append(digest.to_bytes(8, "little") + sketches[i % 1024].tobytes())
     build = time.perf_counter() - t0
 
     def find(q):  # the lookup and the records of its candidates (the confirmation's input)
-        return [det.records[doc] for _, doc in det.simhashes.candidates(q)]
+        return [det.records[doc] for _, doc, _ in det.simhashes.candidates(q)]
 
     found, wall, cpu = timed_lookups(lambda q: bool(find(q)), queries)
     return det, det.nbytes, build, wall, cpu, found

@@ -67,22 +67,23 @@ def test_random_queries_find_nothing():
     assert all(index.find(q) is None for q in queries)
 
 
-@pytest.mark.parametrize("k,n", [(3, 2000), (7, 20_000)])  # k=7: 8-bit blocks, big buckets
+# k=7: radius 1 in every table; k=8, 10: radii 2 and 1 mixed; k=11: radius 2 everywhere
+@pytest.mark.parametrize("k,n", [(3, 2000), (7, 20_000), (8, 5000), (10, 5000), (11, 20_000)])
 def test_agrees_with_a_linear_scan(k, n):
     rng = random.Random(3)
     stored = random_fps(n, seed=5)
+    stored[10:20] = [stored[3]] * 10  # the same fingerprint for several documents
     array = np.array(stored, dtype=np.uint64)
-    index = SimhashIndex(stored[: n * 3 // 4], k=k, buffer_size=256)
-    for fp in stored[n * 3 // 4 :]:
+    index = SimhashIndex(stored[: n // 2], k=k, buffer_size=256)
+    for fp in stored[n // 2 :]:  # many merges into the tables
         index.add(fp)
     for i in range(300):
-        q = flip(rng.choice(stored), i % (k + 3), rng)
-        nearest = int(np.bitwise_count(array ^ np.uint64(q)).min())
-        got = index.find(q)
-        if nearest > k:
-            assert got is None
-        else:
-            assert got is not None and hamming(got, q) == nearest
+        q = flip(rng.choice(stored[:30] if i % 5 == 0 else stored), i % (k + 3), rng)
+        d = np.bitwise_count(array ^ np.uint64(q))
+        near = np.flatnonzero(d <= k)
+        assert index.candidates(q) == sorted(zip(d[near].tolist(), near.tolist(),
+                                                 array[near].tolist()))
+    assert index.values().tolist() == stored and index.capped == 0
 
 
 def test_bad_k_raises():
@@ -228,6 +229,24 @@ def test_detector_save_load(tmp_path):
     assert again.check(c16_variants()[0]).verdict == "near_duplicate"
     empty = DuplicateDetector.load(str(tmp_path / "missing"))
     assert len(empty) == 0
+
+
+def test_exact_copies_found_through_the_index_records_and_an_older_state(tmp_path):
+    det = DuplicateDetector()
+    first = det.check(ARTICLE)
+    det.add(first)
+    det.add(det.check("Kurz und klein."))  # too few features: its checksum alone is kept
+    assert len(det) == 2
+    again = det.check(ARTICLE.replace(". ", ".  "))  # same normalised text
+    assert again.verdict == "exact_duplicate" and again.near_of == first.checksum
+    assert det.check("Kurz  und klein.").verdict == "exact_duplicate"
+    # a state that lists every checksum in checksums.npy (an earlier layout) still works
+    state = tmp_path / "state"
+    det.save(str(state))
+    ChecksumSet([first.checksum]).save(str(state / "checksums.npy"))
+    loaded = DuplicateDetector.load(str(state))
+    assert loaded.check(ARTICLE).verdict == "exact_duplicate"
+    assert loaded.check(c16_variants()[0]).verdict == "near_duplicate"
 
 
 def test_texts_sharing_only_function_words_are_not_near_duplicates():

@@ -165,8 +165,8 @@ def test_index_finds_every_copy_up_to_11_bits_through_the_tables():
         doc = rng.randrange(len(stored))
         d = i % 12
         found = index.candidates(flip(stored[doc], d, rng))
-        assert (d, doc) in found
-        assert all(dist <= 11 for dist, _ in found)
+        assert (d, doc, stored[doc]) in found
+        assert all(dist <= 11 for dist, _, _ in found)
     assert index.capped == 0
 
 
@@ -176,5 +176,5 @@ def test_candidate_cap_keeps_the_own_blocks():
     rng = random.Random(5)
     for doc in range(0, 5000, 50):
         q = flip(stored[doc], 3, rng)
-        assert (3, doc) in index.candidates(q)  # radius 0 of the four tables: pigeonhole
+        assert (3, doc, stored[doc]) in index.candidates(q)  # radius 0 of the four tables: pigeonhole
     assert index.capped == 100

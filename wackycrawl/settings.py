@@ -301,11 +301,13 @@ WACKY_DEDUP_ENABLED = True
 # Simhash candidates: Hamming distance <= k between 64-bit simhashes, in 0..15 (Manku, Jain,
 # Das Sarma, WWW 2007, use k = 3 alone; re-templated, edited and truncated copies are mostly
 # 4-11 bits away, devset/neardup). Four permuted tables of 16-bit blocks, probed within
-# k // 4 bits of each block; every candidate is confirmed by shingle resemblance below.
+# r_t bits of block t, sum(r_t + 1) = k + 1 (k = 11: 2 bits in each); every candidate is
+# confirmed by shingle resemblance below.
 WACKY_SIMHASH_K = 11
 # Table entries one lookup compares at most (the candidate cap; the own blocks, distance
-# <= 3, are always looked at); past ~250k documents the cap trims the probes of radius 2.
-WACKY_SIMHASH_MAX_CANDIDATES = 2048
+# <= 3, are always looked at). Spread fingerprints reach it at k = 11 past ~3.5M documents
+# (8,400 entries per lookup at 1M); below, it only bounds a lookup into crowded buckets.
+WACKY_SIMHASH_MAX_CANDIDATES = 32768
 # Confirmation (Broder, Glassman, Manasse, Zweig, "Syntactic clustering of the Web", 1997):
 # words per shingle (the 5-grams of the WaCky corpora), shingles kept per document (a
 # bottom-k sketch: 4 + 2 * N bytes), and the resemblance (Jaccard of the shingle sets,

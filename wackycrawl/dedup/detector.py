@@ -2,8 +2,10 @@
 
 Order (cheapest first):
 
-1. exact: the 64-bit checksum of the normalised text against a
-   :class:`~wackycrawl.dedup.index.ChecksumSet`;
+1. exact: the 64-bit checksum of the normalised text, against the
+   :class:`~wackycrawl.dedup.index.ChecksumSet` of the texts outside the simhash index and
+   against the record of every simhash candidate (an exact copy has the same simhash, so
+   it is a candidate at distance 0: an indexed text's checksum is stored once, in its record);
 2. candidates: the stored documents whose 64-bit word simhash is within Hamming distance
    ``k`` (:class:`~wackycrawl.dedup.index.SimhashIndex`, permuted tables of Manku, Jain and
    Das Sarma, WWW 2007, probed up to ``k`` = 11 by default; Manku et al.'s k = 3 misses
@@ -22,8 +24,9 @@ document, so a caller can decide to keep it first.
 The work splits in two: :func:`fingerprint_text` (stateless, the costly part: tokens,
 features, hashes, sketch) can run anywhere, e.g. in a worker process;
 :meth:`DuplicateDetector.check` of that :class:`Fingerprint` is the lookup in the stored state.
-Memory per indexed document: 8 (fingerprint) + 16 (tables) + 8 (checksum) + ``4 + 2 m``
-(sketch) bytes, plus 8 in the checksum set: 124 bytes with the default ``m`` = 40.
+Memory per indexed document: 24 (4 tables of 6 bytes) + 4 (id) + 8 (checksum) + ``4 + 2 m``
+(sketch) bytes: 120 bytes with the default ``m`` = 40 (plus 1 MiB of directories); a text
+under ``min_features`` costs 8 bytes in the checksum set.
 """
 
 import os
@@ -171,36 +174,37 @@ class DuplicateDetector:
         fpr = text if isinstance(text, Fingerprint) else self.fingerprint(text)
         source = text if isinstance(text, str) else source
         digest, fp, n = fpr.checksum, fpr.simhash, fpr.n_features
+        exact = Decision("exact_duplicate", digest, fp, n, fpr.sketch, digest, 0, 1.0, digest)
         if n == 0:
             return Decision("empty", digest, fp, n, fpr.sketch)
         if digest in self.checksums:
-            return Decision("exact_duplicate", digest, fp, n, fpr.sketch, digest, 0, 1.0, digest)
+            return exact
         if n < self.min_features:
             return Decision("too_few_features", digest, fp, n, fpr.sketch)
-        found = self.simhashes.candidates(fp)
-        if found and source is None:
-            raise ValueError("the text is needed to confirm near-duplicate candidates")
         candidates = []
-        for d, doc in found:
+        for d, doc, match in self.simhashes.candidates(fp):
             row = self.records[doc]
             key = int.from_bytes(row[:_CHECKSUM_BYTES], "little")
-            candidates.append((d, self.simhashes.fingerprint(doc), row[_CHECKSUM_BYTES:], key))
+            if key == digest:  # an indexed text's checksum is in its record only
+                return exact
+            candidates.append((d, match, row[_CHECKSUM_BYTES:], key))
+        if candidates and source is None:
+            raise ValueError("the text is needed to confirm near-duplicate candidates")
         return confirm(fpr, source or "", candidates, self.threshold, self.shingle_size)
 
     def add(self, decision: Decision) -> None:
-        """Store a checked document: its checksum, and its simhash and sketch if it has
-        enough features. Duplicates and empty texts are ignored."""
-        if decision.is_duplicate or decision.verdict == "empty":
-            return
-        self.checksums.add(decision.checksum)
+        """Store a checked document: its simhash and a record (checksum, sketch) if it has
+        enough features, else its checksum alone. Duplicates and empty texts are ignored."""
         if decision.verdict == "new":
             self.simhashes.add(decision.simhash)
             self.records.append(decision.checksum.to_bytes(_CHECKSUM_BYTES, "little")
                                 + decision.sketch)
+        elif decision.verdict == "too_few_features":
+            self.checksums.add(decision.checksum)
 
     def __len__(self) -> int:
-        """Number of stored checksums (= documents added)."""
-        return len(self.checksums)
+        """Number of stored documents (= documents added)."""
+        return len(self.checksums) + len(self.simhashes)
 
     @property
     def nbytes(self) -> int:
