@@ -231,3 +231,16 @@ def test_pipeline_repair_threshold_comes_from_settings():
     c = crawler(WACKY_MAX_ENCODING_REPAIRS=50)
     out = TextPipeline.from_crawler(c).process_item(item(body, "text/html; charset=utf-8"))
     assert out["meta"]["Encoding-Repairs"] == "40"
+
+
+def test_pipeline_counts_and_logs_double_encoded_utf8(caplog):
+    c = crawler()
+    text = "Grüße aus München, schöne Straße"
+    mojibake = "".join(bytes([b]).decode("cp1252") for b in text.encode("utf-8"))
+    with caplog.at_level("INFO", logger="wackycrawl.pipelines.text"):
+        out = TextPipeline.from_crawler(c).process_item(
+            item(page(mojibake).encode("utf-8"), "text/html; charset=utf-8"))
+    assert text in out["html"] and out["meta"]["Encoding-Evidence"] == "declared:header+double-utf8"
+    assert c.stats.get_value("wacky/encoding/double_utf8") == 1
+    assert c.stats.get_value("wacky/encoding/double_utf8_chars") == 5
+    assert "double-encoded UTF-8 decoded back (5 characters): http://a.example.test/" in caplog.text

@@ -168,3 +168,51 @@ def test_a_standard_cjk_label_is_read_with_its_own_codec(label, codec, ok):
     decoded = decode_html(body)
     assert decoded.encoding == codec and decoded.evidence == "declared:meta"
     assert decoded.text.endswith(body[-2:].decode(codec))
+
+
+# --- double-encoded UTF-8 (UTF-8 read as windows-1252 or Latin-1, stored as UTF-8) ---------
+
+def doubled(text: str, via: str = "cp1252") -> str:
+    """``text``'s UTF-8 bytes read one by one as ``via`` (bytes it leaves undefined as C1)."""
+    return "".join(bytes([b]).decode(via, "ignore") or chr(b) for b in text.encode("utf-8"))
+
+
+RUSSIAN = "Вчера в Москве прошёл большой праздник, и все жители города вышли на улицы. "
+HEAD = '<meta charset="utf-8">'
+
+
+@pytest.mark.parametrize("text, head, via", [
+    (GERMAN, "", "cp1252"), (FRENCH, HEAD, "cp1252"), (FRENCH + "À l’Élysée, Éric a dit ÍÁ.",
+                                                       HEAD, "latin-1"),
+    (RUSSIAN, HEAD, "cp1252"), (ENGLISH, "", "cp1252"),
+    # a restored "é”\xa0" would read as U+9520 in a second round, which the evidence refuses
+    (FRENCH + "Il est « calme et déterminé”\xa0». Edición Nº 7, Zei\u00adtung.", HEAD, "cp1252")])
+def test_double_encoded_utf8_is_decoded_back(text, head, via):
+    body = html(doubled(text, via), head).encode("utf-8")
+    decoded = decode_html(body)
+    assert decoded.encoding == "utf-8" and text.strip() in decoded.text
+    assert decoded.evidence.endswith("+double-utf8") and decoded.undoubled > 0
+    assert "Ã" not in decoded.text and "â€" not in decoded.text
+
+
+def test_text_encoded_three_times_is_decoded_back():
+    decoded = decode_html(html(doubled(doubled(ENGLISH + GERMAN))).encode("utf-8"))
+    assert (ENGLISH + GERMAN).strip() in decoded.text
+
+
+PORTUGUESE = ("São Paulo é a maior cidade do Brasil. NÃO HÁ VAGAS, diz a placa. A região "
+              "tem ÃO em maiúsculas: CORAÇÃO, IRMÃOS, ALEMÃ. ")
+
+
+def test_a_garbled_phrase_among_right_text_is_decoded_back():
+    body = html(doubled(GERMAN[:40]) + " / " + GERMAN, HEAD, times=1).encode("utf-8")
+    decoded = decode_html(body)  # "Die Straße führt über die Brücke": ß ü ü ü
+    assert GERMAN[:40] + " / " + GERMAN.strip() in decoded.text and decoded.undoubled == 4
+
+
+@pytest.mark.parametrize("text", [PORTUGUESE, "Er sagte „weiß“ und „Straße“. " * 4 + GERMAN])
+def test_real_text_with_the_same_letters_is_not_repaired(text):
+    # correct UTF-8 with Ã, ß“ (which would read as U+07D3, an N'Ko letter)
+    decoded = decode_html(html(text, HEAD).encode("utf-8"))
+    assert text.strip() in decoded.text and not decoded.undoubled
+    assert decoded.evidence == "declared:meta"

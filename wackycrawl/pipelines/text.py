@@ -6,7 +6,9 @@ Reads ``item["body"]`` and ``item["content_type"]``; sets ``item["html"]``,
 ``"Encoding-Repairs"`` when bytes were repaired) and
 deletes ``item["body"]``. Drops ``binary`` (binary data served as text), ``encoding`` (no
 clean decode) and ``empty`` (nothing left to parse). Stats: ``wacky/encoding/<codec>``,
-``wacky/encoding/repaired`` (pages) and ``wacky/encoding/repairs`` (bytes).
+``wacky/encoding/repaired`` (pages) and ``wacky/encoding/repairs`` (bytes);
+``wacky/encoding/double_utf8`` (pages) and ``wacky/encoding/double_utf8_chars`` (characters)
+for double-encoded UTF-8 decoded back (evidence ``...+double-utf8``, logged at INFO).
 """
 
 import logging
@@ -59,5 +61,10 @@ class TextPipeline:
             meta["Encoding-Repairs"] = str(decoded.repairs)
             self.stats.inc_value("wacky/encoding/repaired")
             self.stats.inc_value("wacky/encoding/repairs", decoded.repairs)
+        if decoded.undoubled:
+            logger.info("double-encoded UTF-8 decoded back (%d characters): %s",
+                        decoded.undoubled, item.get("url"))
+            self.stats.inc_value("wacky/encoding/double_utf8")
+            self.stats.inc_value("wacky/encoding/double_utf8_chars", decoded.undoubled)
         item["html"] = decoded.text
         return item

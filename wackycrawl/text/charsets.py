@@ -240,6 +240,18 @@ def _classify(text: str) -> tuple[dict[str, int], int, int]:
     return letters, max(signs, 0), junk
 
 
+def usual_char(char: str) -> bool:
+    """True if a text of some language holds ``char`` (one character): a letter of an
+    alphabet of :data:`ALPHABETS` or a CJK script, a punctuation mark, a currency sign, a
+    common sign or number sign (``© ° ½ ²``), a space, the soft hyphen."""
+    cat = _category(char)
+    if cat[0] == "L" and char not in "ªº":  # ordinal indicators are letters (Lo)
+        low = char.lower()
+        return bool(_languages_of(low if len(low) == 1 else char))
+    return (cat[0] == "P" or cat in ("Sc", "No", "Zs") or char in _COMMON_SIGNS
+            or char in "ªº\u00ad")
+
+
 def fit(text: str, codec: str = "", languages: dict[str, int] | None = None) -> Fit:
     """Score ``text`` - the evidence words (:func:`sample`) decoded with ``codec``, a Python
     codec name whose prior is subtracted - against every language of :data:`ALPHABETS` and

@@ -23,6 +23,9 @@ Order (WHATWG HTML "determining the character encoding", then evidence):
    ``guess:<codec>:<plausibility>``.
 5. A text whose best decoding is less plausible than ``min_plausibility`` is rejected
    (:class:`EncodingError`): a corpus stores no garbled text.
+6. UTF-8 that holds double-encoded UTF-8 (``Ã©`` for ``é``: UTF-8 read as windows-1252 and
+   stored again) is decoded back (:mod:`wackycrawl.text.mojibake`, ftfy's rule) when the
+   text decoded back scores higher on the same evidence; evidence ``...+double-utf8``.
 
 The text returned never holds U+FFFD or C0/C1 controls other than TAB, LF, FF, CR: a stray
 byte in UTF-8 is read as cp1252 if it is a character there, dropped otherwise (counted as
@@ -45,7 +48,7 @@ from w3lib.encoding import (
     resolve_encoding,
 )
 
-from wackycrawl.text import charsets
+from wackycrawl.text import charsets, mojibake
 
 # Pages needing more repaired bytes than this are rejected (WACKY_MAX_ENCODING_REPAIRS).
 MAX_REPAIRS = 10
@@ -114,8 +117,10 @@ class Decoded(NamedTuple):
     text: str  # the document, free of U+FFFD and C0/C1 controls
     encoding: str  # Python codec name, e.g. "utf-8", "cp1252", "utf-16-le"
     repairs: int  # bytes (or characters) mapped through cp1252 or dropped
-    # why this codec, no whitespace: declared:bom|header|meta|xml, guess:<codec>:<0.000>
+    # why this codec, no whitespace: declared:bom|header|meta|xml, guess:<codec>:<0.000>,
+    # then "+double-utf8" when double-encoded UTF-8 was decoded back
     evidence: str = ""
+    undoubled: int = 0  # double-encoded UTF-8 sequences decoded back (text/mojibake.py)
 
 
 def sniff_binary(body: bytes, declared: str | None = None,
@@ -251,10 +256,19 @@ _ISO2022 = re.compile(rb"\x1b[$(]")
 
 
 def _decode_lenient(body: bytes, encoding: str, max_repairs: int,
-                    rare: bool = True) -> tuple[str, int] | None:
-    """Decode with stray bytes repaired: (text, repairs), or None when more than
+                    rare: bool = True) -> tuple[str, int, int] | None:
+    """Decode with stray bytes repaired: (text, repairs, undoubled), or None when more than
     ``max_repairs`` are needed or (``rare``) the repairs outnumber the good non-ASCII
-    characters."""
+    characters. UTF-8 holding double-encoded UTF-8 is decoded back (:func:`_undouble`;
+    ``undoubled`` counts the characters restored)."""
+    if encoding == "utf-8" and mojibake.suspect(body):
+        return _undouble(body, max_repairs, rare)
+    decoded = _decode_plain(body, encoding, max_repairs, rare)
+    return None if decoded is None else (*decoded, 0)
+
+
+def _decode_plain(body: bytes, encoding: str, max_repairs: int,
+                  rare: bool = True) -> tuple[str, int] | None:
     try:
         text = body.decode(encoding, "replace")
     except LookupError:
@@ -269,6 +283,28 @@ def _decode_lenient(body: bytes, encoding: str, max_repairs: int,
     if repairs > max_repairs or (rare and _errors.count and good <= repairs):
         return None
     return text, repairs
+
+
+def _undouble(body: bytes, max_repairs: int, rare: bool) -> tuple[str, int, int] | None:
+    """UTF-8 ``body`` with double-encoded UTF-8 in it (:func:`mojibake.suspect`): decoded
+    back (:func:`mojibake.undouble`, ftfy's rule) round by round, up to
+    :data:`mojibake.ROUNDS`, while the text of a round scores at least as high on the
+    evidence (:func:`charsets.fit` of its non-ASCII words) as the text before it; a tie
+    goes to the round, whose runs are themselves the sign of double encoding."""
+    best = _decode_plain(body, "utf-8", max_repairs, rare)  # None: too many C1 controls
+    score = -float("inf") if best is None else _words_fit(best[0]).score
+    total = 0
+    for _ in range(mojibake.ROUNDS):
+        body, runs = mojibake.undouble(body)
+        back = _decode_plain(body, "utf-8", max_repairs, rare) if runs else None
+        if back is None or (after := _words_fit(back[0]).score) < score:
+            break
+        best, total, score = back, total + runs, after
+    return None if best is None else (best[0], best[1], total)
+
+
+def _words_fit(text: str) -> charsets.Fit:
+    return charsets.fit(" ".join(w for w in text[:200_000].split() if not w.isascii()))
 
 
 def _single_byte(codec: str) -> bool:
@@ -305,6 +341,7 @@ class _Guess(NamedTuple):
     codec: str
     text: str
     repairs: int
+    undoubled: int = 0
 
 
 def _evidence(guess: _Guess) -> str:
@@ -410,6 +447,12 @@ def _implausible(fit: charsets.Fit, min_plausibility: float) -> bool:
     return fit.plausibility < min_plausibility and fit.foreign + fit.junk >= MIN_BAD_CHARS
 
 
+def _decoded(decoded: tuple[str, int, int], codec: str, evidence: str) -> Decoded:
+    """:class:`Decoded` of a (text, repairs, undoubled) decoding."""
+    text, repairs, undoubled = decoded
+    return Decoded(text, codec, repairs, evidence + "+double-utf8" * bool(undoubled), undoubled)
+
+
 def decode_html(body: bytes, content_type: str | None = None,
                 max_repairs: int = MAX_REPAIRS,
                 max_binary_share: float = MAX_BINARY_SHARE,
@@ -434,7 +477,7 @@ def decode_html(body: bytes, content_type: str | None = None,
         decoded = _decode_lenient(body[len(bom):], codec, max_repairs)
         if decoded is None:
             raise EncodingError(f"more than {max_repairs} bad bytes for {codec} (BOM)")
-        return Decoded(decoded[0], codec, decoded[1], "declared:bom")
+        return _decoded(decoded, codec, "declared:bom")
     declared = declarations(body, content_type)
     wide_ok = b"\x00" in body[:SNIFF_BYTES]
     sniffed = declared[0][1] if declared else None
@@ -455,7 +498,7 @@ def decode_html(body: bytes, content_type: str | None = None,
         if decoded is None:
             continue
         if codec == "utf-8":  # valid UTF-8, or nearly (at most max_repairs stray bytes)
-            return Decoded(decoded[0], codec, decoded[1], f"declared:{source}")
+            return _decoded(decoded, codec, f"declared:{source}")
         fit = ev.fit(codec) if not codec.startswith(_WIDE) else ev.fit(codec, decoded[0])
         fit = fit or ev.fit(codec, decoded[0])
         if fit.plausibility < TRUST_DECLARED:
@@ -466,23 +509,23 @@ def decode_html(body: bytes, content_type: str | None = None,
                 continue
             if _implausible(fit, min_plausibility):
                 continue
-        return Decoded(decoded[0], codec, decoded[1], f"declared:{source}")
+        return _decoded(decoded, codec, f"declared:{source}")
     guessed = guessed or guess(body, max_repairs, ev)
     if guessed is not None and (guessed.codec.startswith(_WIDE)
                                 or guessed.codec == "utf-8"):
         # (nearly) valid multi-byte UTF-8, or the NUL pattern of UTF-16/32 and a clean decode, are
         # evidence enough: such pages may hold any script, emoji, symbols no alphabet knows
-        return Decoded(guessed.text, guessed.codec, guessed.repairs, _evidence(guessed))
+        return _decoded(guessed[2:], guessed.codec, _evidence(guessed))
     if guessed is None or _implausible(guessed.fit, min_plausibility):
         # last resort: the declared codec with up to max_repairs bytes repaired
         for source, codec in declared:
             decoded = _decode_lenient(body, codec, max_repairs, rare=False)
             if decoded is not None and not _implausible(ev.fit(codec, decoded[0]),
                                                         min_plausibility):
-                return Decoded(decoded[0], codec, decoded[1], f"declared:{source}")
+                return _decoded(decoded, codec, f"declared:{source}")
     if guessed is None:
         raise EncodingError("no codec decodes the page cleanly")
     if _implausible(guessed.fit, min_plausibility):
         raise EncodingError(f"implausible text: best decoding {guessed.codec} explains "
                             f"{guessed.fit.plausibility:.0%} of its non-ASCII characters")
-    return Decoded(guessed.text, guessed.codec, guessed.repairs, _evidence(guessed))
+    return _decoded(guessed[2:], guessed.codec, _evidence(guessed))
