@@ -270,3 +270,11 @@ def test_rank_gives_the_best_labels_and_the_whole_close_group():
     assert [p for _, p in ranked[:langmodel.RANK_TOP]] == sorted(
         (p for _, p in ranked[:langmodel.RANK_TOP]), reverse=True)
     assert 0.99 < sum(p for _, p in ranked) <= 1.0 + 1e-6
+
+
+def test_marker_lists_hold_one_word_a_line():
+    folder = fw.files("wackycrawl.text").joinpath("data", "funcwords", "markers")
+    for path in folder.iterdir():
+        lines = path.read_text("utf-8").splitlines()
+        words = [w for w in lines if w.strip() and not w.startswith("#")]
+        assert words and all(w.isalpha() and w == w.strip().lower() for w in words), path.name
