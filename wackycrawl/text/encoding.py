@@ -292,12 +292,15 @@ def _undouble(body: bytes, max_repairs: int, rare: bool) -> tuple[str, int, int]
     evidence (:func:`charsets.fit` of its non-ASCII words) as the text before it; a tie
     goes to the round, whose runs are themselves the sign of double encoding."""
     best = _decode_plain(body, "utf-8", max_repairs, rare)  # None: too many C1 controls
-    score = -float("inf") if best is None else _words_fit(best[0]).score
-    total = 0
+    score, total = None, 0
     for _ in range(mojibake.ROUNDS):
         body, runs = mojibake.undouble(body)
         back = _decode_plain(body, "utf-8", max_repairs, rare) if runs else None
-        if back is None or (after := _words_fit(back[0]).score) < score:
+        if back is None:
+            break
+        if score is None:  # scored only when there is something to compare
+            score = -float("inf") if best is None else _words_fit(best[0]).score
+        if (after := _words_fit(back[0]).score) < score:
             break
         best, total, score = back, total + runs, after
     return None if best is None else (best[0], best[1], total)
