@@ -22,10 +22,12 @@ worker and the server compete for two cores and the ratio measures the machine a
 the crawler.
 
 Prints pages/s of each run (response_received_count / elapsed_time_seconds from the crawl's
-stats) and, per frontier, the ratios full / off (target >= 0.9) and in-process / off; with
+stats), the crawl process's CPU ms per page (``wacky/cpu_seconds``: spider open to close, the
+stage worker not included; the load moves it less than pages/s) and, per frontier, the ratios full / off (target >= 0.9) and in-process / off; with
 the Redis frontier also the Redis commands per fetched page (``INFO commandstats``, those
 run inside Lua scripts included: frontier,
-politeness, written set, dedup index), a figure the machine's load does not move.
+politeness, written set, dedup index, host templates), a figure the machine's load does not
+move, and redis-server's CPU ms per page.
 """
 
 from __future__ import annotations
@@ -144,7 +146,14 @@ def crawl(web, seeds, label: str, extra: dict, profile: Path | None = None) -> d
         pages = s.get("response_received_count", 0)
         secs = s.get("elapsed_time_seconds", wall)
         return {"label": label, "pages": pages, "secs": secs, "pps": pages / secs,
+                "cpu_ms": s.get("wacky/cpu_seconds", 0) * 1000 / max(1, pages),
                 "kept": s.get("wacky/kept", 0), "wall": wall}
+
+
+def redis_cpu(client) -> float:
+    """CPU seconds (user + system) redis-server has used so far."""
+    info = client.info("cpu")
+    return info["used_cpu_user"] + info["used_cpu_sys"]
 
 
 def main() -> None:
@@ -178,6 +187,7 @@ def main() -> None:
                     if fr == "redis":
                         srv.client().flushall()
                         srv.client().config_resetstat()
+                        cpu0 = redis_cpu(srv.client())
                     prof = a.profile / f"{fr}-{label.replace(' ', '_').replace(',', '')}-{i}.prof" \
                         if a.profile else None
                     row = {**crawl(web, seeds, label, {**base, **extra}, prof), "frontier": fr}
@@ -186,24 +196,30 @@ def main() -> None:
                                     .items() if k not in ("cmdstat_flushall", "cmdstat_config",
                                                           "cmdstat_info"))
                         row["redis_per_page"] = calls / max(1, row["pages"])
+                        row["redis_cpu_ms"] = ((redis_cpu(srv.client()) - cpu0) * 1000
+                                               / max(1, row["pages"]))
                     rows.append(row)
-    print(f"{'frontier':<9}{'run':<18}{'pages':>8}{'secs':>8}{'pages/s':>10}{'docs kept':>11}"
-          f"{'Redis cmds/page':>17}")
+    print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"{'frontier':<9}{'run':<18}{'pages':>8}{'secs':>8}{'pages/s':>10}{'CPU ms/page':>13}"
+          f"{'docs kept':>11}{'Redis cmds/page':>17}{'Redis CPU ms/page':>19}")
     for r in rows:
         per_page = f"{r['redis_per_page']:.1f}" if "redis_per_page" in r else "-"
+        redis_ms = f"{r['redis_cpu_ms']:.2f}" if "redis_cpu_ms" in r else "-"
         print(f"{r['frontier']:<9}{r['label']:<18}{r['pages']:>8}{r['secs']:>8.1f}"
-              f"{r['pps']:>10.1f}{r['kept']:>11}{per_page:>17}")
+              f"{r['pps']:>10.1f}{r['cpu_ms']:>13.2f}{r['kept']:>11}{per_page:>17}{redis_ms:>19}")
 
-    def mean_pps(fr: str, label: str) -> float:
-        pps = [r["pps"] for r in rows if r["label"] == label and r["frontier"] == fr]
-        return sum(pps) / len(pps)
+    def mean(fr: str, label: str, key: str = "pps") -> float:
+        values = [r[key] for r in rows if r["label"] == label and r["frontier"] == fr]
+        return sum(values) / len(values)
 
     ratios = {}
     for fr in a.frontier:
-        off = mean_pps(fr, "pipelines off")
-        ratios[fr] = (mean_pps(fr, "full pipeline") / off, mean_pps(fr, "full, in-process") / off)
+        off = mean(fr, "pipelines off")
+        ratios[fr] = (mean(fr, "full pipeline") / off, mean(fr, "full, in-process") / off)
+        cpu = mean(fr, "pipelines off", "cpu_ms") / max(1e-9, mean(fr, "full pipeline", "cpu_ms"))
         print(f"{fr}: ratio full/off: {ratios[fr][0]:.2f} (target >= 0.9); "
-              f"in-process/off: {ratios[fr][1]:.2f}")
+              f"in-process/off: {ratios[fr][1]:.2f}; crawl-process CPU per page off/full: "
+              f"{cpu:.2f}")
     print(json.dumps({"ratios": {k: [round(x, 3) for x in v] for k, v in ratios.items()},
                       "runs": rows}))
 

@@ -5,7 +5,9 @@ Reads only ``crawler.stats``: pages fetched (``response_received_count``), docum
 (``wacky/trec/bytes_written``, compressed bytes / 10^6) and every drop counter
 (``wacky/drop/<reason>``, ``wackycrawl.crawl.drops``: items, size window, robots.txt, scope,
 traps, safety, non-2xx answers as ``http_<code>``...). With WACKY_STATS_FILE set,
-all stats are also written there as JSON (datetimes as ISO 8601 strings) at close. When
+all stats are also written there as JSON (datetimes as ISO 8601 strings) at close, with
+``wacky/cpu_seconds``: CPU time (user + system, seconds) of the crawl process from spider open
+to close, its stage worker processes not included. When
 WACKY_OUTPUT_DIR holds more than this run wrote (a resumed crawl, other workers), the line
 also gives the corpus total (documents from the indexes, files, crawl processes, MB;
 ``wackycrawl stats`` reads everything).
@@ -16,6 +18,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import time
 from datetime import datetime
 
 from scrapy import signals
@@ -46,14 +49,21 @@ class Summary:
         self.crawler = crawler
         self.stats_file = crawler.settings.get("WACKY_STATS_FILE") or ""
         self.outdir = crawler.settings.get("WACKY_OUTPUT_DIR") or ""
+        self.cpu_start = time.process_time()
 
     @classmethod
     def from_crawler(cls, crawler):
         ext = cls(crawler)
+        crawler.signals.connect(ext.spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(ext.spider_closed, signal=signals.spider_closed)
         return ext
 
+    def spider_opened(self, spider):
+        self.cpu_start = time.process_time()
+
     def spider_closed(self, spider, reason):
+        self.crawler.stats.set_value("wacky/cpu_seconds",
+                                     round(time.process_time() - self.cpu_start, 3))
         stats = self.crawler.stats.get_stats()
         logger.info("%s (close reason: %s)", summary_line(stats, self._corpus(stats)), reason)
         if self.stats_file:
