@@ -33,7 +33,7 @@ from wackycrawl.distributed.leasequeue import LeaseQueue
 from wackycrawl.distributed.politeness import RedisHostSchedule
 from wackycrawl.distributed.queue import encode
 from wackycrawl.distributed.seen import RedisBloom, RedisSeenSet, bloom_size
-from wackycrawl.distributed.simhash import RedisDedupIndex
+from wackycrawl.distributed.simhash import REST_BYTES, RedisDedupIndex
 
 
 def url(i: int) -> str:
@@ -64,10 +64,11 @@ def dedup_rows(r, keys: CrawlKeys, docs: int) -> list[tuple[str, float, str]]:
                      (used(r) - before) / size,
                      f"{last}; {n_keys:,} keys; {size / seconds:,.0f} adds/s"))
         added = size
-    sample = [k for _, k in zip(range(200), r.scan_iter(keys.prefix + "simhash:1:*"))]
-    per_member = sum(r.memory_usage(k, samples=0) for k in sample) / sum(map(r.scard, sample))
+    sample = [k for _, k in zip(range(200), r.scan_iter(keys.near_bucket_prefix + "1:*"))]
+    per_member = sum(r.memory_usage(k, samples=0) for k in sample) / (
+        sum(map(r.strlen, sample)) / REST_BYTES)
     encoding = r.object("encoding", sample[0]).decode()
-    rows.append(("  a SET bucket (tables 1..3) per member, key included", per_member,
+    rows.append(("  a bucket (tables 0..3) per member, key included", per_member,
                  f"encoding {encoding}; in memory 4 x 6 + 4 (tables, ids) + 92 (records) B/doc"))
     return rows
 

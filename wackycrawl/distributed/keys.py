@@ -28,7 +28,10 @@ One prefix per crawl, so several crawls share one Redis and ``redis-cli --scan -
 ``host:<key>``             HASH     politeness state of a host or ``ip:<address>``: interval,
                                     hold, last start, owner lease (:mod:`.politeness`)
 ``checksum:<hex>``         HASH     exact-duplicate checksums by leading bits (:mod:`.simhash`)
-``simhash:<t>:<hex>``      HASH/SET near-duplicate table ``t``, bucket of a simhash block
+``near:<t>:<hex>``         STRING   near-duplicate table ``t``, bucket of a simhash block: the
+                                    other 48 bits of each fingerprint, 6 bytes each
+``near:rec:<hex>``         HASH     records (owner, checksum, shingle sketch) of the
+                                    fingerprints of table 0's bucket (:mod:`.simhash`)
 =========================  =======  ==========================================================
 """
 
@@ -79,8 +82,13 @@ class CrawlKeys:
     def checksum_shard(self, prefix: str) -> str:
         return f"{self.prefix}checksum:{prefix}"
 
-    def simhash_bucket(self, table: int, block: str) -> str:
-        return f"{self.prefix}simhash:{table}:{block}"
+    @property
+    def near_bucket_prefix(self) -> str:
+        """``near:`` keys' prefix: bucket ``<prefix><t>:<hex>`` of near-duplicate table t."""
+        return f"{self.prefix}near:"
+
+    def near_record(self, block: str) -> str:
+        return f"{self.prefix}near:rec:{block}"
 
 
 QUEUE_PARTS = ("requests", "inflight", "leases", "seq", "parked", "parked_hosts", "dead")

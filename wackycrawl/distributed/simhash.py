@@ -11,17 +11,21 @@ in :mod:`.keys`):
 * near: the permuted tables of :class:`~wackycrawl.dedup.index.SimhashIndex` (Manku, Jain and
   Das Sarma, WWW 2007, section 3: four 16-bit blocks, and probes of every block value within
   ``k // 4`` bits, so every fingerprint within ``k`` shares a probed bucket): table ``t`` files
-  a fingerprint under its block ``t`` (``simhash:<t>:<block hex>``), the member being the other
-  48 bits (exact in Lua's doubles). Table 0 is a HASH (member -> record: owner, 8 bytes;
-  checksum, 8 bytes little-endian; shingle sketch, ``4 + 2 m`` bytes), tables 1..3 are SETs,
-  whose integer members Redis keeps as an ``intset`` of 8 bytes each.
+  a fingerprint under its block ``t`` in the STRING ``near:<t>:<block hex>``, the other 48
+  bits appended as 6 bytes (big-endian; exact in Lua's doubles). The record of a fingerprint
+  (owner, 8 bytes; checksum, 8 bytes little-endian; shingle sketch, ``4 + 2 m`` bytes) is in
+  the HASH ``near:rec:<block 0 hex>`` under the same 6 bytes of table 0.
 
-One Lua script reads the probed buckets and returns the candidates within ``k`` that the
-client has not yet seen, or, when there are none, stores the document (checksum, four table
-entries) in the same atomic step. The client confirms the candidates by shingle resemblance
-(it holds the document's full text) against the sketches of their records; when none is a
-near duplicate it calls the script again with them excluded, so a document added by another
-worker in between is seen before this one is stored.
+One Lua script reads every probed bucket of the four tables with one ``MGET`` (the probed key
+names are built in the script from the query's blocks and the probe masks, so the client
+packs 6 keys, not ``4 * probes``) and returns the candidates within ``k`` that the client has
+not yet seen, each once with its record, or, when there are none, stores the document
+(checksum, four ``APPEND``, the record) in the same atomic step: 9 Redis commands and one
+round trip for a new document without candidates, 3 commands for an exact duplicate. The
+client confirms the candidates by shingle resemblance (it holds the document's full text)
+against the sketches of their records; when none is a near duplicate it calls the script
+again with them excluded, so a document added by another worker in between is seen before
+this one is stored.
 
 Owner: the first 8 bytes of the document URL's fingerprint
 (:func:`~wackycrawl.distributed.fingerprint.url_fingerprint`). A match owned by the same URL is
@@ -29,12 +33,9 @@ the document's own earlier copy - its worker died after the index took it but be
 file did, and the request was leased again (C20) - so it is kept again (verdict
 ``"refetched"``) instead of being lost.
 
-Memory: ``benchmarks/redis_memory.py`` (bytes per document). Table 0's records are larger than
-``hash-max-listpack-value`` (64 bytes), so its buckets are hashtables; the SET buckets stay
-intsets while small (``set-max-intset-entries`` 512). Cost: ``4 * probes`` bucket reads per
-check (k = 11: 548 keys; about 1.1 ms of Redis time and, with hiredis packing the call, 1.3
-ms of the worker's CPU on a loaded 2-core machine; k = 3: 0.07 ms), cheap while buckets are
-small (a few entries per 100k documents).
+Memory: ``benchmarks/redis_memory.py`` (bytes per document). Cost: ``4 * probes`` bucket
+lookups in one MGET per check (k = 11: 548 keys), cheap while buckets are small (a few entries
+per 100k documents).
 Errors: redis's ``ConnectionError`` / ``ResponseError`` as they come.
 """
 
@@ -50,11 +51,15 @@ from wackycrawl.distributed.keys import CrawlKeys
 
 CHECKSUM_SHARD_BITS = 16
 OWNER_BYTES = 8
+REST_BYTES = (64 - BLOCK_BITS) // 8
 BLOCKS = [(BLOCK_BITS * t, BLOCK_BITS) for t in range(TABLES)]  # (start from the top, width)
 
-# KEYS: checksum shard, then per table t the buckets of its P probes (probe 0 = own block).
-# ARGV: checksum rest, owner, '1' to check/add the simhash, k, record, P, E, E excluded
-# 't:i:member' strings, then the query's rest per table.
+# KEYS: checksum shard, record HASH of the own block 0, own bucket of tables 0..3.
+# ARGV: checksum rest, owner, '1' to check/add the simhash, k, record, bucket key prefix
+# ('<crawl prefix>near:'), probe masks (2 bytes each, big-endian), the query's block per table
+# (4 integers), its rest per table (4 x 6 bytes), then the excluded candidates' names.
+# A candidate's name is '<block 0>:<rest of table 0>' (integers); the reply lists name,
+# distance and record of each.
 CHECK_AND_ADD = """
 local function distance(a, b)
   local d = 0
@@ -65,33 +70,66 @@ local function distance(a, b)
   end
   return d
 end
+local function rest(s, j)
+  local v = 0
+  for n = j, j + 5 do v = v * 256 + s:byte(n) end
+  return v
+end
 local owner = redis.call('HGET', KEYS[1], ARGV[1])
 if owner then return {'exact_duplicate', owner} end
-local E = tonumber(ARGV[7])
-local q0 = 8 + E
 if ARGV[3] == '1' then
-  local k, P = tonumber(ARGV[4]), tonumber(ARGV[6])
+  local k, masks, prefix = tonumber(ARGV[4]), ARGV[7], ARGV[6]
   local excluded = {}
-  for e = 1, E do excluded[ARGV[7 + e]] = true end
-  local found = {'candidates'}
+  for e = 16, #ARGV do excluded[ARGV[e]] = true end
+  local hex = {}
+  for b = 0, 255 do hex[b] = string.format('%02x', b) end
+  local function hex4(v) return hex[math.floor(v / 256)] .. hex[v % 256] end
+  local names, tables, probed, bits = {}, {}, {}, {}
+  for i = 1, #masks, 2 do
+    local m = masks:byte(i) * 256 + masks:byte(i + 1)
+    local b = 0
+    while m > 0 do m = bit.band(m, m - 1) b = b + 1 end
+    bits[#bits + 1] = b
+  end
   for t = 0, 3 do
-    local q = tonumber(ARGV[q0 + t])
-    for i = 0, P - 1 do
-      local bits = (i == 0 and 0) or (i <= 16 and 1) or (i <= 136 and 2) or 3
-      local key = KEYS[2 + t * P + i]
-      local members = t == 0 and redis.call('HKEYS', key) or redis.call('SMEMBERS', key)
-      for _, m in ipairs(members) do
-        local name = t .. ':' .. i .. ':' .. m
-        if not excluded[name] then
-          local d = bits + distance(tonumber(m), q)
-          if d <= k then found[#found + 1] = name; found[#found + 1] = tostring(d) end
+    local q, table_prefix = tonumber(ARGV[8 + t]), prefix .. t .. ':'
+    for i = 1, #masks, 2 do
+      local block = bit.bxor(q, masks:byte(i) * 256 + masks:byte(i + 1))
+      names[#names + 1] = table_prefix .. hex4(block)
+      tables[#names], probed[#names] = t, block
+    end
+  end
+  local buckets = redis.call('MGET', unpack(names))
+  local found, P = {'candidates'}, #bits
+  for n = 1, #names do
+    local s = buckets[n]
+    if s then
+      local t, block = tables[n], probed[n]
+      local q, b = rest(ARGV[12 + t], 1), bits[(n - 1) % P + 1]
+      for j = 1, #s, 6 do
+        local m = rest(s, j)
+        local d = b + distance(m, q)
+        if d <= k then
+          -- the fingerprint's 4 blocks: the probed one put back among the other three
+          local x = {math.floor(m / 4294967296), math.floor(m / 65536) % 65536, m % 65536}
+          table.insert(x, t + 1, block)
+          local name = string.format('%d:%d', x[1], (x[2] * 65536 + x[3]) * 65536 + x[4])
+          if not excluded[name] then
+            excluded[name] = true
+            local field = string.char(math.floor(x[2] / 256), x[2] % 256, math.floor(x[3] / 256),
+                                      x[3] % 256, math.floor(x[4] / 256), x[4] % 256)
+            local record = redis.call('HGET', prefix .. 'rec:' .. hex4(x[1]), field)
+            if record then
+              found[#found + 1] = name; found[#found + 1] = d; found[#found + 1] = record
+            end
+          end
         end
       end
     end
   end
   if #found > 1 then return found end
-  redis.call('HSET', KEYS[2], ARGV[q0], ARGV[5])
-  for t = 1, 3 do redis.call('SADD', KEYS[2 + t * P], ARGV[q0 + t]) end
+  for t = 0, 3 do redis.call('APPEND', KEYS[3 + t], ARGV[12 + t]) end
+  redis.call('HSET', KEYS[2], ARGV[12], ARGV[5])
 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 if ARGV[3] == '1' then return {'new'} end
@@ -129,11 +167,9 @@ class RedisDedupIndex:
             raise ValueError(f"the Redis simhash index needs k in 0..{MAX_K}, not {k}")
         self.server, self.keys, self.k, self.min_features = server, keys, k, min_features
         self.threshold, self.shingle_size = threshold, shingle_size
-        self.probes = probe_masks(k // TABLES)
+        self._masks = b"".join(m.to_bytes(2, "big") for m in probe_masks(k // TABLES))
+        self._near = keys.near_bucket_prefix
         self._script = server.register_script(CHECK_AND_ADD)
-
-    def _bucket(self, table: int, block: int) -> str:
-        return self.keys.simhash_bucket(table, f"{block:04x}")
 
     def check_and_add(self, fp: Fingerprint, url: str, text: str = "") -> Decision:
         """The decision for the document at ``url`` (str) with fingerprint ``fp`` of the clean
@@ -146,27 +182,24 @@ class RedisDedupIndex:
         owner = url_fingerprint(url)[:OWNER_BYTES]
         shard, rest = split(fp.checksum, 0, CHECKSUM_SHARD_BITS)
         blocks = block_values(fp.simhash)
-        rests = [split(fp.simhash, *b)[1] for b in BLOCKS]
-        keys = [self.keys.checksum_shard(f"{shard:04x}")]
-        keys += [self._bucket(t, blocks[t] ^ mask) for t in range(TABLES) for mask in self.probes]
+        rests = [split(fp.simhash, *b)[1].to_bytes(REST_BYTES, "big") for b in BLOCKS]
+        keys = [self.keys.checksum_shard(f"{shard:04x}"), self.keys.near_record(f"{blocks[0]:04x}")]
+        keys += [f"{self._near}{t}:{blocks[t]:04x}" for t in range(TABLES)]
         near = fp.n_features >= self.min_features
         record = owner + fp.checksum.to_bytes(8, "little") + fp.sketch
         excluded, candidates = [], {}
         while True:
             answer = self._script(keys=keys, args=[rest, owner, "1" if near else "0", self.k,
-                                                   record, len(self.probes), len(excluded),
-                                                   *excluded, *rests])
+                                                   record, self._near, self._masks, *blocks,
+                                                   *rests, *excluded])
             verdict = answer[0].decode()
             if verdict != "candidates":
                 break
-            names = [name.decode() for name in answer[1::2]]
-            for name, d in zip(names, answer[2::2], strict=True):
-                t, i, member = (int(x) for x in name.split(":"))
-                match = join(blocks[t] ^ self.probes[i], member, *BLOCKS[t])
-                if match not in candidates:
-                    block, rest0 = split(match, *BLOCKS[0])
-                    row = self.server.hget(self._bucket(0, block), rest0)
-                    candidates[match] = (int(d), match, row[2 * OWNER_BYTES:], row)
+            names = [name.decode() for name in answer[1::3]]
+            for name, d, row in zip(names, answer[2::3], answer[3::3], strict=True):
+                block0, rest0 = (int(x) for x in name.split(":"))
+                match = join(block0, rest0, *BLOCKS[0])
+                candidates[match] = (int(d), match, row[2 * OWNER_BYTES:], row)
             excluded += names
             decision = confirm(fp, text, [
                 (d, m, sk, int.from_bytes(row[OWNER_BYTES:2 * OWNER_BYTES], "little"))
