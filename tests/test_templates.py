@@ -150,6 +150,21 @@ def test_redis_store_is_bounded(redis_server):
     assert store.learn("h", []) == set()
 
 
+def test_redis_store_counts_as_the_in_process_store(redis_server):
+    """Pages of two hosts through two Redis clients and one TemplateStore: the same templates
+    on every page and the same counts, also for a page of 4,500 distinct hashes (9,000 HSET
+    values, more than Lua's unpack takes at once: the script goes in chunks)."""
+    shared = [RedisTemplateStore(redis_server.client(), "wacky:t5:", min_pages=2,
+                                 max_blocks=5000) for _ in range(2)]
+    local = TemplateStore(min_pages=2, max_blocks=5000)
+    pages = [("a", list(range(4500))), ("b", [7, 8, 9]), ("a", list(range(1200, 1300)) + [1]),
+             ("a", [1, 1, 2, 10**9]), ("b", [9, 8])]
+    for n, (host, hashes) in enumerate(pages):
+        assert shared[n % 2].learn(host, hashes) == local.learn(host, hashes), n
+    for host, block in [("a", 1), ("a", 2), ("a", 1250), ("a", 4499), ("a", 10**9), ("b", 9)]:
+        assert shared[0].count(host, block) == local.count(host, block) > 0
+
+
 def test_stage_uses_redis_with_redis_url(redis_server):
     settings = {"REDIS_URL": redis_server.url, "WACKY_CRAWL_NAME": "t3"}
     first, second = (BoilerplatePipeline.from_crawler(crawler(**settings)) for _ in range(2))
