@@ -11,7 +11,8 @@ from tests.redisserver import RedisServer
 from wackycrawl.distributed import status
 from wackycrawl.distributed.fingerprint import fingerprint
 from wackycrawl.distributed.keys import CrawlKeys, redis_url
-from wackycrawl.distributed.leasequeue import LeaseQueue, leases_per_worker
+from wackycrawl.distributed.leasequeue import (
+    SEED_PREFIX, LeaseQueue, StartKeyTypeError, leases_per_worker, start_urls_size)
 from wackycrawl.distributed.seen import RedisBloom, RedisSeenSet, bloom_positions, bloom_size
 
 
@@ -150,6 +151,66 @@ def test_renew_keeps_a_slow_request_leased(r):
         assert q.renew([(leased.id, leased.token)]) == 1
         assert q.reclaim() == 0
     assert q.ack(leased.id, leased.token)
+
+
+@pytest.mark.parametrize("kind", ["list", "set", "zset"])
+def test_seeds_move_from_the_start_key_into_the_queue_in_one_step(r, kind):
+    q = LeaseQueue(r, KEYS, "w1")
+    key = KEYS.start_urls
+    if kind == "list":  # read from the head, as scrapy-redis's LRANGE/LTRIM: newest first
+        r.lpush(key, b"u1", b"u2", b"u3", b"u3")
+    elif kind == "set":
+        r.sadd(key, b"u1", b"u2", b"u3")
+    else:  # highest score first
+        r.zadd(key, {b"u1": 3, b"u2": 2, b"u3": 1})
+    assert start_urls_size(r, key, kind) == (4 if kind == "list" else 3)
+    moved, repeated, first = q.pull_seeds(key, kind, 3)
+    if kind == "list":  # u3 pushed twice: queued once
+        assert (moved, repeated, first) == (1 + 1, 1, b"u3") and r.llen(key) == 1
+        assert q.pull_seeds(key, kind, 3)[:2] == (1, 0)
+    else:
+        assert (moved, repeated) == (3, 0)
+    assert not r.exists(key) and q.queued() == 3
+    leased = [q.pop() for _ in range(3)]
+    assert all(x.id.startswith(SEED_PREFIX) for x in leased)
+    payloads = [x.payload for x in leased]
+    assert sorted(payloads) == [b"u1", b"u2", b"u3"]
+    if kind != "set":
+        assert payloads == ([b"u3", b"u2", b"u1"] if kind == "list" else [b"u1", b"u2", b"u3"])
+
+
+def test_a_leased_seed_is_replaced_by_its_requests_or_a_dead_letter(r):
+    q = LeaseQueue(r, KEYS, "w1", lease_seconds=0.2)
+    r.lpush(KEYS.start_urls, b"good", b"bad", b"again")
+    assert q.pull_seeds(KEYS.start_urls, "list", 10)[0] == 3
+    again, bad, good = q.pop(), q.pop(), q.pop()
+    assert q.queue_seed(good.id, good.token, [("r1", 0, b"p1"), ("r2", 1, b"p2")]) == [True, True]
+    assert q.queue_seed(bad.id, bad.token, [], dead=b"bad_seed\t-\tbad") == []
+    assert r.lrange(KEYS.dead, 0, -1) == [b"bad_seed\t-\tbad"]
+    assert q.queue_seed(again.id, again.token, [("r1", 0, b"p1")]) == [False]  # queued already
+    assert q.queued() == 2 and q.in_flight() == 0 and r.hlen(KEYS.requests) == 2
+    popped = [q.pop() for _ in range(2)]
+    assert [x.id for x in popped] == ["r2", "r1"] and all(q.ack(x.id, x.token) for x in popped)
+    # a seed whose lease expired (its worker died) goes back and is queued by one worker only
+    r.lpush(KEYS.start_urls, b"late")
+    q.pull_seeds(KEYS.start_urls, "list", 10)
+    lost = q.pop()
+    time.sleep(0.3)
+    other = LeaseQueue(r, KEYS, "w2")
+    assert other.reclaim() == 1
+    taken = other.pop()
+    assert taken.id == lost.id and q.queue_seed(lost.id, lost.token, [("r3", 0, b"p3")]) is None
+    assert other.queue_seed(taken.id, taken.token, [("r3", 0, b"p3")]) == [True]
+
+
+def test_a_start_key_of_another_type_is_left_alone(r):
+    q = LeaseQueue(r, KEYS, "w1")
+    r.sadd(KEYS.start_urls, b"u1")
+    with pytest.raises(StartKeyTypeError, match="is a Redis set, not a list"):
+        q.pull_seeds(KEYS.start_urls, "list", 10)
+    assert r.scard(KEYS.start_urls) == 1 and q.queued() == 0
+    assert start_urls_size(r, KEYS.start_urls, "list") == 0
+    assert start_urls_size(r, KEYS.start_urls) == start_urls_size(r, KEYS.start_urls, "set") == 1
 
 
 def test_seen_set_and_bloom(r):

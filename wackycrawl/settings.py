@@ -410,9 +410,13 @@ REDIS_START_URLS_AS_SET = False
 SCHEDULER_PERSIST = True
 # Flush the crawl's queue and seen set when a worker opens (scrapy-redis, default False).
 SCHEDULER_FLUSH_ON_START = False
-# scrapy-redis's blocking pop timeout; never blocks here (BRPOP stalls the reactor,
-# notes/stack.md 4.4): keep 0 and use WACKY_IDLE_CLOSE_SECONDS.
+# scrapy-redis: seconds a worker whose queue is empty waits for a request before it may close
+# (default 0). Here a lower bound of the idle wait below, never a blocking pop (BRPOP stalls
+# the reactor, notes/stack.md 4.4).
 SCHEDULER_IDLE_BEFORE_CLOSE = 0
+# scrapy-redis's MAX_IDLE_TIME_BEFORE_CLOSE (or the spider attribute max_idle_time, -a
+# max_idle_time=N) is left unset: set, it replaces WACKY_IDLE_CLOSE_SECONDS with its documented
+# meaning (N > 0 seconds; 0 = never close, a standing worker waiting for seeds; < 0 at once).
 WACKY_FRONTIER = "auto"
 REDIS_URL = None
 # Crawl name shared by the workers of one crawl (the Redis key prefix); "" = spider name.
@@ -426,7 +430,7 @@ WACKY_LEASE_RENEW_SECONDS = 10.0
 # A worker closes after the whole crawl had no work (nothing queued, no seed waiting, no lease
 # held by any worker) this long: reason "finished"; if only parked requests are left (robots.txt
 # unreachable, Retry-After) reason "idle", they stay in the frontier for a resume (without a
-# frontier they are dropped and counted). scrapy-redis's MAX_IDLE_TIME_BEFORE_CLOSE wins if set.
+# frontier they are dropped and counted). MAX_IDLE_TIME_BEFORE_CLOSE (above) wins if set.
 WACKY_IDLE_CLOSE_SECONDS = 30.0
 # A Redis outage up to this long is a pause (one WARNING when it starts, one when it ends);
 # past it the worker closes with reason "redis_outage" (project choice: 5 minutes covers a

@@ -5,7 +5,9 @@ One prefix per crawl, so several crawls share one Redis and ``redis-cli --scan -
 
 =========================  =======  ==========================================================
 ``start_urls``             LIST     seeds pushed from outside, JSON ``{"url": ..., "meta": {...}}``
-                                    (scrapy-redis's format) or a bare URL
+                                    (scrapy-redis's format) or a bare URL; moved into ``queue``
+                                    as they are, id ``seed:<SHA-1 of the entry>``, until a
+                                    worker makes their requests (:mod:`.leasequeue`)
 ``queue``                  ZSET     request id -> order (higher priority first, then FIFO);
                                     ``SCHEDULER_QUEUE_KEY``, the keys below ``queue:`` are its
 ``queue:requests``         HASH     request id -> payload (version byte + pickled request dict;

@@ -16,7 +16,15 @@ requests a killed worker had popped, C20) with deadlines instead of a processing
 * :meth:`LeaseQueue.renew` moves the deadlines of leases still held (the heartbeat of a
   worker whose requests are legitimately slow);
 * :meth:`LeaseQueue.reclaim` (any worker, periodically) puts requests whose lease expired
-  (their worker died) back into the queue.
+  (their worker died) back into the queue;
+* :meth:`LeaseQueue.pull_seeds` moves seeds pushed to a start-URL key (scrapy-redis's
+  ``redis_key``: a LIST read from the head as scrapy-redis's ``LRANGE``/``LTRIM``, a SET by
+  ``SPOP``, a ZSET highest score first) into the queue as they are (id ``seed:<SHA-1 of the
+  entry>``, so the same entry pushed twice while one is queued or leased is queued once);
+  a worker leases such a raw seed like any request, and :meth:`LeaseQueue.queue_seed`
+  replaces it by the requests made from it (or a dead letter). A seed is therefore always in
+  the start key, the queue, a lease or the queue as its request: a worker killed at any
+  point between loses none and queues none twice.
 
 Every step is one Lua script, so it is atomic across workers, and deadlines use the Redis
 server's clock (``TIME``), not the workers'. Order: higher priority first, FIFO within one
@@ -34,6 +42,7 @@ from typing import NamedTuple
 from wackycrawl.distributed.keys import QUEUE_PARTS, CrawlKeys, QueueKeys
 
 LEASE_SECONDS = 60.0
+SEED_PREFIX = "seed:"  # id prefix of a raw seed moved from the start-URL key into the queue
 PROMOTE_LIMIT = 100  # parked requests made ready per pop at most
 
 _NOW = "local t = redis.call('TIME') local now = tonumber(t[1]) + tonumber(t[2]) / 1e6 "
@@ -115,6 +124,65 @@ end
 return #ids
 """
 
+# KEYS: start-URL key, queue, requests, seq; ARGV: type (list, set, zset), n, id prefix.
+# Returns {moved, repeated, first repeated entry}, or {-1, the key's type} on a type mismatch.
+PULL = """
+local t = redis.call('TYPE', KEYS[1]).ok
+if t == 'none' then return {0, 0} end
+if t ~= ARGV[1] then return {-1, t} end
+local n = tonumber(ARGV[2])
+local raws
+if t == 'set' then
+  raws = redis.call('SPOP', KEYS[1], n)
+elseif t == 'zset' then
+  raws = redis.call('ZREVRANGE', KEYS[1], 0, n - 1)
+  redis.call('ZREMRANGEBYRANK', KEYS[1], -n, -1)
+else
+  raws = redis.call('LRANGE', KEYS[1], 0, n - 1)
+  redis.call('LTRIM', KEYS[1], n, -1)
+end
+local moved, repeated, first = 0, 0, ''
+for _, raw in ipairs(raws) do
+  local id = ARGV[3] .. redis.sha1hex(raw)
+  if redis.call('HSETNX', KEYS[3], id, raw) == 1 then
+    redis.call('ZADD', KEYS[2], string.format('%.0f', redis.call('INCR', KEYS[4])), id)
+    moved = moved + 1
+  else
+    if repeated == 0 then first = raw end
+    repeated = repeated + 1
+  end
+end
+return {moved, repeated, first}
+"""
+# KEYS: queue, requests, inflight, leases, seq, parked, dead; ARGV: raw seed id, token,
+# dead-letter entry ('' = none), then (id, priority, payload) of each request made from it.
+# Returns 0 if the lease was lost, else a list: 1 per request queued, 0 per one already there.
+SEED = _OWNS + """
+redis.call('HDEL', KEYS[4], ARGV[1])
+redis.call('ZREM', KEYS[3], ARGV[1])
+redis.call('HDEL', KEYS[2], ARGV[1])
+if ARGV[3] ~= '' then redis.call('LPUSH', KEYS[7], ARGV[3]) end
+local done = {}
+for i = 4, #ARGV, 3 do
+  local id = ARGV[i]
+  if redis.call('ZSCORE', KEYS[1], id) or redis.call('ZSCORE', KEYS[6], id)
+     or redis.call('ZSCORE', KEYS[3], id) then
+    done[#done + 1] = 0
+  else
+    redis.call('HSET', KEYS[2], id, ARGV[i + 2])
+    local score = -tonumber(ARGV[i + 1]) * 1e12 + redis.call('INCR', KEYS[5])
+    redis.call('ZADD', KEYS[1], string.format('%.0f', score), id)
+    done[#done + 1] = 1
+  end
+end
+return done
+"""
+START_KINDS = ("list", "set", "zset")
+
+
+class StartKeyTypeError(ValueError):
+    """The start-URL key holds another Redis type than the settings say."""
+
 
 class Leased(NamedTuple):
     """A popped request: ``payload`` is None if it was missing (a damaged queue)."""
@@ -136,8 +204,8 @@ class LeaseQueue:
         self.server, self.keys, self.worker = server, keys, worker
         self.lease_seconds = lease_seconds
         self._tokens, self._run = itertools.count(), os.urandom(3).hex()  # unique per process
-        self._put, self._pop, self._ack, self._renew, self._reclaim = (
-            server.register_script(s) for s in (PUT, POP, ACK, RENEW, RECLAIM))
+        self._put, self._pop, self._ack, self._renew, self._reclaim, self._pull, self._seed = (
+            server.register_script(s) for s in (PUT, POP, ACK, RENEW, RECLAIM, PULL, SEED))
         k = keys
         self._k4 = [k.queue, k.requests, k.inflight, k.leases]
         self._k7 = self._k4 + [k.seq, k.parked, k.parked_hosts]
@@ -178,6 +246,29 @@ class LeaseQueue:
         k = self.keys
         return int(self._reclaim(keys=[k.queue, k.inflight, k.leases], args=[limit]))
 
+    def pull_seeds(self, start_key: str, kind: str, n: int) -> tuple[int, int, bytes]:
+        """Move up to ``n`` entries of the start-URL key ``start_key`` (``kind`` = ``list``,
+        ``set`` or ``zset``) into the queue as raw seeds, atomically. Returns ``(moved,
+        repeated, first repeated entry or b"")``: an entry already queued or leased as a raw
+        seed is repeated, not queued again. Raises :class:`StartKeyTypeError` if the key
+        holds another type (nothing is moved)."""
+        r = self._pull(keys=[start_key, self.keys.queue, self.keys.requests, self.keys.seq],
+                       args=[kind, n, SEED_PREFIX])
+        if r[0] == -1:
+            raise StartKeyTypeError(f"{start_key} is a Redis {r[1].decode()}, not a {kind}")
+        return int(r[0]), int(r[1]), r[2] if len(r) > 2 else b""
+
+    def queue_seed(self, rid: str, token: str, requests: list[tuple[str, int, bytes]],
+                   dead: bytes = b"") -> list[bool] | None:
+        """Replace the raw seed ``rid`` this worker leased (``token``) by ``requests``
+        ``(id, priority, payload)``, and keep ``dead`` (if any) in the dead-letter list, in
+        one step. Returns per request True if queued, False if it was already queued,
+        parked or leased; None if the lease was lost (another worker has the seed)."""
+        k = self.keys
+        args = [rid, token, dead] + [x for req in requests for x in req]
+        done = self._seed(keys=self._k7[:6] + [k.dead], args=args)
+        return [bool(d) for d in done] if isinstance(done, list) else None  # 0: lease lost
+
     def queued(self) -> int:
         """Requests ready to be leased (parked ones not counted)."""
         return self.server.zcard(self.keys.queue)
@@ -203,6 +294,15 @@ class LeaseQueue:
         """Delete every key of this queue (SCHEDULER_FLUSH_ON_START, SCHEDULER_PERSIST off)."""
         k = self.keys
         self.server.delete(k.queue, *(getattr(k, p) for p in QUEUE_PARTS))
+
+
+def start_urls_size(server, key: str, kind: str | None = None) -> int:
+    """Entries waiting in a start-URL key (0 if it is missing, or not of type ``kind``)."""
+    found = server.type(key).decode()
+    if kind is not None and found != kind:
+        return 0
+    return {"list": server.llen, "set": server.scard, "zset": server.zcard}.get(
+        found, lambda _: 0)(key)
 
 
 def leases_per_worker(server, keys: CrawlKeys) -> dict[str, int]:

@@ -17,6 +17,13 @@ a corrupt or foreign payload, a callback the spider lacks) is moved to the dead-
 ``<key>:dead`` (``<reason>\\t<id>\\t<payload>``) with an ERROR line and
 ``wacky/frontier/dead_letter``, never dropped silently and never a crash.
 
+Seeds pushed to the spider's start-URL key (scrapy-redis's ``redis_key``) are moved into the
+queue as they are by :meth:`FrontierQueue.pull_seeds` and leased like requests; when one is
+popped, :attr:`FrontierQueue.seed_requests` (set by the scheduler: the spider's
+``make_request_from_data`` and the seen set) makes its requests, and one script replaces the
+leased seed by them (:meth:`.LeaseQueue.queue_seed`), so a worker killed at any point loses
+no seed and queues none twice. A seed that makes no request is a dead letter (``bad_seed``).
+
 A request whose ``meta["wacky_not_before"]`` (``time.time()`` seconds) lies ahead is
 *parked* in the frontier until then (robots.txt unreachable, Retry-After; C01, C06), so a
 ``kill -9`` loses none. A request pushed while this worker holds its lease (a retry, a
@@ -38,7 +45,7 @@ from wackycrawl.distributed import local
 from wackycrawl.distributed.connection import Outage
 from wackycrawl.distributed.fingerprint import fingerprint
 from wackycrawl.distributed.keys import QueueKeys
-from wackycrawl.distributed.leasequeue import LEASE_SECONDS, LeaseQueue
+from wackycrawl.distributed.leasequeue import LEASE_SECONDS, SEED_PREFIX, LeaseQueue
 from wackycrawl.pipelines import crawl_worker_id
 
 logger = logging.getLogger(__name__)
@@ -111,6 +118,9 @@ class FrontierQueue(Base):
         self._ids: dict[str, Request] = {}
         self._outages = Outage.count
         self._no_reclaim_until = 0.0
+        #: raw seed (bytes) -> the requests to queue for it ([] if all were filtered),
+        #: or None if it makes no request (a dead letter); the scheduler sets it
+        self.seed_requests = None
 
     def __len__(self) -> int:
         return self.backend.queued()
@@ -137,6 +147,9 @@ class FrontierQueue(Base):
         """Lease the next request (never blocks: ``timeout``, scrapy-redis's BRPOP wait,
         stalls the reactor, notes/stack.md 4.4). Undecodable entries become dead letters."""
         while (leased := self.backend.pop()) is not None:
+            if leased.id.startswith(SEED_PREFIX):
+                self._queue_seed(leased)
+                continue
             try:
                 request = decode(leased.payload, self.spider, self.serializer)
             except PayloadError as exc:
@@ -155,10 +168,46 @@ class FrontierQueue(Base):
                      leased.id, exc, f"{self.key}:dead" if self.server is not None else
                      f"{self.backend.path} (table dead)")
 
-    def dead_letter_raw(self, raw: bytes, reason: str) -> None:
-        """Keep a seed or other raw entry that made no request among the dead letters."""
-        if self.server is not None:
-            self.server.lpush(f"{self.key}:dead", f"{reason}\t-\t".encode() + raw)
+    # -- seeds --------------------------------------------------------------------------------
+    def pull_seeds(self, start_key: str, kind: str, n: int) -> int:
+        """Move up to ``n`` seeds of the start-URL key into the queue (see the module doc);
+        returns how many. Repeats of a seed already queued are counted
+        (``wacky/seeds/repeated``, ``wacky/frontier/repeated``)."""
+        moved, repeated, first = self.backend.pull_seeds(start_key, kind, n)
+        if repeated:
+            self._repeated(repeated, first.decode("utf-8", "replace"))
+        return moved
+
+    def _queue_seed(self, leased) -> None:
+        """Replace a leased raw seed by its requests (or a dead letter), in one step."""
+        raw = leased.payload or b""
+        try:
+            requests = self.seed_requests(raw)
+        except Exception:  # noqa: BLE001 - a spider's make_request_from_data may raise anything
+            logger.exception("seed %r could not be read", raw[:200])
+            requests = None
+        if requests is None:
+            entries, dead = [], b"bad_seed\t-\t" + raw
+        else:
+            entries, dead = [(fingerprint(r.method, r.url, r.body).hex(), r.priority,
+                              self._encode_request(r)) for r in requests], b""
+        done = self.backend.queue_seed(leased.id, leased.token, entries, dead)
+        if done is None:  # reclaimed meanwhile: the worker holding it now queues it
+            logger.info("seed %r was given to another worker before it was queued", raw[:200])
+            return
+        if dead:
+            self.stats.inc_value("wacky/frontier/dead_letter")
+            logger.warning("bad seed moved to the dead letters %s:dead: %r", self.key, raw[:200])
+        self.stats.inc_value("wacky/frontier/seeds", sum(done))
+        if repeated := [r for r, queued in zip(requests or [], done) if not queued]:
+            self._repeated(len(repeated), repeated[0].url)
+
+    def _repeated(self, n: int, first: str) -> None:
+        if not self.stats.get_value("wacky/seeds/repeated"):
+            logger.info("Seed %s pushed again while queued: fetched once (further repeats "
+                        "counted in wacky/seeds/repeated)", first[:200])
+        self.stats.inc_value("wacky/seeds/repeated", n)
+        self.stats.inc_value("wacky/frontier/repeated", n)
 
     # -- leases ------------------------------------------------------------------------------
     def ack_finished(self, in_progress) -> None:

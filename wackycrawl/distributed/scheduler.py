@@ -11,9 +11,9 @@ scrapy-redis's settings keep their documented meaning: ``SCHEDULER_QUEUE_CLASS``
 ``SCHEDULER_DUPEFILTER_CLASS`` / ``DUPEFILTER_CLASS`` and ``SCHEDULER_DUPEFILTER_KEY``
 (``%(spider)s`` is the crawl name), ``SCHEDULER_SERIALIZER``, ``SCHEDULER_PERSIST`` (False:
 this worker flushes the crawl's queue and seen set when it closes) and
-``SCHEDULER_FLUSH_ON_START`` (flush them when it opens). ``SCHEDULER_IDLE_BEFORE_CLOSE``
-never blocks (scrapy-redis's BRPOP stalls the reactor, notes/stack.md 4.4); a worker closes
-as ``MAX_IDLE_TIME_BEFORE_CLOSE`` / ``WACKY_IDLE_CLOSE_SECONDS`` say (below).
+``SCHEDULER_FLUSH_ON_START`` (flush them when it opens), ``MAX_IDLE_TIME_BEFORE_CLOSE`` and
+``SCHEDULER_IDLE_BEFORE_CLOSE`` (:func:`close_wait`; the latter never blocks: scrapy-redis's
+BRPOP stalls the reactor, notes/stack.md 4.4).
 
 What this subclass adds (C20): a popped request is leased to this worker and acknowledged
 only once Scrapy's engine has finished with it (:mod:`.queue`). A heartbeat every
@@ -23,14 +23,17 @@ into the stats (``wacky/frontier/parked_now``, ``_hosts``, ``_next``, for the pr
 and wakes the engine. On a graceful stop leases still held are given back. Every request is
 recorded in the seen set, ``dont_filter`` ones too (so a link to a seed does not fetch it
 again, notes/stack.md 4.6). Seeds are pulled through the spider's scrapy-redis ``RedisMixin``
-(``redis_key``, ``REDIS_START_URLS_KEY``, ``REDIS_START_URLS_AS_SET``) whenever the queue
-is empty, ``CONCURRENT_REQUESTS`` at a time; a seed that makes no request is a dead letter.
+(``redis_key``, ``REDIS_START_URLS_KEY``, ``REDIS_START_URLS_AS_SET`` / ``_AS_ZSET``) whenever
+the queue is empty, ``redis_batch_size`` at a time: one script moves them into the queue and
+each is made into its requests under a lease (:mod:`.queue`), so a killed worker loses none;
+a seed that makes no request is a dead letter.
 
 Closing: with nothing queued, no seed waiting and no lease held by any worker, a Redis
-worker waits ``WACKY_IDLE_CLOSE_SECONDS`` (other workers may still yield requests) and
-closes with reason ``finished`` (a local frontier at once). If parked requests are all that
-is left, the crawl waits the same time and closes with reason ``idle``; they stay in the
-frontier for a resume. A Redis outage longer than ``WACKY_REDIS_OUTAGE_SECONDS`` closes the
+worker waits :func:`close_wait` seconds (``WACKY_IDLE_CLOSE_SECONDS``, or scrapy-redis's
+``MAX_IDLE_TIME_BEFORE_CLOSE`` / ``SCHEDULER_IDLE_BEFORE_CLOSE`` with their meaning; other
+workers may still yield requests, seeds may be pushed) and closes with reason ``finished``
+(a local frontier at once). If parked requests are all that is left, the crawl waits the
+same time and closes with reason ``idle``; they stay in the frontier for a resume. A Redis outage longer than ``WACKY_REDIS_OUTAGE_SECONDS`` closes the
 worker with reason ``redis_outage``. Stats: ``wacky/frontier/{enqueued,dequeued,acked,
 requeued,filtered,repeated,reclaimed,lease_lost,parked,seeds,dead_letter}``.
 """
@@ -41,6 +44,7 @@ import logging
 import time
 
 import redis
+from scrapy import Request
 from scrapy.core.scheduler import Scheduler
 from scrapy.exceptions import CloseSpider
 from scrapy.utils.defer import deferred_from_coro
@@ -51,6 +55,7 @@ from twisted.internet import task
 from wackycrawl.distributed import connection
 from wackycrawl.distributed.dupefilter import FrontierDupeFilter
 from wackycrawl.distributed.keys import CrawlKeys
+from wackycrawl.distributed.leasequeue import StartKeyTypeError, start_urls_size
 from wackycrawl.distributed.local import FrontierLockedError
 from wackycrawl.distributed.queue import FrontierQueue
 from wackycrawl.distributed.status import publish
@@ -83,6 +88,22 @@ def crawl_name(settings, spider_name: str) -> str:
     return settings.get("WACKY_CRAWL_NAME") or spider_name
 
 
+def close_wait(settings, max_idle_time=None) -> float | None:
+    """Seconds a worker with nothing to do anywhere in the crawl waits before it closes;
+    None = never. scrapy-redis's meaning: ``max_idle_time`` (the spider attribute, else
+    ``MAX_IDLE_TIME_BEFORE_CLOSE`` when set) > 0 is that many seconds, 0 never closes (a
+    standing worker waiting for seeds), < 0 closes at once; unset, ``WACKY_IDLE_CLOSE_SECONDS``.
+    ``SCHEDULER_IDLE_BEFORE_CLOSE`` > 0 (scrapy-redis: how long a pop waits for a request
+    before the spider may close) is a lower bound, waited without a blocking pop."""
+    if max_idle_time is None and settings.getpriority("MAX_IDLE_TIME_BEFORE_CLOSE") is not None:
+        max_idle_time = settings.get("MAX_IDLE_TIME_BEFORE_CLOSE")
+    if max_idle_time is None:
+        wait = settings.getfloat("WACKY_IDLE_CLOSE_SECONDS", 30)
+    elif (wait := float(max_idle_time)) == 0:
+        return None
+    return max(wait, 0.0, settings.getfloat("SCHEDULER_IDLE_BEFORE_CLOSE"))
+
+
 class FrontierScheduler(scrapy_redis_scheduler.Scheduler):
     @classmethod
     def from_crawler(cls, crawler):
@@ -95,9 +116,6 @@ class FrontierScheduler(scrapy_redis_scheduler.Scheduler):
         server = connect(s) if mode == "redis" else None
         if server is not None:
             server.ping()
-        if s.getint("SCHEDULER_IDLE_BEFORE_CLOSE"):
-            logger.warning("SCHEDULER_IDLE_BEFORE_CLOSE is not a blocking wait here (it stalls "
-                           "the reactor); a worker closes after WACKY_IDLE_CLOSE_SECONDS")
         df_cls = s.get("SCHEDULER_DUPEFILTER_CLASS")
         if not df_cls and hasattr(load_object(s.get("DUPEFILTER_CLASS")), "from_spider"):
             df_cls = s.get("DUPEFILTER_CLASS")
@@ -113,8 +131,9 @@ class FrontierScheduler(scrapy_redis_scheduler.Scheduler):
         self.keys = CrawlKeys(self.name) if server is not None else None
         self.renew_every = s.getfloat("WACKY_LEASE_RENEW_SECONDS", 10)
         self.publish_every = s.getfloat("WACKY_STATS_PUBLISH_SECONDS", 10)
-        self.idle_close = (s.getfloat("MAX_IDLE_TIME_BEFORE_CLOSE")
-                           or s.getfloat("WACKY_IDLE_CLOSE_SECONDS", 30))
+        self.idle_close: float | None = None  # set in open(): close_wait()
+        self.start_urls_kind = start_urls_kind(s)
+        self._bad_start_key = False
         self._idle_since: float | None = None
         self.queue = None
         self._closing = False
@@ -126,6 +145,7 @@ class FrontierScheduler(scrapy_redis_scheduler.Scheduler):
     # -- Scrapy's scheduler interface --------------------------------------------------------
     def open(self, spider) -> None:
         self.spider = spider
+        self.idle_close = close_wait(self.crawler.settings, getattr(spider, "max_idle_time", None))
         if isinstance(self.serializer, str):
             self.serializer = load_object(self.serializer)
         queue_cls = load_object(self.queue_cls) if isinstance(self.queue_cls, str) else \
@@ -154,6 +174,7 @@ class FrontierScheduler(scrapy_redis_scheduler.Scheduler):
             logger.info("SCHEDULER_FLUSH_ON_START: queue %s and seen set flushed", key)
             self.flush()
         if self.server is not None:
+            self.queue.seed_requests = self._seed_requests
             self._publish("running")
         self._heartbeat.start(self.renew_every, now=False)
 
@@ -194,15 +215,25 @@ class FrontierScheduler(scrapy_redis_scheduler.Scheduler):
         now = time.monotonic()
         if self._idle_since is None:
             self._idle_since = now
-            if parked:
-                logger.info("only %d parked requests left: closing as idle in %.0f s unless "
-                            "one becomes due", parked, self.idle_close)
-        if now - self._idle_since < self.idle_close:
+            self._log_idle(parked)
+        if self.idle_close is None or now - self._idle_since < self.idle_close:
             return True
         if not parked:
             return False
         self._close("idle")
         return True
+
+    def _log_idle(self, parked: int) -> None:
+        if self.idle_close is None:
+            logger.info("crawl %s: nothing to do now (%d parked); MAX_IDLE_TIME_BEFORE_CLOSE=0: "
+                        "not closing, waiting for seeds in %s", self.name, parked,
+                        getattr(self.spider, "redis_key", None))
+        elif parked:
+            logger.info("only %d parked requests left: closing as idle in %.0f s unless "
+                        "one becomes due", parked, self.idle_close)
+        else:
+            logger.info("crawl %s: nothing queued, leased or parked: closing in %.0f s unless "
+                        "work arrives", self.name, self.idle_close)
 
     def enqueue_request(self, request) -> bool:
         return self._redis_safe(lambda: self._enqueue(request), False)
@@ -302,28 +333,45 @@ class FrontierScheduler(scrapy_redis_scheduler.Scheduler):
 
     # -- seeds (scrapy-redis RedisMixin conventions) --------------------------------------------
     def spider_seeds_waiting(self) -> int:
-        count = getattr(self.spider, "count_size", None)
-        return count(self.spider.redis_key) if self.server is not None and count else 0
+        key = getattr(self.spider, "redis_key", None)
+        if self.server is None or not key:
+            return 0
+        return start_urls_size(self.server, key, self.start_urls_kind)
 
     def _pull_seeds(self) -> int:
-        """Queue up to ``redis_batch_size`` seeds of the spider's ``redis_key``."""
-        fetch = getattr(self.spider, "fetch_data", None)
-        if self.server is None or fetch is None:
+        """Move up to ``redis_batch_size`` seeds of the spider's ``redis_key`` into the queue."""
+        key = getattr(self.spider, "redis_key", None)
+        if self.server is None or not key:
             return 0
-        n = 0
-        for raw in fetch(self.spider.redis_key, self.spider.redis_batch_size):
-            request = self.spider.make_request_from_data(raw)
-            if request is None:
-                logger.warning("bad seed in %s moved to the dead letters: %r",
-                               self.spider.redis_key, raw[:200])
-                self.stats.inc_value("wacky/frontier/dead_letter")
-                self.queue.dead_letter_raw(raw, "bad_seed")
-            elif self.enqueue_request(request):
-                n += 1
-            else:  # the same seed pushed again while it is queued: fetched once
-                if not self.stats.get_value("wacky/seeds/repeated"):
-                    logger.info("Seed %s pushed again while queued: fetched once (further "
-                                "repeats counted in wacky/seeds/repeated)", request.url[:200])
-                self.stats.inc_value("wacky/seeds/repeated")
-        self.stats.inc_value("wacky/frontier/seeds", n)
-        return n
+        try:
+            return self.queue.pull_seeds(key, self.start_urls_kind, self.spider.redis_batch_size)
+        except StartKeyTypeError as exc:
+            if not self._bad_start_key:
+                logger.error("seeds not read: %s (REDIS_START_URLS_AS_SET, "
+                             "REDIS_START_URLS_AS_ZSET)", exc)
+                self._bad_start_key = True
+            return 0
+
+    def _seed_requests(self, raw: bytes) -> list | None:
+        """The requests of one raw seed (the spider's ``make_request_from_data``: one
+        request, an iterable of them, or None), recorded in the seen set; None if it makes
+        none. Seeds are ``dont_filter``; one that is not and was seen is left out."""
+        made = self.spider.make_request_from_data(raw)
+        made = [made] if isinstance(made, Request) else list(made or [])
+        if not made:
+            return None
+        requests = []
+        for request in made:
+            if self.df.request_seen(request) and not request.dont_filter:
+                self.df.log(request, self.spider)
+            else:
+                requests.append(request)
+        return requests
+
+
+def start_urls_kind(settings) -> str:
+    """The Redis type of the start-URL key: ``set`` with ``REDIS_START_URLS_AS_SET``,
+    ``zset`` with ``REDIS_START_URLS_AS_ZSET``, else ``list`` (scrapy-redis's order)."""
+    if settings.getbool("REDIS_START_URLS_AS_SET"):
+        return "set"
+    return "zset" if settings.getbool("REDIS_START_URLS_AS_ZSET") else "list"

@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 
 from wackycrawl.distributed.keys import CrawlKeys
-from wackycrawl.distributed.leasequeue import leases_per_worker
+from wackycrawl.distributed.leasequeue import leases_per_worker, start_urls_size
 
 WORKER_TTL = 7 * 86400
 
@@ -59,7 +59,7 @@ def collect(server, keys: CrawlKeys) -> dict:
         "parked": server.zcard(keys.parked), "parked_hosts": len(parked_hosts),
         "dead_letters": server.llen(keys.dead),
         "waiting": dict(sorted(waiting.items(), key=lambda kv: -kv[1])),
-        "seeds_waiting": server.llen(keys.start_urls), "seen": seen,
+        "seeds_waiting": start_urls_size(server, keys.start_urls), "seen": seen,
         "written": server.scard(keys.written), "in_flight": server.zcard(keys.inflight),
         "leases": leases_per_worker(server, keys), "workers": workers,
         "kept": sum(int(h.get("kept", 0)) for h in workers.values()), "pages": pages,

@@ -15,9 +15,13 @@ the spider is a scrapy-redis ``RedisMixin``: more seeds are read from its ``redi
 (``REDIS_START_URLS_KEY``, default ``wacky:<crawl>:start_urls``; a LIST, or a SET with
 ``REDIS_START_URLS_AS_SET``), pushed as JSON ``{"url": ..., "meta": {...}}`` or as a bare
 URL (``redis-cli lpush wacky:seeds:start_urls URL``, ``wackycrawl seeds push``), in batches
-of ``CONCURRENT_REQUESTS`` whenever the frontier's queue is empty; with REDIS_URL in the
-environment no seed list is needed. Pushed seeds are ``dont_filter`` (re-seeding a finished
-crawl fetches them again) but recorded as seen.
+of ``redis_batch_size`` (``CONCURRENT_REQUESTS``) whenever the frontier's queue is empty,
+moved into the frontier by one Redis script and turned into requests by
+:meth:`make_request_from_data` under a lease (``wackycrawl.distributed.queue``: a worker
+killed at any moment loses no seed); with REDIS_URL in the environment no seed list is
+needed. ``redis_key``, ``redis_batch_size`` and ``max_idle_time`` may be given as spider
+attributes or ``-a`` arguments, as with scrapy-redis. Pushed seeds are ``dont_filter``
+(re-seeding a finished crawl fetches them again) but recorded as seen.
 
 Search-query seeds (BootCaT/WaCky, ``wackycrawl.seeding``): a seed line that is a query URL of
 a configured engine (``wackycrawl.seeding.engines.configured``) or of one a
@@ -155,18 +159,13 @@ class SeedsSpider(RedisMixin, scrapy.Spider):
         from wackycrawl.distributed.scheduler import connect, crawl_name, frontier_mode
 
         if frontier_mode(s) == "redis":
-            name = crawl_name(s, cls.name)
-            spider.redis_key = (s.get("REDIS_START_URLS_KEY") or "%(name)s:start_urls") % {
-                "name": name}
+            given = spider.max_idle_time  # a subclass's attribute or -a max_idle_time=N
+            key = spider.redis_key or s.get("REDIS_START_URLS_KEY") or "%(name)s:start_urls"
+            spider.redis_key = key % {"name": crawl_name(s, cls.name)}
             spider.setup_redis(crawler)
+            if given is None and s.getpriority("MAX_IDLE_TIME_BEFORE_CLOSE") is None:
+                spider.max_idle_time = None  # not given: WACKY_IDLE_CLOSE_SECONDS decides
             spider.server = connect(s)  # the frontier's client: it waits through outages
-            if s.getbool("REDIS_START_URLS_AS_SET"):
-                spider.fetch_data, spider.count_size = spider.server.spop, spider.server.scard
-            elif s.getbool("REDIS_START_URLS_AS_ZSET"):
-                spider.fetch_data = spider.pop_priority_queue
-                spider.count_size = spider.server.zcard
-            else:
-                spider.fetch_data, spider.count_size = spider.pop_list_queue, spider.server.llen
         return spider
 
     def _declared_engines(self, path: str) -> None:
