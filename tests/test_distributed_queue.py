@@ -7,12 +7,15 @@ import time
 
 import pytest
 
+from scrapy.settings import Settings
+
 from tests.redisserver import RedisServer
 from wackycrawl.distributed import status
 from wackycrawl.distributed.fingerprint import fingerprint
 from wackycrawl.distributed.keys import CrawlKeys, redis_url
 from wackycrawl.distributed.leasequeue import (
     SEED_PREFIX, LeaseQueue, StartKeyTypeError, leases_per_worker, start_urls_size)
+from wackycrawl.distributed.scheduler import close_wait
 from wackycrawl.distributed.seen import RedisBloom, RedisSeenSet, bloom_positions, bloom_size
 
 
@@ -211,6 +214,20 @@ def test_a_start_key_of_another_type_is_left_alone(r):
     assert r.scard(KEYS.start_urls) == 1 and q.queued() == 0
     assert start_urls_size(r, KEYS.start_urls, "list") == 0
     assert start_urls_size(r, KEYS.start_urls) == start_urls_size(r, KEYS.start_urls, "set") == 1
+    assert status.collect(r, KEYS)["seeds_waiting"] == 1  # wackycrawl status reads a SET too
+
+
+def test_close_wait_gives_scrapy_redis_idle_settings_their_meaning():
+    def wait(max_idle_attr=None, **values):
+        return close_wait(Settings({"WACKY_IDLE_CLOSE_SECONDS": 30, **values}), max_idle_attr)
+
+    assert wait() == 30  # MAX_IDLE_TIME_BEFORE_CLOSE unset: the project's idle time
+    assert wait(MAX_IDLE_TIME_BEFORE_CLOSE=5) == 5 and wait("5") == 5  # setting, spider attr
+    assert wait(MAX_IDLE_TIME_BEFORE_CLOSE=0) is None  # never closes
+    assert wait(MAX_IDLE_TIME_BEFORE_CLOSE=5, max_idle_attr=0) is None  # the attribute wins
+    assert wait(MAX_IDLE_TIME_BEFORE_CLOSE=-1) == 0  # at once
+    assert wait(SCHEDULER_IDLE_BEFORE_CLOSE=40) == 40  # a lower bound of the wait
+    assert wait(MAX_IDLE_TIME_BEFORE_CLOSE=-1, SCHEDULER_IDLE_BEFORE_CLOSE=4) == 4
 
 
 def test_seen_set_and_bloom(r):
