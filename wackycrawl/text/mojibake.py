@@ -9,8 +9,8 @@ decodes them strictly. A run is replaced only if the character it gives is one a
 language holds (:func:`wackycrawl.text.charsets.usual_char`: a letter of a CLDR alphabet or
 a CJK script, a punctuation mark or common sign, a space), so real text stays as it is:
 ``São`` holds no such run, and ``ß“`` (German ``„Straße“``) would give U+07D3, an N'Ko
-letter, and is left alone. Whether the page is repaired at all is decided by the caller on
-the evidence score of both texts (:func:`wackycrawl.text.encoding.decode_html`).
+letter, and is left alone. Whether a page is rewritten is decided by the caller, round by
+round, on the evidence score of the text before and after (:mod:`wackycrawl.text.encoding`).
 
 ftfy itself is not used: its own ``badness`` measure would decide instead of the evidence
 every other decoding choice here rests on; it repairs what it can and leaves the rest
