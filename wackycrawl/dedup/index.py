@@ -329,18 +329,23 @@ class SimhashIndex:
         blocks = np.array([(fp >> s) & 0xFFFF for s in _SHIFTS], dtype=np.int64)
         keys = self._pkey ^ blocks.take(self._ptable)
         starts = self._offsets.take(keys)
-        stops = self._offsets.take(keys + 1)
+        stops = self._offsets[1:].take(keys)
         lengths = stops - starts
         ends = np.cumsum(lengths)
-        if ends[-1] > self.max_candidates:
+        total = int(ends[-1])
+        if total > self.max_candidates:
             self.capped += 1
             reach = np.cumsum(lengths[self._by_radius])
             kept = max(self._own, int(np.searchsorted(reach, self.max_candidates, "right")))
             lengths[self._by_radius[kept:]] = 0
             ends = np.cumsum(lengths)
-        if not ends[-1]:
+            total = int(ends[-1])
+        if not total:
             return []
-        at = self._positions(starts, lengths, ends)
+        if total > len(self._steps):
+            self._steps = np.arange(2 * total)
+        at = np.repeat(starts - ends + lengths, lengths)  # entry positions, run after run
+        np.add(at, self._steps[:total], out=at)
         hi = self._hi.mapped
         if self._n > _PREFETCH:  # each run's first and last entry: the cache misses at once
             hi.take(starts)
