@@ -212,7 +212,7 @@ def test_boilerplate_share():
 def article_page(comments: str) -> str:
     return page(
         f"<div>{MENU}</div><article><h1>Flood in the old town</h1>"
-        "<p>By Anna Berg, 3 May 2021</p>"
+        '<div class="article-byline">By Anna Berg, reporter on the river desk, 3 May 2021</div>'
         f"{ARTICLE}<figure><img src=a.jpg><figcaption>Sandbags in front of the bakery on the "
         "quay, where the water stood highest on the morning of the flood.</figcaption></figure>"
         f"{THIRD}</article>"
@@ -237,7 +237,8 @@ def test_article_mode_drops_comments_captions_and_title_heading(comments):
     article = blocks.extract(markup, article=True)
     assert has_article(article) and any("evening the water" in p for p in article)
     assert not any("grandmother" in p or "Sandbags in front" in p or "Storm number" in p
-                   for p in article)
+                   or "Anna Berg" in p for p in article)
+    assert any("Anna Berg" in p for p in corpus)
     assert "Flood in the old town" not in article  # the heading that repeats the <title>
 
 

@@ -23,8 +23,9 @@ Baroni et al. 2008; jusText issue #24). This extractor:
 The default keeps all running text a corpus wants, readers' comments included (CleanEval's
 definition, Baroni et al. 2008). ``article=True`` keeps the article only, the definition of
 article-extraction benchmarks (trafilatura's, scrapinghub's): comment sections are
-boilerplate (:data:`wackycrawl.text.cues.COMMENT_WORDS`, :data:`~wackycrawl.text.cues.COMMENT_PHRASES`),
-so are :data:`FIGURES` (captions, credits), a heading that repeats the page's ``<title>``
+boilerplate, and so are bylines and captions named by class/id
+(:data:`wackycrawl.text.cues.ARTICLE_WORDS`, :data:`~wackycrawl.text.cues.COMMENT_PHRASES`),
+:data:`FIGURES` (captions, credits), a heading that repeats the page's ``<title>``
 (readability's rule) and every block outside the span.
 """
 
@@ -209,8 +210,8 @@ def unname_wrappers(blocks: list[Block], span: tuple[int, int], text_cue: list[b
     holds fewer than :data:`MIN_WRAPPER_PARAGRAPHS` prose blocks (the names would leave the
     page without its text). A wrapper holds, inside ``span`` (the page's BTE span before any
     cue applies, in piece indexes), at least :data:`WRAPPER_SHARE` of the words and at least
-    :data:`MIN_WRAPPER_PARAGRAPHS` prose blocks (:data:`PROSE_WORDS` words or more, link density at most
-    :data:`MAX_LINK_DENSITY`), and none of its blocks carries a banner's phrase
+    :data:`MIN_WRAPPER_PARAGRAPHS` prose blocks (:data:`PROSE_WORDS` words or more, link
+    density at most :data:`MAX_LINK_DENSITY`), and none of its blocks carries a banner's phrase
     (``text_cue``, :func:`wackycrawl.text.cues.text_cues`)."""
     words: dict[int, int] = {}
     prose: dict[int, int] = {}

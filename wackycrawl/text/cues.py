@@ -83,10 +83,13 @@ SECTION_PHRASES = (
     r"noticias relacionadas", r"te puede interesar", r"tambi[ée]n te puede interesar",
     r"gerelateerde (?:artikelen|berichten)", r"lees ook", r"meer (?:nieuws|artikelen) over",
 )
-#: Article mode only (readers' comments are running text a corpus keeps, CleanEval's
-#: definition; an article's gold text lacks them): class/id word parts of comment sections
-#: ("comments", "comment-list", "disqus_thread", "respond"; not "commentary").
-COMMENT_WORDS = ("comment(?!ary|ator)", "disqus", "respond", "replies", "reply")
+#: Article mode only (readers' comments, bylines and captions are running text a corpus
+#: keeps, CleanEval's definition; an article's gold text lacks them): class/id word parts of
+#: comment sections ("comments", "comment-list", "disqus_thread", "respond"; not
+#: "commentary"), bylines and datelines, figure captions and credits (the class names
+#: trafilatura's and readability's rules read).
+ARTICLE_WORDS = ("comment(?!ary|ator)", "disqus", "respond", "replies", "reply", "byline",
+                 "author", "timestamp", "dateline", "caption", "credit")
 #: Article mode only: headings that open a comment section ("34 responses to ...",
 #: "Leave a reply", "Kommentare", "3 commentaires").
 COMMENT_PHRASES = (
@@ -104,7 +107,7 @@ _COMMENT_SECTION_RE = re.compile(r"^\W*(?:{})".format("|".join(COMMENT_PHRASES +
                                  re.IGNORECASE)
 _COMMENT_ATTR_RE = re.compile(
     r"""\b(?:class|id)\s*=\s*(?:"[^"]*?|'[^']*?|[^\s>]*?)(?<![a-z])(?:{})""".format(
-        "|".join(COMMENT_WORDS)), re.IGNORECASE)
+        "|".join(ARTICLE_WORDS)), re.IGNORECASE)
 # Every phrase of BLOCK_PHRASES contains one of these (lower case): str.find over the page
 # finds the few blocks worth the full expression (which costs ~1 us per character).
 _BLOCK_KEYS = ("cookie", "newsletter", "nieuwsbrief", "bolet", "reserv", "rechte", "©", "(c)")
@@ -133,12 +136,12 @@ def names_boilerplate(tag: str, name: str, article: bool = False) -> bool:
     :func:`wackycrawl.text.bte.pieces`; element ``name``) names boilerplate: ``<footer>``,
     ``<nav>``, or a :data:`CONTAINERS` element whose class or id contains one of
     :data:`ATTRIBUTE_WORDS` (lower case or capitalised, as class names are written), with
-    ``article`` also one of :data:`COMMENT_WORDS`."""
-    return name in _ALWAYS_NAMED or _named(tag) or (article and _names_comments(tag))
+    ``article`` also one of :data:`ARTICLE_WORDS`."""
+    return name in _ALWAYS_NAMED or _named(tag) or (article and _names_article_only(tag))
 
 
 @lru_cache(maxsize=4096)
-def _names_comments(tag: str) -> bool:
+def _names_article_only(tag: str) -> bool:
     words = tag[1:-1].split(None, 1)
     return (bool(words) and words[0].lower() in CONTAINERS
             and _COMMENT_ATTR_RE.search(tag) is not None)
