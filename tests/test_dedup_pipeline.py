@@ -179,6 +179,36 @@ def test_dedup_uses_the_precomputed_fingerprint_and_recomputes_a_malformed_one()
             p.process_item(broken)
 
 
+def outcome(p, it):
+    try:
+        return p.process_item(it)["meta"]
+    except DropItem as exc:
+        return str(exc)
+
+
+def test_near_duplicates_confirmed_with_the_stage_shingle_hashes():
+    """The stage's shingle hashes give the decisions the text gives, and they are what the
+    confirmation reads: an unrelated text carrying a near copy's fingerprint and hashes is
+    dropped as that near copy would be."""
+    _, alone = pipeline()
+    crawler, staged = pipeline()
+    stage = FingerprintPipeline.from_crawler(crawler)
+    near = prose(1).replace("bank1", "lake1", 1).replace("road8", "path8", 1)
+    texts = [prose(1), near, prose(2), prose(2).replace("water2", "sea2", 1), prose(3)]
+    results = []
+    for n, text in enumerate(texts):
+        carried = stage.process_item(item(text, f"http://e.test/{n}"))
+        assert isinstance(carried["shingle_hashes"], bytes)
+        results.append(outcome(staged, carried))
+        assert "shingle_hashes" not in carried
+        assert outcome(alone, item(text, f"http://e.test/{n}")) == results[-1]
+    assert sum("near_duplicate" in str(r) for r in results) == 2
+    disguised = stage.process_item(item(near, "http://e.test/x"))
+    disguised["paragraphs"] = [prose(4)]
+    assert "near_duplicate" in outcome(staged, disguised)
+    assert "near_duplicate" not in str(outcome(alone, item(prose(4), "http://e.test/y")))
+
+
 def test_detector_check_of_a_fingerprint_equals_check_of_the_text():
     det = DuplicateDetector()
     texts = [prose(1), prose(2), prose(1).replace("bank1", "lake1", 1), "", "few words"]

@@ -25,7 +25,8 @@ language stage
 fingerprint stage (``wackycrawl.pipelines.dedup.FingerprintPipeline``)
     ``meta["Simhash"]`` (16 hex digits), ``meta["Checksum"]`` (16 hex digits),
     ``simhash_features`` int (feature words counted), ``shingle_sketch`` str (hex digits of
-    the word-shingle sketch); the dedup stage reads them.
+    the word-shingle sketch), ``shingle_hashes`` bytes (the text's sorted shingle hashes,
+    native uint64); the dedup stage reads them and deletes ``shingle_hashes``.
 dedup stage (``wackycrawl.pipelines.dedup.DedupPipeline``), on kept and dropped items
     ``meta["Near-Distance"]`` (Hamming distance to the nearest indexed document within
     ``WACKY_SIMHASH_K``), ``meta["Near-Resemblance"]`` (its shingle resemblance, 2 decimals),

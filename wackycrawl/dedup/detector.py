@@ -22,7 +22,9 @@ zeros). Empty texts are not checked at all. Only :meth:`DuplicateDetector.add` s
 document, so a caller can decide to keep it first.
 
 The work splits in two: :func:`fingerprint_text` (stateless, the costly part: tokens,
-features, hashes, sketch) can run anywhere, e.g. in a worker process;
+features, hashes, sketch) can run anywhere, e.g. in a worker process, which can hand the
+text's shingle hashes on with it (:func:`fingerprint_shingles`) so a confirmation needs no
+tokenising again;
 :meth:`DuplicateDetector.check` of that :class:`Fingerprint` is the lookup in the stored state.
 Memory per indexed document: 24 (4 tables of 6 bytes) + 4 (id) + 8 (checksum) + ``4 + 2 m``
 (sketch) bytes: 120 bytes with the default ``m`` = 40 (plus 1 MiB of directories); a text
@@ -32,6 +34,8 @@ under ``min_features`` costs 8 bytes in the checksum set.
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+import numpy as np
 
 from wackycrawl.dedup.index import MAX_CANDIDATES, ChecksumSet, Records, SimhashIndex
 from wackycrawl.dedup.shingles import (
@@ -67,14 +71,23 @@ class Fingerprint:
     sketch: bytes = b""
 
 
-def fingerprint_text(text: str, stopwords: frozenset[str], shingle_size: int = SHINGLE_SIZE,
-                     sketch_size: int = SKETCH_SIZE) -> Fingerprint:
+def fingerprint_shingles(text: str, stopwords: frozenset[str], shingle_size: int = SHINGLE_SIZE,
+                         sketch_size: int = SKETCH_SIZE) -> tuple[Fingerprint, np.ndarray]:
     """:class:`Fingerprint` of ``text`` (clean text, str) with ``stopwords`` left out of the
-    simhash features (:func:`wackycrawl.dedup.simhash.features`) but kept in the shingles."""
+    simhash features (:func:`wackycrawl.dedup.simhash.features`) but kept in the shingles,
+    and the text's :func:`~wackycrawl.dedup.shingles.shingle_hashes` (what :func:`confirm`
+    needs of it: a worker process that fingerprints the text can hand them on)."""
     words = tokens(text)
     weighted = features(words, stopwords)
+    hashes = shingle_hashes(words, shingle_size)
     return Fingerprint(checksum(text), fingerprint(weighted), sum(weighted.values()),
-                       sketch(shingle_hashes(words, shingle_size), sketch_size))
+                       sketch(hashes, sketch_size)), hashes
+
+
+def fingerprint_text(text: str, stopwords: frozenset[str], shingle_size: int = SHINGLE_SIZE,
+                     sketch_size: int = SKETCH_SIZE) -> Fingerprint:
+    """The :class:`Fingerprint` of :func:`fingerprint_shingles`."""
+    return fingerprint_shingles(text, stopwords, shingle_size, sketch_size)[0]
 
 
 @dataclass(frozen=True)
@@ -114,9 +127,12 @@ def near_meta(decision: Decision) -> dict[str, str]:
             "Near-Of": f"{decision.near_of:016x}"}
 
 
-def confirm(fpr: Fingerprint, text: str, candidates: Sequence[tuple[int, int, bytes, object]],
-            threshold: float, shingle_size: int = SHINGLE_SIZE) -> Decision:
-    """The near-duplicate decision for ``fpr`` (of ``text``) among ``candidates``:
+def confirm(fpr: Fingerprint, text: str | np.ndarray,
+            candidates: Sequence[tuple[int, int, bytes, object]], threshold: float,
+            shingle_size: int = SHINGLE_SIZE) -> Decision:
+    """The near-duplicate decision for ``fpr`` (of ``text``: the clean text, or its
+    :func:`~wackycrawl.dedup.shingles.shingle_hashes` of ``shingle_size`` words) among
+    ``candidates``:
     ``(distance, simhash, sketch, key)``, of which the ``MAX_CONFIRM`` nearest are compared.
     The near duplicate is the candidate of highest
     resemblance >= ``threshold`` (ties: the nearer, then the smaller simhash); without one
@@ -126,7 +142,7 @@ def confirm(fpr: Fingerprint, text: str, candidates: Sequence[tuple[int, int, by
     if not candidates:
         return Decision("new", **base)
     candidates = sorted(candidates, key=lambda c: (c[0], c[1]))[:MAX_CONFIRM]
-    hashes = shingle_hashes(text, shingle_size)
+    hashes = text if isinstance(text, np.ndarray) else shingle_hashes(text, shingle_size)
     scored = [(resemblance(hashes, record), -d, -i) for i, (d, _, record, _) in
               enumerate(candidates)]
     best = max(scored)
@@ -167,10 +183,11 @@ class DuplicateDetector:
         """:func:`fingerprint_text` with this detector's stopwords and shingle settings."""
         return fingerprint_text(text, self.stopwords, self.shingle_size, self.sketch_size)
 
-    def check(self, text: str | Fingerprint, source: str | None = None) -> Decision:
+    def check(self, text: str | Fingerprint, source: str | np.ndarray | None = None) -> Decision:
         """Classify ``text`` (clean text, str, or its precomputed :class:`Fingerprint`,
-        which must come from the same settings; then ``source`` is its text, needed to
-        confirm candidates, ValueError if missing) without storing it."""
+        which must come from the same settings; then ``source`` is its text or the text's
+        shingle hashes (:func:`fingerprint_shingles`), needed to confirm candidates,
+        ValueError if missing) without storing it."""
         fpr = text if isinstance(text, Fingerprint) else self.fingerprint(text)
         source = text if isinstance(text, str) else source
         digest, fp, n = fpr.checksum, fpr.simhash, fpr.n_features
@@ -190,7 +207,8 @@ class DuplicateDetector:
             candidates.append((d, match, row[_CHECKSUM_BYTES:], key))
         if candidates and source is None:
             raise ValueError("the text is needed to confirm near-duplicate candidates")
-        return confirm(fpr, source or "", candidates, self.threshold, self.shingle_size)
+        return confirm(fpr, "" if source is None else source, candidates, self.threshold,
+                       self.shingle_size)
 
     def add(self, decision: Decision) -> None:
         """Store a checked document: its simhash and a record (checksum, sketch) if it has

@@ -43,6 +43,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
+
 from wackycrawl.dedup.detector import MIN_FEATURES, Decision, Fingerprint, K, confirm
 from wackycrawl.dedup.index import BLOCK_BITS, MAX_K, TABLES, block_values, probe_masks
 from wackycrawl.dedup.shingles import RESEMBLANCE, SHINGLE_SIZE
@@ -171,9 +173,10 @@ class RedisDedupIndex:
         self._near = keys.near_bucket_prefix
         self._script = server.register_script(CHECK_AND_ADD)
 
-    def check_and_add(self, fp: Fingerprint, url: str, text: str = "") -> Decision:
+    def check_and_add(self, fp: Fingerprint, url: str, text: str | np.ndarray = "") -> Decision:
         """The decision for the document at ``url`` (str) with fingerprint ``fp`` of the clean
-        ``text`` (needed to confirm candidates); a document that is not a duplicate is stored
+        ``text`` (or its shingle hashes, as :func:`~wackycrawl.dedup.detector.confirm` takes
+        them; needed to confirm candidates); a document that is not a duplicate is stored
         at once. Verdicts: those of :meth:`DuplicateDetector.check` (an ``"empty"`` text is
         neither checked nor stored), plus ``"refetched"`` (matched the same URL's own earlier
         copy: keep it)."""

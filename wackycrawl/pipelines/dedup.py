@@ -5,12 +5,15 @@ can run in a worker process (:mod:`wackycrawl.pipelines.stages`):
 
 * :class:`FingerprintPipeline` (a stage of ``WACKY_STAGES``) reads ``item["paragraphs"]``
   (joined by newlines) and sets ``item["meta"]["Checksum"]``, ``item["meta"]["Simhash"]``
-  (16 hex digits each), ``item["simhash_features"]`` (int, feature words counted) and
+  (16 hex digits each), ``item["simhash_features"]`` (int, feature words counted),
   ``item["shingle_sketch"]`` (str, hex digits of the word-shingle sketch,
-  :mod:`wackycrawl.dedup.shingles`).
+  :mod:`wackycrawl.dedup.shingles`) and ``item["shingle_hashes"]`` (bytes: the text's
+  sorted shingle hashes, native uint64, 8 bytes per distinct shingle).
 * :class:`DedupPipeline` (in ``ITEM_PIPELINES``, in the crawl's own process) looks those up
   in the index of kept documents (computing them itself for an item that lacks them),
-  confirms simhash candidates by shingle resemblance, and drops with the reasons
+  confirms simhash candidates by shingle resemblance (with the shingle hashes the item
+  brings: the crawl process does not tokenise the text again; the key is deleted), and
+  drops with the reasons
   ``exact_duplicate`` and ``near_duplicate``. Kept and dropped items carry
   ``meta["Near-Distance"]`` (Hamming distance to the nearest indexed document within
   ``WACKY_SIMHASH_K``, ``-`` if none), ``meta["Near-Resemblance"]`` (its shingle
@@ -28,6 +31,7 @@ same URL, its own copy from before a worker died, is kept: ``wacky/dedup/refetch
 import logging
 import os
 
+import numpy as np
 from scrapy.exceptions import NotConfigured
 
 from wackycrawl.dedup.detector import (
@@ -35,7 +39,7 @@ from wackycrawl.dedup.detector import (
     DuplicateDetector,
     Fingerprint,
     K,
-    fingerprint_text,
+    fingerprint_shingles,
     near_meta,
 )
 from wackycrawl.dedup.index import MAX_CANDIDATES
@@ -53,6 +57,7 @@ STATE_DIR = "wacky-dedup"
 SAVE_EVERY = 1000  # kept documents between two saves of the state
 FEATURES_KEY = "simhash_features"
 SKETCH_KEY = "shingle_sketch"
+SHINGLES_KEY = "shingle_hashes"
 
 
 def shingle_settings(settings) -> dict:
@@ -105,8 +110,10 @@ class FingerprintPipeline:
         return cls(function_words(), **shingle_settings(crawler.settings))
 
     def process_item(self, item):
-        fp = fingerprint_text(_text(item), self.stopwords, self.shingle_size, self.sketch_size)
+        fp, hashes = fingerprint_shingles(_text(item), self.stopwords, self.shingle_size,
+                                          self.sketch_size)
         set_fingerprint(item, fp)
+        item[SHINGLES_KEY] = hashes.tobytes()
         return item
 
 
@@ -172,15 +179,20 @@ class DedupPipeline:
 
     def process_item(self, item):
         text = _text(item)
+        shingles = item.pop(SHINGLES_KEY, None)
         fp = get_fingerprint(item)
         if fp is None or len(fp.sketch) != self._sketch_bytes:
             fp = self.detector.fingerprint(text)
             set_fingerprint(item, fp)
+            shingles = None
+        # the fingerprint stage's shingle hashes of the text, or the text to compute them
+        source = (np.frombuffer(shingles, dtype=np.uint64)
+                  if isinstance(shingles, bytes) and len(shingles) % 8 == 0 else text)
         capped = self.detector.simhashes.capped
         if self.shared is not None:
-            decision = self.shared.check_and_add(fp, item.get("url", ""), text)
+            decision = self.shared.check_and_add(fp, item.get("url", ""), source)
         else:
-            decision = self.detector.check(fp, text)
+            decision = self.detector.check(fp, source)
         if self.detector.simhashes.capped > capped:
             self.stats.inc_value("wacky/dedup/capped")
         item.setdefault("meta", {}).update(near_meta(decision))
