@@ -265,7 +265,7 @@ class SimhashIndex:
 
     def _merge(self, fps: np.ndarray) -> None:
         new_ids = np.arange(self._n, self._n + len(fps), dtype=np.uint32)
-        where, his, los, counts = [], [], [], []
+        where, his, los, blocks = [], [], [], []
         for t in range(TABLES):
             block, hi, lo = _entries(fps, t)
             rest = (hi.astype(_U64) << _U64(16)) | lo
@@ -274,7 +274,7 @@ class SimhashIndex:
             where.append(self._insertion_points(t, block, rest))
             his.append(hi)
             los.append(lo)
-            counts.append(np.bincount(block, minlength=_BUCKETS))
+            blocks.append(block)
             if t == 0:
                 new_ids = new_ids[order]
         positions = np.concatenate(where)
@@ -282,8 +282,11 @@ class SimhashIndex:
         self._lo.insert(positions, np.concatenate(los))
         self._ids.insert(where[0], new_ids)
         # each offset moves by the new entries before it: in earlier tables and earlier blocks
-        moved = np.cumsum(np.concatenate(counts))
-        self._offsets[1:] += moved
+        for t, block in enumerate(blocks):
+            moved = np.bincount(block, minlength=_BUCKETS)
+            np.cumsum(moved, out=moved)
+            moved += t * len(fps)
+            self._offsets[t * _BUCKETS + 1 : (t + 1) * _BUCKETS + 1] += moved
         self._n += len(fps)
 
     def _insertion_points(self, t: int, blocks: np.ndarray, rest: np.ndarray) -> np.ndarray:
