@@ -42,7 +42,7 @@ from wackycrawl.dedup.shingles import (
     RESEMBLANCE,
     SHINGLE_SIZE,
     SKETCH_SIZE,
-    resemblance,
+    resemblances,
     shingle_hashes,
     sketch,
 )
@@ -143,8 +143,8 @@ def confirm(fpr: Fingerprint, text: str | np.ndarray,
         return Decision("new", **base)
     candidates = sorted(candidates, key=lambda c: (c[0], c[1]))[:MAX_CONFIRM]
     hashes = text if isinstance(text, np.ndarray) else shingle_hashes(text, shingle_size)
-    scored = [(resemblance(hashes, record), -d, -i) for i, (d, _, record, _) in
-              enumerate(candidates)]
+    scored = [(r, -d, -i) for i, ((d, *_), r) in
+              enumerate(zip(candidates, resemblances(hashes, [c[2] for c in candidates])))]
     best = max(scored)
     r, i = (best[0], -best[2]) if best[0] >= threshold else (scored[0][0], 0)
     d, match, _, key = candidates[i]

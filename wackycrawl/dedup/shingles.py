@@ -22,12 +22,14 @@ Shapes and units:
 * :func:`sketch`: ``bytes`` of ``4 + 2 * m`` (little-endian): the rank bound (uint32, the
   rank of the m-th smallest hash) then ``m`` uint16 tags (repeated last tag when the text
   has fewer than ``m`` shingles). 84 bytes at ``m = 40``.
-* :func:`resemblance`: float in ``[0, 1]``.
+* :func:`resemblance`: float in ``[0, 1]`` (:func:`resemblances`: one per sketch).
 
 Two stored tags can collide by chance (16 bits): with ``m`` = 40 and the query's ~1.4 m
 shingles below the bound, about 0.04 false matches per comparison.
 No Scrapy import.
 """
+
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -102,13 +104,25 @@ def resemblance(hashes: np.ndarray, record: bytes) -> float:
     """Estimated resemblance of the document with :func:`shingle_hashes` ``hashes`` (the
     query, known in full) to the document whose :func:`sketch` is ``record``. 0.0 if either
     side has no shingles. Raises ValueError if ``record`` is shorter than a bound and a tag."""
+    return resemblances(hashes, [record])[0]
+
+
+def resemblances(hashes: np.ndarray, records: Sequence[bytes]) -> list[float]:
+    """:func:`resemblance` of the query to each of ``records``; the query's ranks and tags
+    are taken once, and each sketch's few tags are compared as a set."""
+    ranks = hashes >> np.uint64(32)
+    low = (hashes & np.uint64(0xFFFF)).astype(np.uint16)
+    return [_resemblance(ranks, low, record) for record in records]
+
+
+def _resemblance(ranks: np.ndarray, low: np.ndarray, record: bytes) -> float:
     if len(record) < _BOUND_BYTES + 2 or (len(record) - _BOUND_BYTES) % 2:
         raise ValueError(f"not a shingle sketch: {len(record)} bytes")
-    if not len(hashes) or not any(record):
+    if not len(ranks) or not any(record):
         return 0.0
     bound = int.from_bytes(record[:_BOUND_BYTES], "little")
-    tags = np.unique(np.frombuffer(record, dtype="<u2", offset=_BOUND_BYTES))
-    below = hashes[: int(np.searchsorted(hashes >> np.uint64(32), bound, side="right"))]
-    shared = int(np.isin(tags, (below & np.uint64(0xFFFF)).astype(np.uint16)).sum())
-    union = len(below) + len(tags) - shared
+    tags = set(np.frombuffer(record, dtype="<u2", offset=_BOUND_BYTES).tolist())
+    below = int(np.searchsorted(ranks, bound, side="right"))
+    shared = len(tags.intersection(low[:below].tolist()))
+    union = below + len(tags) - shared
     return shared / union if union else 0.0
