@@ -206,6 +206,16 @@ def test_a_leased_seed_is_replaced_by_its_requests_or_a_dead_letter(r):
     assert other.queue_seed(taken.id, taken.token, [("r3", 0, b"p3")]) == [True]
 
 
+def test_push_seen_records_and_queues_in_one_step(r):
+    q = LeaseQueue(r, KEYS, "w1")
+    assert q.push_seen("a1", 0, b"p", KEYS.seen, b"fp-a") == 1
+    assert r.sismember(KEYS.seen, b"fp-a") and q.queued() == 1
+    assert q.push_seen("a1", 0, b"p", KEYS.seen, b"fp-a") == -1  # seen: filtered
+    assert q.push_seen("a1", 0, b"p", KEYS.seen, b"fp-a", dont_filter=True) == 0  # queued
+    assert q.push_seen("b1", 0, b"p", KEYS.seen, b"fp-b", delay=30, host="h.test") == 1
+    assert q.parked()[0] == 1 and q.queued() == 1
+
+
 def test_a_start_key_of_another_type_is_left_alone(r):
     q = LeaseQueue(r, KEYS, "w1")
     r.sadd(KEYS.start_urls, b"u1")

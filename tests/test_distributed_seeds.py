@@ -103,3 +103,27 @@ def test_pushed_seeds_are_fetched_once_through_kill_9_of_workers_holding_them(tm
     twice = {u for u, k in hits.items() if k > 1}
     assert twice <= dead_leases, f"fetched twice beyond the killed workers' leases: {twice}"
     assert left_over == (0, 0, 0, 0, 0)
+
+
+def test_seed_file_urls_are_fetched_once_through_kill_9_while_the_file_is_read(tmp_path):
+    """The seeds of ``-a seeds=FILE`` are recorded as seen and queued in one step: a worker
+    killed while it reads the file (the moment a URL is seen and not yet queued, if the
+    test ever sees one, else half-way) leaves none seen but unqueued, so its restart with
+    the same file fetches every seed."""
+    with RedisServer() as srv, LocalWeb() as web:
+        r, keys = srv.client(), CrawlKeys("seedfile")
+        seeds = seed_web(web, hosts=8, per_host=5)
+        s = {**worker_settings(srv, "seedfile", tmp_path / "corpus", "a"), **NO_PIPELINES,
+             "DOWNLOAD_TIMEOUT": "3", "WACKY_HOST_LEASE_SECONDS": "4"}
+        proc, _ = start_crawl(web, seeds, tmp_path / "a", s)
+        assert kill_when(proc, r, lambda r: (n := r.scard(keys.seen)) and (
+            n > r.hlen(keys.requests) + len(web.hits) or r.hlen(keys.requests) >= 20))
+        unqueued = r.scard(keys.seen) - r.hlen(keys.requests) - len(web.hits)
+        dead = leased_pages(r, keys, "a")
+        proc, stats = start_crawl(web, seeds, tmp_path / "b", {**s, "WACKY_WORKER_ID": "b"})
+        result = finish(proc, tmp_path / "b", stats, timeout=120)
+        hits = Counter(f"http://{h.host}{h.path}" for h in web.hits if h.path != "/robots.txt")
+    assert result.returncode == 0, result.log[-3000:]
+    assert unqueued <= 0
+    assert set(hits) == set(seeds), f"seeds never fetched: {set(seeds) - set(hits)}"
+    assert {u for u, k in hits.items() if k > 1} <= dead

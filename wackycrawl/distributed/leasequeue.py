@@ -49,9 +49,12 @@ _NOW = "local t = redis.call('TIME') local now = tonumber(t[1]) + tonumber(t[2])
 _OWNS = "local v = redis.call('HGET', KEYS[4], ARGV[1]) " \
         "if not v or string.sub(v, 1, #ARGV[2] + 1) ~= ARGV[2] .. '|' then return 0 end "
 
-# KEYS: queue, requests, inflight, leases, seq, parked, parked_hosts
+# KEYS: queue, requests, inflight, leases, seq, parked, parked_hosts[, seen SET]
 # ARGV: id, token ('' = not leased by the caller), priority, payload, delay (s; > 0 parks), host
+# [, fingerprint, '1' if dont_filter]: with the seen SET the fingerprint is recorded in the
+# same step, and -1 returned (nothing queued) if it was there and the request is filtered.
 PUT = _NOW + """
+if KEYS[8] and redis.call('SADD', KEYS[8], ARGV[7]) == 0 and ARGV[8] ~= '1' then return -1 end
 if ARGV[2] == '' then
   if redis.call('ZSCORE', KEYS[1], ARGV[1]) or redis.call('ZSCORE', KEYS[6], ARGV[1])
      or redis.call('ZSCORE', KEYS[3], ARGV[1]) then return 0 end
@@ -218,6 +221,14 @@ class LeaseQueue:
         worker's lease on ``rid``: the lease ends and the request goes back (a retry, a
         wait for its host); False if the lease was lost."""
         return bool(self._put(keys=self._k7, args=[rid, token, priority, payload, delay, host]))
+
+    def push_seen(self, rid: str, priority: int, payload: bytes, seen_key: str, fp: bytes,
+                  dont_filter: bool = False, delay: float = 0.0, host: str = "") -> int:
+        """Record ``fp`` in the seen SET ``seen_key`` and queue (or park) the request in one
+        step, so no worker dies between the two: -1 if it was seen (nothing queued unless
+        ``dont_filter``), 0 if already queued, parked or leased, 1 if queued."""
+        return int(self._put(keys=self._k7 + [seen_key], args=[
+            rid, "", priority, payload, delay, host, fp, "1" if dont_filter else "0"]))
 
     def pop(self) -> Leased | None:
         """Lease the first queued request to this worker, or None if the queue is empty;

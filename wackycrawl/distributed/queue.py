@@ -140,6 +140,19 @@ class FrontierQueue(Base):
             self.stats.inc_value("wacky/frontier/parked")
         return ok
 
+    def push_seen(self, request: Request, seen_key: str) -> int:
+        """:meth:`push` with the request's fingerprint recorded in the seen SET ``seen_key``
+        in the same step (Redis only; start requests): -1 if it was seen (filtered unless
+        ``dont_filter``), 0 if already queued, parked or leased, 1 if queued."""
+        fp = fingerprint(request.method, request.url, request.body)
+        if fp.hex() in self._ids:  # this worker leased it, so it was recorded when queued:
+            # a retry or park (dont_filter) hands the lease back, a copy is filtered
+            return int(self.push(request)) if request.dont_filter else -1
+        delay = (request.meta.get(NOT_BEFORE_META) or 0.0) - time.time()
+        host = urlparse_cached(request).netloc if delay > 0 else ""
+        return self.backend.push_seen(fp.hex(), request.priority, self._encode_request(request),
+                                      seen_key, fp, request.dont_filter, max(0.0, delay), host)
+
     def _encode_request(self, request: Request) -> bytes:
         return encode(request, self.spider, self.serializer)
 

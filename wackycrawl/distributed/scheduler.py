@@ -26,7 +26,8 @@ again, notes/stack.md 4.6). Seeds are pulled through the spider's scrapy-redis `
 (``redis_key``, ``REDIS_START_URLS_KEY``, ``REDIS_START_URLS_AS_SET`` / ``_AS_ZSET``) whenever
 the queue is empty, ``redis_batch_size`` at a time: one script moves them into the queue and
 each is made into its requests under a lease (:mod:`.queue`), so a killed worker loses none;
-a seed that makes no request is a dead letter.
+a seed that makes no request is a dead letter. The seed file's requests (Scrapy's start
+requests) are recorded in the seen SET and queued by one script (:meth:`_atomic_seen_key`).
 
 Closing: with nothing queued, no seed waiting and no lease held by any worker, a Redis
 worker waits :func:`close_wait` seconds (``WACKY_IDLE_CLOSE_SECONDS``, or scrapy-redis's
@@ -58,6 +59,7 @@ from wackycrawl.distributed.keys import CrawlKeys
 from wackycrawl.distributed.leasequeue import StartKeyTypeError, start_urls_size
 from wackycrawl.distributed.local import FrontierLockedError
 from wackycrawl.distributed.queue import FrontierQueue
+from wackycrawl.distributed.seen import RedisSeenSet
 from wackycrawl.distributed.status import publish
 from wackycrawl.extensions.summary import drops_by_reason
 from wackycrawl.pipelines import crawl_worker_id
@@ -239,15 +241,33 @@ class FrontierScheduler(scrapy_redis_scheduler.Scheduler):
         return self._redis_safe(lambda: self._enqueue(request), False)
 
     def _enqueue(self, request) -> bool:
-        if self.df.request_seen(request) and not request.dont_filter:
+        if (key := self._atomic_seen_key(request)) is not None:
+            done = self.queue.push_seen(request, key)
+            if done < 0:
+                self.df.log(request, self.spider)
+                return False
+        elif self.df.request_seen(request) and not request.dont_filter:
             self.df.log(request, self.spider)
             return False
-        if not self.queue.push(request):
+        else:
+            done = self.queue.push(request)
+        if not done:
             self.stats.inc_value("wacky/frontier/repeated")
             logger.debug("already queued or in flight, not queued again: %s", request)
             return False
         self.stats.inc_value("wacky/frontier/enqueued")
         return True
+
+    def _atomic_seen_key(self, request) -> str | None:
+        """The seen SET's key if ``request`` is a start request (a seed of the seed file)
+        and the seen set is a Redis SET: then it is recorded and queued in one step, so a
+        worker killed while it reads the seed file loses none (one seen but never queued).
+        Links keep the dupefilter's own step first (a repeated link costs no payload)."""
+        store = getattr(self.df, "store", None)
+        if (self.server is None or not request.meta.get("is_start_request")
+                or not isinstance(store, RedisSeenSet)):
+            return None
+        return store.key
 
     def next_request(self):
         return self._redis_safe(self._next, None)
