@@ -87,12 +87,12 @@ def detector(stored, queries, k=K):
     det = DuplicateDetector(k=k, stopwords=frozenset())
     rng = np.random.default_rng(2)
     sketch_bytes = det.records.width - 8
-    checksums = rng.integers(0, 2**64, size=len(stored), dtype=np.uint64).tolist()
+    checksums = rng.integers(0, 2**64, size=len(stored), dtype=np.uint64)  # no list of ints
     sketches = rng.integers(0, 256, size=(1024, sketch_bytes), dtype=np.uint8)
     t0 = time.perf_counter()
-    for i, (fp, digest) in enumerate(zip(stored, checksums, strict=True)):
+    for i, fp in enumerate(stored):
         det.simhashes.add(fp)
-        det.records.append(digest.to_bytes(8, "little") + sketches[i % 1024].tobytes())
+        det.records.append(checksums[i].tobytes() + sketches[i % 1024].tobytes())
     build = time.perf_counter() - t0
 
     def find(q):  # the lookup and the records of its candidates (the confirmation's input)
