@@ -26,6 +26,8 @@ One prefix per crawl, so several crawls share one Redis and ``redis-cli --scan -
 ``seen:count``             STRING   fingerprints added to the Bloom filter
 ``written``                SET      20-byte fingerprints of canonical URLs written to TREC files
 ``workers``                SET      ids of workers that ever joined
+``scope``                  SET      SURT prefixes derived from the seeds
+                                    (``WACKY_SCOPE_FROM_SEEDS``, :mod:`wackycrawl.middlewares.scope`)
 ``worker:<id>``            HASH     a worker's published counters (``wackycrawl status``)
 ``host:<key>``             HASH     politeness state of a host or ``ip:<address>``: interval,
                                     hold, last start, owner lease (:mod:`.politeness`)
@@ -66,7 +68,7 @@ class CrawlKeys:
             raise ValueError(f"not a usable crawl name: {crawl!r}")
         self.crawl = crawl
         self.prefix = f"{PREFIX}:{crawl}:"
-        for name in ("start_urls", "seen", "written", "workers"):
+        for name in ("start_urls", "seen", "written", "workers", "scope"):
             setattr(self, name, self.prefix + name)
         self.__dict__.update(queue_keys(self.prefix + "queue"))
         self.bloom_count = self.seen + ":count"

@@ -2,10 +2,16 @@
 
 Allow list: WACKY_SCOPE_SURTS (SURT prefixes, ``http://(de,``) and WACKY_SCOPE_ALLOW (domains or
 TLDs, ``de,at``); deny list WACKY_SCOPE_DENY (wins). WACKY_SCOPE_FROM_SEEDS = "domain" or
-"suffix" adds each seed's registered domain or public suffix to the allow list when the seed is
-scheduled (Scrapy's ``request_scheduled`` signal). A seed is a start request (no ``depth`` in its
-meta) or a request with ``meta["wacky_seed"] = True`` (e.g. a search result); seeds and
-robots.txt requests are always in scope. Every request, redirects included, is checked before
+"suffix" adds each seed's registered domain or public suffix to the allow list: when the seed
+is scheduled (``request_scheduled``), when the dupefilter drops it as already seen
+(``request_dropped``: a resumed JOBDIR crawl re-reads its seed list) and when it reaches the
+downloader (a seed pushed to a Redis crawl's start-URL key reaches the frontier without passing
+through any worker's engine). A seed is a start request (no ``depth`` in its meta) or a request
+with ``meta["wacky_seed"] = True`` (e.g. a search result); seeds and robots.txt requests are
+always in scope. In a distributed crawl (the Redis frontier) the derived prefixes are shared in
+the set ``wacky:NAME:scope``: a worker adds each new one before the seed is fetched, and looks a
+URL's own prefix up there (one SISMEMBER) before it calls the URL out of scope, so links found
+on another worker's seed are judged by the same scope. Every request, redirects included, is checked before
 anything is sent: out of scope -> IgnoreRequest, counted in ``wacky/scope/out`` (and
 ``wacky/scope/deny`` for the deny list) and the drop ``out_of_scope``
 (``wackycrawl.crawl.drops``). Off (NotConfigured) when all
@@ -22,6 +28,8 @@ from scrapy.utils.httpobj import urlparse_cached
 
 from wackycrawl.crawl import drops
 from wackycrawl.crawl.scope import DERIVE_MODES, Scope
+from wackycrawl.distributed.keys import CrawlKeys
+from wackycrawl.distributed.scheduler import connect, crawl_name, frontier_mode
 
 logger = logging.getLogger(__name__)
 
@@ -50,10 +58,16 @@ class ScopeMiddleware:
         if not (allow or deny or self.derive):
             raise NotConfigured()
         self.scope = Scope(allow, deny)
+        self.fixed = bool(allow)
         self.crawler, self.stats = crawler, crawler.stats
         self.derived: set[str] = set()
+        self.server = self.key = None
         if self.derive:
-            crawler.signals.connect(self._scheduled, signal=signals.request_scheduled)
+            crawler.signals.connect(self._seen_seed, signal=signals.request_scheduled)
+            crawler.signals.connect(self._seen_seed, signal=signals.request_dropped)
+            if frontier_mode(s) == "redis":
+                self.server = connect(s)
+                self.key = CrawlKeys(crawl_name(s, crawler.spidercls.name)).scope
         logger.info("Scope: allow %s, deny %s%s", self.scope.prefixes or "all", deny or "none",
                     f", plus each seed's {self.derive}" if self.derive else "")
 
@@ -61,19 +75,42 @@ class ScopeMiddleware:
     def from_crawler(cls, crawler):
         return cls(crawler)
 
-    def _scheduled(self, request: Request, spider=None) -> None:
+    def _seen_seed(self, request: Request, spider=None) -> None:
         if is_seed(request) and not is_robots_txt(request):
-            prefix = self.scope.add_seed(request.url, self.derive)
-            if prefix not in self.derived:
-                self.derived.add(prefix)
-                self.stats.inc_value("wacky/scope/derived")
-                logger.debug("Scope: %s added from seed %s", prefix, request.url)
+            self._derive(request.url)
+
+    def _derive(self, url: str) -> None:
+        prefix = self.scope.add_seed(url, self.derive)
+        if prefix in self.derived:
+            return
+        self.derived.add(prefix)
+        self.stats.inc_value("wacky/scope/derived")
+        if self.server is not None:
+            self.server.sadd(self.key, prefix)
+        logger.debug("Scope: %s added from seed %s", prefix, url)
+
+    def _shared(self, url: str) -> bool:
+        """Whether another worker derived ``url``'s own prefix from one of its seeds."""
+        if self.server is None:
+            return False
+        prefix = Scope().add_seed(url, self.derive)
+        if not self.server.sismember(self.key, prefix):
+            return False
+        self.scope.add(prefix)
+        self.derived.add(prefix)
+        return True
 
     def process_request(self, request: Request) -> None:
-        if is_seed(request) or is_robots_txt(request):
+        if is_robots_txt(request):
+            return
+        if is_seed(request):
+            if self.derive:
+                self._derive(request.url)
             return
         verdict = self.scope.decide(request.url)
-        if verdict is None:
+        if verdict is None and self.derive and not self.derived and not self.fixed:
+            verdict = "out"  # derived scope, no seed's prefix known yet: not "allow all"
+        if verdict is None or (verdict == "out" and self._shared(request.url)):
             return
         self.stats.inc_value("wacky/scope/out")
         if verdict == "deny":
