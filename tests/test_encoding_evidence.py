@@ -138,14 +138,18 @@ def test_cli_prints_path_codec_and_evidence(tmp_path):
         files.append(str(path))
     png = tmp_path / "x.html"
     png.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(200))
+    empty = tmp_path / "empty.html"
+    empty.write_bytes(b" \r\n")
     code = "import sys; from wackycrawl.cli import main; sys.exit(main())"
-    run = subprocess.run([sys.executable, "-c", code, "encoding", *files, str(png)], cwd=ROOT,
+    run = subprocess.run([sys.executable, "-c", code, "encoding", *files, str(png), str(empty)],
+                         cwd=ROOT,
                          capture_output=True, text=True, timeout=60)
     lines = [line.split("\t") for line in run.stdout.splitlines()]
     assert lines[0][:2] == [files[0], "cp1252"] and lines[0][2].startswith("guess:cp1252:")
     assert lines[1][:2] == [files[1], "iso8859-2"]
     assert lines[2] == [str(png), "-", "rejected:binary"] and run.returncode == 1
     assert "PNG image" in run.stderr
+    assert lines[3] == [str(empty), "-", "rejected:empty"]  # as the crawl's drop "empty"
 
 
 @pytest.mark.parametrize("text", [

@@ -36,6 +36,12 @@ def run(args) -> int:
             print(f"wackycrawl encoding: {name}: {exc}", file=sys.stderr)
             status = 1
             continue
+        if not decoded.text.strip():  # the crawl's drop "empty"
+            print(f"{name}\t-\trejected:empty")
+            print(f"wackycrawl encoding: {name}: nothing but whitespace in {len(body)} bytes",
+                  file=sys.stderr)
+            status = 1
+            continue
         repairs = f",repairs:{decoded.repairs}" if decoded.repairs else ""
         print(f"{name}\t{decoded.encoding}\t{decoded.evidence}{repairs}")
     return status
