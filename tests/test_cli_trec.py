@@ -78,6 +78,24 @@ def test_recover_closes_open_files(tmp_path, capsys):
     assert "1 documents kept" in capsys.readouterr().out
     assert run("check", str(tmp_path / "WACKY-c2-00000.trec.gz")) == 0
     assert run("recover", str(tmp_path / "missing")) == 1
+    assert run("recover", str(tmp_path)) == 0
+    assert "no .open file to recover" in capsys.readouterr().out
+
+
+def test_recover_cuts_a_damaged_closed_file_back_and_keeps_the_original(corpus, capsys):
+    _, files, docnos = corpus
+    kept = len(list(reader.iter_docs(files[0])))
+    size = os.path.getsize(files[0])
+    with open(files[0], "ab") as f:
+        f.write(b"\x1f\x8b\x08\x00torn")
+    assert run("check", files[0]) == 1
+    assert run("recover", files[0]) == 0
+    out = capsys.readouterr().out
+    assert f"{kept} documents kept" in out and f"{files[0]}.damaged" in out
+    assert run("check", files[0]) == 0 and os.path.getsize(files[0]) == size
+    assert os.path.getsize(files[0] + ".damaged") == size + 8
+    assert run("recover", files[1]) == 0
+    assert "not damaged" in capsys.readouterr().out
 
 
 def test_usage_errors_exit_2():

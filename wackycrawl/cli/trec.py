@@ -8,6 +8,7 @@ index mismatch, a document a strict TREC reader refuses) or document not found; 
 """
 
 import os
+import shutil
 import sys
 
 from wackycrawl.trec import reader, writer
@@ -111,14 +112,34 @@ def index(args) -> int:
 
 
 def recover(args) -> int:
-    """Cut back and close the ``.open`` files of crashed writers in DIR (as a writer does)."""
-    if not os.path.isdir(args.dir):
-        _err(f"{args.dir} is not a directory")
-        return 1
-    for rec in writer.recover_dir(args.dir):
-        print(f"{rec.path} -> {rec.final or 'removed'}: {rec.docs} documents kept, "
-              f"{rec.cut_bytes} bytes cut ({rec.reason})")
-    return 0
+    """Cut back and close the ``.open`` files of crashed writers in each DIR (as a writer
+    does), and cut a closed FILE that ``check`` finds damaged back to its last whole document
+    (its index rewritten; the damaged original is kept as ``FILE.damaged``). Exit 1 if a path
+    is neither."""
+    status = 0
+    for path in args.paths:
+        if os.path.isdir(path):
+            done = writer.recover_dir(path)
+            if not done:
+                print(f"{path}: no .open file to recover")
+        elif os.path.isfile(path) and path.endswith(".trec.gz"):
+            if not (result := reader.check(path)).problems:
+                print(f"{path}: not damaged, nothing to do")
+                continue
+            print(f"{path}: damaged ({'; '.join(result.problems)}); original kept as "
+                  f"{path}.damaged")
+            with writer.dir_lock(os.path.dirname(path) or "."):
+                shutil.copyfile(path, path + ".damaged")
+                os.replace(path, path + reader.OPEN_SUFFIX)
+                done = [writer.recover_file(path + reader.OPEN_SUFFIX)]
+        else:
+            _err(f"{path} is neither a directory nor a .trec.gz file")
+            status = 1
+            continue
+        for rec in done:
+            print(f"{rec.path} -> {rec.final or 'removed'}: {rec.docs} documents kept, "
+                  f"{rec.cut_bytes} bytes cut ({rec.reason})")
+    return status
 
 
 def register(subparsers) -> None:
@@ -140,6 +161,7 @@ def register(subparsers) -> None:
     p = sub.add_parser("index", help="rebuild the .idx.tsv of files")
     p.add_argument("files", **files)
     p.set_defaults(func=index)
-    p = sub.add_parser("recover", help="close the .open files crashed writers left in DIR")
-    p.add_argument("dir", metavar="DIR", nargs="?", default=writer.DIRECTORY)
+    p = sub.add_parser("recover", help="close the .open files crashed writers left in DIR; "
+                                       "cut a damaged FILE back to its last whole document")
+    p.add_argument("paths", metavar="DIR|FILE", nargs="*", default=[writer.DIRECTORY])
     p.set_defaults(func=recover)
