@@ -152,6 +152,38 @@ def test_near_identical_documents_added_at_once_keep_one(redis_server):
     assert sorted(verdicts) == ["near_duplicate"] * 7 + ["new"]
 
 
+def test_a_document_added_between_the_two_calls_is_seen(redis_server):
+    """w1 finds an unconfirmed candidate; before it calls again to store its document, w2
+    stores a near copy of it: the tables' version moved, so w1 probes again and drops its
+    document. Without another worker in between, the second call stores at once."""
+    rng = random.Random(11)
+    w1, w2 = index(redis_server, "between"), index(redis_server, "between")
+    other, text = words(rng), words(rng)
+    base = 0x1234_5678_9ABC_DEF0
+    assert w1.check_and_add(fingerprint(base, other), "http://a.test/", other).verdict == "new"
+    script, calls = w1._script, []
+
+    def first_call_then_w2(*args, **kwargs):
+        answer = script(*args, **kwargs)
+        calls.append(answer[0])
+        if len(calls) == 1:
+            copy = fingerprint(flip(base, [3, 30]), text, digest=77)
+            assert w2.check_and_add(copy, "http://c.test/", text).verdict == "new"
+        return answer
+
+    w1._script = first_call_then_w2
+    got = w1.check_and_add(fingerprint(flip(base, [5]), text), "http://b.test/", text)
+    assert (got.verdict, got.distance) == ("near_duplicate", 3)
+    assert calls == [b"candidates", b"candidates"]
+    w1._script = script
+    def mgets() -> int:
+        return redis_server.client().info("commandstats")["cmdstat_mget"]["calls"]
+
+    before, unrelated = mgets(), words(rng)  # an unconfirmed candidate, nobody in between
+    got = w1.check_and_add(fingerprint(flip(base, [40]), unrelated), "http://d.test/", unrelated)
+    assert got.verdict == "new" and got.distance is not None
+    assert mgets() - before == 1  # probed once, stored without a second probe
+
 def test_dedup_pipeline_uses_the_shared_index_with_redis_url(redis_server):
     settings = {"REDIS_URL": redis_server.url, "WACKY_CRAWL_NAME": "pipe"}
     pipes = [DedupPipeline.from_crawler(get_crawler(settings_dict=settings)) for _ in range(2)]

@@ -36,6 +36,7 @@ One prefix per crawl, so several crawls share one Redis and ``redis-cli --scan -
                                     other 48 bits of each fingerprint, 6 bytes each
 ``near:rec:<hex>``         HASH     records (owner, checksum, shingle sketch) of the
                                     fingerprints of table 0's bucket (:mod:`.simhash`)
+``near:version``           STRING   documents added to the near-duplicate tables (a counter)
 =========================  =======  ==========================================================
 """
 

@@ -20,12 +20,14 @@ One Lua script reads every probed bucket of the four tables with one ``MGET`` (t
 names are built in the script from the query's blocks and the probe masks, so the client
 packs 6 keys, not ``4 * probes``) and returns the candidates within ``k`` that the client has
 not yet seen, each once with its record, or, when there are none, stores the document
-(checksum, four ``APPEND``, the record) in the same atomic step: 9 Redis commands and one
+(checksum, four ``APPEND``, the record) in the same atomic step: 11 Redis commands and one
 round trip for a new document without candidates, 3 commands for an exact duplicate. The
 client confirms the candidates by shingle resemblance (it holds the document's full text)
 against the sketches of their records; when none is a near duplicate it calls the script
 again with them excluded, so a document added by another worker in between is seen before
-this one is stored.
+this one is stored. The tables' version (``near:version``, counting the documents added)
+comes back with the candidates: if it has not moved when the client calls again, no
+document can have been added in between and the document is stored without probing again.
 
 Owner: the first 8 bytes of the document URL's fingerprint
 (:func:`~wackycrawl.distributed.fingerprint.url_fingerprint`). A match owned by the same URL is
@@ -56,12 +58,14 @@ OWNER_BYTES = 8
 REST_BYTES = (64 - BLOCK_BITS) // 8
 BLOCKS = [(BLOCK_BITS * t, BLOCK_BITS) for t in range(TABLES)]  # (start from the top, width)
 
-# KEYS: checksum shard, record HASH of the own block 0, own bucket of tables 0..3.
+# KEYS: checksum shard, record HASH of the own block 0, own bucket of tables 0..3, the tables'
+# version (a counter of the documents added to them).
 # ARGV: checksum rest, owner, '1' to check/add the simhash, k, record, bucket key prefix
 # ('<crawl prefix>near:'), probe masks (2 bytes each, big-endian), the query's block per table
-# (4 integers), its rest per table (4 x 6 bytes), then the excluded candidates' names.
-# A candidate's name is '<block 0>:<rest of table 0>' (integers); the reply lists name,
-# distance and record of each.
+# (4 integers), its rest per table (4 x 6 bytes), the version the client's candidates came
+# from ('' on a first call), then the excluded candidates' names.
+# A candidate's name is '<block 0>:<rest of table 0>' (integers); the reply gives the
+# version, then name, distance and record of each candidate.
 CHECK_AND_ADD = """
 local function distance(a, b)
   local d = 0
@@ -80,58 +84,63 @@ end
 local owner = redis.call('HGET', KEYS[1], ARGV[1])
 if owner then return {'exact_duplicate', owner} end
 if ARGV[3] == '1' then
-  local k, masks, prefix = tonumber(ARGV[4]), ARGV[7], ARGV[6]
-  local excluded = {}
-  for e = 16, #ARGV do excluded[ARGV[e]] = true end
-  local hex = {}
-  for b = 0, 255 do hex[b] = string.format('%02x', b) end
-  local function hex4(v) return hex[math.floor(v / 256)] .. hex[v % 256] end
-  local names, tables, probed, bits = {}, {}, {}, {}
-  for i = 1, #masks, 2 do
-    local m = masks:byte(i) * 256 + masks:byte(i + 1)
-    local b = 0
-    while m > 0 do m = bit.band(m, m - 1) b = b + 1 end
-    bits[#bits + 1] = b
-  end
-  for t = 0, 3 do
-    local q, table_prefix = tonumber(ARGV[8 + t]), prefix .. t .. ':'
+  local version = redis.call('GET', KEYS[7]) or '0'
+  -- tables unchanged since the client's candidates were found: none can be new
+  if ARGV[16] ~= version then
+    local k, masks, prefix = tonumber(ARGV[4]), ARGV[7], ARGV[6]
+    local excluded = {}
+    for e = 17, #ARGV do excluded[ARGV[e]] = true end
+    local hex = {}
+    for b = 0, 255 do hex[b] = string.format('%02x', b) end
+    local function hex4(v) return hex[math.floor(v / 256)] .. hex[v % 256] end
+    local names, tables, probed, bits = {}, {}, {}, {}
     for i = 1, #masks, 2 do
-      local block = bit.bxor(q, masks:byte(i) * 256 + masks:byte(i + 1))
-      names[#names + 1] = table_prefix .. hex4(block)
-      tables[#names], probed[#names] = t, block
+      local m = masks:byte(i) * 256 + masks:byte(i + 1)
+      local b = 0
+      while m > 0 do m = bit.band(m, m - 1) b = b + 1 end
+      bits[#bits + 1] = b
     end
-  end
-  local buckets = redis.call('MGET', unpack(names))
-  local found, P = {'candidates'}, #bits
-  for n = 1, #names do
-    local s = buckets[n]
-    if s then
-      local t, block = tables[n], probed[n]
-      local q, b = rest(ARGV[12 + t], 1), bits[(n - 1) % P + 1]
-      for j = 1, #s, 6 do
-        local m = rest(s, j)
-        local d = b + distance(m, q)
-        if d <= k then
-          -- the fingerprint's 4 blocks: the probed one put back among the other three
-          local x = {math.floor(m / 4294967296), math.floor(m / 65536) % 65536, m % 65536}
-          table.insert(x, t + 1, block)
-          local name = string.format('%d:%d', x[1], (x[2] * 65536 + x[3]) * 65536 + x[4])
-          if not excluded[name] then
-            excluded[name] = true
-            local field = string.char(math.floor(x[2] / 256), x[2] % 256, math.floor(x[3] / 256),
-                                      x[3] % 256, math.floor(x[4] / 256), x[4] % 256)
-            local record = redis.call('HGET', prefix .. 'rec:' .. hex4(x[1]), field)
-            if record then
-              found[#found + 1] = name; found[#found + 1] = d; found[#found + 1] = record
+    for t = 0, 3 do
+      local q, table_prefix = tonumber(ARGV[8 + t]), prefix .. t .. ':'
+      for i = 1, #masks, 2 do
+        local block = bit.bxor(q, masks:byte(i) * 256 + masks:byte(i + 1))
+        names[#names + 1] = table_prefix .. hex4(block)
+        tables[#names], probed[#names] = t, block
+      end
+    end
+    local buckets = redis.call('MGET', unpack(names))
+    local found, P = {'candidates', version}, #bits
+    for n = 1, #names do
+      local s = buckets[n]
+      if s then
+        local t, block = tables[n], probed[n]
+        local q, b = rest(ARGV[12 + t], 1), bits[(n - 1) % P + 1]
+        for j = 1, #s, 6 do
+          local m = rest(s, j)
+          local d = b + distance(m, q)
+          if d <= k then
+            -- the fingerprint's 4 blocks: the probed one put back among the other three
+            local x = {math.floor(m / 4294967296), math.floor(m / 65536) % 65536, m % 65536}
+            table.insert(x, t + 1, block)
+            local name = string.format('%d:%d', x[1], (x[2] * 65536 + x[3]) * 65536 + x[4])
+            if not excluded[name] then
+              excluded[name] = true
+              local field = string.char(math.floor(x[2] / 256), x[2] % 256, math.floor(x[3] / 256),
+                                        x[3] % 256, math.floor(x[4] / 256), x[4] % 256)
+              local record = redis.call('HGET', prefix .. 'rec:' .. hex4(x[1]), field)
+              if record then
+                found[#found + 1] = name; found[#found + 1] = d; found[#found + 1] = record
+              end
             end
           end
         end
       end
     end
+    if #found > 2 then return found end
   end
-  if #found > 1 then return found end
   for t = 0, 3 do redis.call('APPEND', KEYS[3 + t], ARGV[12 + t]) end
   redis.call('HSET', KEYS[2], ARGV[12], ARGV[5])
+  redis.call('INCR', KEYS[7])
 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 if ARGV[3] == '1' then return {'new'} end
@@ -171,6 +180,7 @@ class RedisDedupIndex:
         self.threshold, self.shingle_size = threshold, shingle_size
         self._masks = b"".join(m.to_bytes(2, "big") for m in probe_masks(k // TABLES))
         self._near = keys.near_bucket_prefix
+        self._version = keys.near_bucket_prefix + "version"
         self._script = server.register_script(CHECK_AND_ADD)
 
     def check_and_add(self, fp: Fingerprint, url: str, text: str | np.ndarray = "") -> Decision:
@@ -188,18 +198,20 @@ class RedisDedupIndex:
         rests = [split(fp.simhash, *b)[1].to_bytes(REST_BYTES, "big") for b in BLOCKS]
         keys = [self.keys.checksum_shard(f"{shard:04x}"), self.keys.near_record(f"{blocks[0]:04x}")]
         keys += [f"{self._near}{t}:{blocks[t]:04x}" for t in range(TABLES)]
+        keys.append(self._version)
         near = fp.n_features >= self.min_features
         record = owner + fp.checksum.to_bytes(8, "little") + fp.sketch
-        excluded, candidates = [], {}
+        excluded, candidates, version = [], {}, ""
         while True:
             answer = self._script(keys=keys, args=[rest, owner, "1" if near else "0", self.k,
                                                    record, self._near, self._masks, *blocks,
-                                                   *rests, *excluded])
+                                                   *rests, version, *excluded])
             verdict = answer[0].decode()
             if verdict != "candidates":
                 break
-            names = [name.decode() for name in answer[1::3]]
-            for name, d, row in zip(names, answer[2::3], answer[3::3], strict=True):
+            version = answer[1]
+            names = [name.decode() for name in answer[2::3]]
+            for name, d, row in zip(names, answer[3::3], answer[4::3], strict=True):
                 block0, rest0 = (int(x) for x in name.split(":"))
                 match = join(block0, rest0, *BLOCKS[0])
                 candidates[match] = (int(d), match, row[2 * OWNER_BYTES:], row)
