@@ -96,7 +96,7 @@ def _index_one(path: str) -> int:
         for member, doc in reader.iter_docs(path):
             entries.append(reader.IndexEntry(doc.docno, member.offset, member.length, doc.url))
     except DAMAGE as exc:
-        _err(f"{exc}; index not written (run 'wackycrawl trec recover' on .open files)")
+        _err(f"{exc}; index not written (run 'wackycrawl trec recover FILE' to cut it back to its last whole document)")
         return 1
     if len({entry.offset for entry in entries}) != len(entries):
         _err(f"{path}: several documents share a member; no random access possible")
