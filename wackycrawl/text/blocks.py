@@ -278,9 +278,11 @@ def _span(blocks: list[Block], scores: list[int], named_cues: bool,
           template: list[bool] | None, text_cue: list[bool]) -> tuple[int, int]:
     """BTE span of ``scores`` with the words of known boilerplate (cue blocks, host-template
     blocks) scored 0, so they do not draw the span; ``scores`` is left as it is."""
-    scores = scores[:]
+    copied = False
     for i, b in enumerate(blocks):
         if (named_cues and b.cue) or (template and template[i]) or text_cue[i]:
+            if not copied:
+                scores, copied = scores[:], True
             for k in range(b.start, b.end, 2):
                 scores[k] = 0
     return bte.best_span(scores)
@@ -288,9 +290,17 @@ def _span(blocks: list[Block], scores: list[int], named_cues: bool,
 
 def _prose_blocks(blocks: list[Block], span: tuple[int, int]) -> int:
     """Blocks inside ``span`` of at least :data:`PROSE_WORDS` words and link density at most
-    :data:`MAX_LINK_DENSITY`, outside boilerplate-named elements."""
-    return sum(1 for b in blocks if b.end > span[0] and b.start < span[1] and not b.cue
-               and b.words >= PROSE_WORDS and b.link_words <= MAX_LINK_DENSITY * b.words)
+    :data:`MAX_LINK_DENSITY`, outside boilerplate-named elements, counted up to
+    :data:`MIN_WRAPPER_PARAGRAPHS`."""
+    start, end = span
+    n = 0
+    for b in blocks:
+        if b.end > start and b.start < end and b.words >= PROSE_WORDS and not b.cue \
+                and b.link_words <= MAX_LINK_DENSITY * b.words:
+            n += 1
+            if n == MIN_WRAPPER_PARAGRAPHS:
+                break
+    return n
 
 
 _TITLE_RE = re.compile(r"<title\b[^>]*>([^<]*)", re.IGNORECASE)
