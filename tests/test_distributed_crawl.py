@@ -116,3 +116,27 @@ def test_seeds_pushed_from_the_command_line_are_crawled(redis_server, tmp_path):
     assert result.stat("wacky/seeds/repeated") == 1  # the seed pushed twice: fetched once
     assert result.log.count("pushed again while queued") == 1
     assert {d.url for d in corpus_docs(corpus)} == expected
+
+
+def test_links_are_recorded_as_seen_only_by_the_script_that_queues_them(redis_server, tmp_path):
+    """A link recorded as seen but not yet queued would be lost with its worker (the page is
+    fetched again, its link skipped as seen): the seen SET is written only inside the queue
+    script (MONITOR shows a script's commands as ``[db lua]``)."""
+    monitor = tmp_path / "monitor.txt"
+    with open(monitor, "wb") as out:
+        mon = subprocess.Popen(["redis-cli", "-p", str(redis_server.port), "monitor"],
+                               stdout=out)
+        try:
+            with LocalWeb() as web:
+                expected = build_chain_web(web, hosts=2, per_host=4)
+                (result,), corpus = crawl_workers(redis_server, web, tmp_path, "atomic", 1)
+        finally:
+            mon.terminate()
+            mon.wait()
+    assert result.returncode == 0, result.log[-3000:]
+    assert {d.url for d in corpus_docs(corpus)} == expected
+    seen_key = '"wacky:atomic:seen"'
+    writes = [line for line in monitor.read_text(errors="replace").splitlines()
+              if seen_key in line and '"SADD"' in line.upper()]
+    assert writes and all(" lua]" in line for line in writes), writes[:3]
+    assert result.stat("wacky/frontier/filtered") > 0  # repeated links were filtered

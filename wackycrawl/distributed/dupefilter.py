@@ -80,6 +80,24 @@ class FrontierDupeFilter(RFPDupeFilter):
                 self._known.popitem(last=False)
         return not new
 
+    def was_seen(self, request) -> bool:
+        """Whether the request was recorded (this worker's memory, then the store); records
+        nothing (the frontier's queue script records and queues in one step)."""
+        fp = self.fingerprint(request)
+        if fp in self._known:
+            self._known.move_to_end(fp)
+            if self.stats is not None:
+                self.stats.inc_value("wacky/frontier/seen_cached")
+            return True
+        return fp in self.store
+
+    def remember(self, request) -> None:
+        """Keep the fingerprint of a request the store has recorded in this worker's memory."""
+        if self.cache_size > 0:
+            self._known[self.fingerprint(request)] = None
+            if len(self._known) > self.cache_size:
+                self._known.popitem(last=False)
+
     def clear(self) -> None:
         self.store.clear()
         self._known.clear()

@@ -26,8 +26,9 @@ again, notes/stack.md 4.6). Seeds are pulled through the spider's scrapy-redis `
 (``redis_key``, ``REDIS_START_URLS_KEY``, ``REDIS_START_URLS_AS_SET`` / ``_AS_ZSET``) whenever
 the queue is empty, ``redis_batch_size`` at a time: one script moves them into the queue and
 each is made into its requests under a lease (:mod:`.queue`), so a killed worker loses none;
-a seed that makes no request is a dead letter. The seed file's requests (Scrapy's start
-requests) are recorded in the seen SET and queued by one script (:meth:`_atomic_seen_key`).
+a seed that makes no request is a dead letter. Every other request (the seed file's, links)
+is recorded in the seen SET and queued by one script (:meth:`_atomic_seen_key`); a repeated
+link is answered from the worker's memory or by one SISMEMBER, without its payload.
 
 Closing: with nothing queued, no seed waiting and no lease held by any worker, a Redis
 worker waits :func:`close_wait` seconds (``WACKY_IDLE_CLOSE_SECONDS``, or scrapy-redis's
@@ -241,8 +242,12 @@ class FrontierScheduler(scrapy_redis_scheduler.Scheduler):
         return self._redis_safe(lambda: self._enqueue(request), False)
 
     def _enqueue(self, request) -> bool:
-        if (key := self._atomic_seen_key(request)) is not None:
+        if (key := self._atomic_seen_key()) is not None:
+            if not request.dont_filter and self.df.was_seen(request):
+                self.df.log(request, self.spider)  # a repeated link: no payload, one SISMEMBER
+                return False
             done = self.queue.push_seen(request, key)
+            self.df.remember(request)
             if done < 0:
                 self.df.log(request, self.spider)
                 return False
@@ -258,14 +263,13 @@ class FrontierScheduler(scrapy_redis_scheduler.Scheduler):
         self.stats.inc_value("wacky/frontier/enqueued")
         return True
 
-    def _atomic_seen_key(self, request) -> str | None:
-        """The seen SET's key if ``request`` is a start request (a seed of the seed file)
-        and the seen set is a Redis SET: then it is recorded and queued in one step, so a
-        worker killed while it reads the seed file loses none (one seen but never queued).
-        Links keep the dupefilter's own step first (a repeated link costs no payload)."""
+    def _atomic_seen_key(self) -> str | None:
+        """The seen SET's key when the seen set is a Redis SET: then a request (seed or link)
+        is recorded as seen and queued in one step, so a worker killed between the two loses
+        none (a link seen but never queued would be skipped when its page is fetched again).
+        None with a Bloom filter (two steps) or without Redis."""
         store = getattr(self.df, "store", None)
-        if (self.server is None or not request.meta.get("is_start_request")
-                or not isinstance(store, RedisSeenSet)):
+        if self.server is None or not isinstance(store, RedisSeenSet):
             return None
         return store.key
 
