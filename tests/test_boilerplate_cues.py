@@ -123,6 +123,14 @@ def test_text_cues_inside_the_span_are_boilerplate(lang):
     assert len(out) == 2, out  # neither banner, newsletter box nor legal line kept
 
 
+def test_a_related_title_that_is_not_a_heading_opens_the_section():
+    related = ("<div><p><strong>Das Thema könnte Sie auch interessieren:</strong></p>"
+               + "".join(f"<p>Hochwasser im Tal: Teil {i} der Serie über die Flüsse der Region "
+                         "und ihre Deiche im Frühjahr</p>" for i in range(3)) + "</div>")
+    out = blocks.extract(page(f"<div>{ARTICLE}</div>{related}"))
+    assert has_article(out) and not any("Serie" in p or "Thema" in p for p in out)
+
+
 def test_a_consent_dialog_longer_than_the_article_does_not_draw_the_span():
     dialog = "".join(f"<p>{BANNERS['en']} Paragraph {i} of the privacy overview explains the "
                      "purposes, the vendors and how long each of them keeps the data.</p>"

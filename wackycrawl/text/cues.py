@@ -76,7 +76,7 @@ SECTION_PHRASES = (
     r"related (?:articles|posts|stories|content|news|links)", r"you (?:may|might) also like",
     r"more (?:stories|articles) from", r"recommended (?:for you|articles|stories)",
     r"(?:ähnliche|verwandte|weitere) (?:artikel|beiträge|themen|nachrichten)",
-    r"das könnte (?:sie|dich) auch interessieren", r"mehr zum thema", r"auch interessant",
+    r"das (?:\w+ )?könnte (?:sie|dich) auch interessieren", r"mehr zum thema", r"auch interessant",
     r"articles? (?:similaires|connexes|liés)", r"(?:à|a) lire aussi", r"lire aussi",
     r"sur le même sujet", r"articoli (?:correlati|simili)", r"leggi anche",
     r"potrebbe (?:interessarti|anche interessarti)", r"art[ií]culos relacionados",
@@ -103,6 +103,11 @@ COMMENT_PHRASES = (
 )
 _BLOCK_RE = re.compile("|".join(BLOCK_PHRASES), re.IGNORECASE)
 _SECTION_RE = re.compile(r"^\W*(?:{})\b".format("|".join(SECTION_PHRASES)), re.IGNORECASE)
+#: A block of at most this many words that is nothing but a phrase of SECTION_PHRASES
+#: (``<p><strong>Auch interessant</strong></p>``) opens a section as such a heading does.
+TITLE_WORDS = 6
+_SECTION_TITLE_RE = re.compile(r"^\W*(?:{})\W*$".format("|".join(SECTION_PHRASES)),
+                               re.IGNORECASE)
 _COMMENT_SECTION_RE = re.compile(r"^\W*(?:{})".format("|".join(COMMENT_PHRASES + SECTION_PHRASES)),
                                  re.IGNORECASE)
 _COMMENT_ATTR_RE = re.compile(
@@ -162,7 +167,8 @@ def text_cues(texts: list[str], headings: list[bool], words: list[int],
     """For each block (its text, whether it is a heading, its word count, its depth in
     container elements): True when its text marks it as boilerplate, or it follows a "related
     articles" heading (with ``article`` also a comment-section heading,
-    :data:`COMMENT_PHRASES`), up to the next heading or the end of the heading's container
+    :data:`COMMENT_PHRASES`) or a short block that is only such a phrase
+    (:data:`TITLE_WORDS`), up to the next heading or the end of the heading's container
     (the first block at a lower depth)."""
     section_re = _COMMENT_SECTION_RE if article else _SECTION_RE
     hits = sorted(_positions(_lower("\n".join(texts)), _BLOCK_KEYS))
@@ -179,6 +185,8 @@ def text_cues(texts: list[str], headings: list[bool], words: list[int],
         if heading:
             section = n <= MAX_CUE_WORDS and section_re.search(text) is not None
             section_depth = depth
+        elif n <= TITLE_WORDS and _SECTION_TITLE_RE.match(text) is not None:
+            section, section_depth = True, depth
         elif depth < section_depth:
             section = False
         out.append(section or (n <= MAX_CUE_WORDS and i in candidates
