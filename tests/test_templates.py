@@ -24,9 +24,14 @@ TEMPLATE = (
 TEMPLATE_TEXTS = ["The Valley Post is written by", "Our readers send us their stories"]
 
 
+# one place per page: block hashes fold digits, so pages differing only in numbers are copies
+PLACES = ["mill", "bridge", "school", "market", "church", "harbour", "station", "library",
+          "theatre", "tower"]
+
+
 def article(i: int) -> str:
     return "".join(
-        f"<p>Story {i}, part {k}: the {['mill', 'bridge', 'school', 'market'][i % 4]} of the "
+        f"<p>Story {i}, part {k}: the {PLACES[i % len(PLACES)]} of the "
         f"town number {i} was built again after the storm of that year, and the people came "
         "back to see it open with music and food on the square.</p>" for k in range(3))
 
@@ -73,6 +78,17 @@ def test_a_page_counts_once_and_templates_does_not_count():
     assert store.templates("h", [1]) == set()  # no counting
     assert store.learn("h", [1, 3]) == {1}
     assert store.templates("unknown", [1]) == set()
+
+
+def test_a_copy_of_a_page_is_not_counted_again():
+    """The same article under three URLs of a host does not make its paragraphs template; a
+    menu shared by three different pages does."""
+    for store in (TemplateStore(min_pages=3),):
+        article = [1, 2, 3, 99]
+        assert [store.learn("h", article) for _ in range(3)] == [set()] * 3
+        assert store.count("h", 1) == 1
+        assert store.learn("h", [3, 2, 99, 1, 1]) == set()  # same set, other order
+        assert store.learn("h", [99, 10]) == set() and store.learn("h", [99, 11]) == {99}
 
 
 def test_memory_is_bounded_and_template_blocks_survive_eviction():
@@ -140,6 +156,15 @@ def test_redis_store_is_shared_by_workers(redis_server):
     assert not client.exists("wacky:t1:template:other.test")
 
 
+def test_redis_store_does_not_count_a_copy_of_a_page(redis_server):
+    store = RedisTemplateStore(redis_server.client(), "wacky:t6:", min_pages=3)
+    local = TemplateStore(min_pages=3)
+    for hashes in ([1, 2, 3, 99], [1, 2, 3, 99], [99, 3, 2, 1], [99, 10], [99, 11], [99, 11]):
+        assert store.learn("h", hashes) == local.learn("h", hashes)
+    assert store.count("h", 1) == local.count("h", 1) == 1
+    assert store.count("h", 99) == local.count("h", 99) == 3
+
+
 def test_redis_store_is_bounded(redis_server):
     store = RedisTemplateStore(redis_server.client(), "wacky:t2:", min_pages=3, max_blocks=64)
     template = [10**6 + k for k in range(8)]
@@ -175,7 +200,9 @@ def test_stage_uses_redis_with_redis_url(redis_server):
 
 
 def test_stage_goes_on_without_templates_when_redis_is_down():
-    c = crawler(REDIS_URL="redis://127.0.0.1:1/0", WACKY_CRAWL_NAME="t4")
+    """After an outage longer than WACKY_REDIS_OUTAGE_SECONDS (a pause until then)."""
+    c = crawler(REDIS_URL="redis://127.0.0.1:1/0", WACKY_CRAWL_NAME="t4",
+                WACKY_REDIS_OUTAGE_SECONDS="1")
     out = BoilerplatePipeline.from_crawler(c).process_item(item(0))
     assert out["meta"]["Template-Blocks"] == "0" and out["paragraphs"]
     assert c.stats.get_value("wacky/boilerplate/template_errors") == 1

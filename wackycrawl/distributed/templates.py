@@ -4,9 +4,11 @@ The same counts and rules as :class:`wackycrawl.text.templates.TemplateStore` (p
 block hash and host, a block is template from ``min_pages`` pages on, at most ``max_blocks``
 hashes per host, the lowest counts evicted to half when exceeded), so every worker learns
 from every page of the crawl. One HASH per host, ``wacky:<crawl>:template:<host>``: field =
-the block hash as 8 bytes, value = pages. :meth:`RedisTemplateStore.learn` is one Lua script
-(one HMGET and one HSET of the page's distinct hashes, HLEN, eviction, the counts back: 4
-Redis commands per page, 6 when it evicts), so concurrent workers never lose a count and a
+the block hash as 8 bytes, value = pages; field ``p`` + the page's 8-byte
+:func:`~wackycrawl.text.templates.page_signature` = copies of that page seen (a page with the
+same blocks as one counted before is not counted again). :meth:`RedisTemplateStore.learn` is
+one Lua script (the page's field, one HMGET and one HSET of the page's distinct hashes, HLEN,
+eviction, the counts back: 5 Redis commands per page, 7 when it evicts), so concurrent workers never lose a count and a
 table never outgrows its bound. Memory: about ``max_blocks`` x 50
 bytes per host (small tables stay listpacks below ``hash-max-listpack-entries``); the keys
 live as long as the crawl's other keys. Errors: redis's ``ConnectionError`` /
@@ -19,10 +21,10 @@ from collections.abc import Iterable
 
 import redis
 
-from wackycrawl.text.templates import MAX_BLOCKS, MIN_PAGES
+from wackycrawl.text.templates import MAX_BLOCKS, MIN_PAGES, page_signature
 
-# KEYS[1]: the host's HASH. ARGV[1]: max_blocks; ARGV[2..]: the page's distinct hashes.
-# Returns each hash's count after this page. Reads and writes go CHUNK fields per command
+# KEYS[1]: the host's HASH. ARGV[1]: max_blocks; ARGV[2]: the page's field; ARGV[3..]: the
+# page's distinct hashes. Returns each hash's count after this page (unchanged for a copy). Reads and writes go CHUNK fields per command
 # (Lua's unpack has a limit of a few thousand values).
 LEARN = """
 local CHUNK = 1000
@@ -30,7 +32,15 @@ local function each_chunk(list, call)
   for i = 1, #list, CHUNK do call({unpack(list, i, math.min(i + CHUNK - 1, #list))}) end
 end
 local fields, out = {}, {}
-for i = 2, #ARGV do fields[i - 1] = ARGV[i] end
+for i = 3, #ARGV do fields[i - 2] = ARGV[i] end
+if redis.call('HINCRBY', KEYS[1], ARGV[2], 1) > 1 then
+  each_chunk(fields, function(chunk)
+    for _, n in ipairs(redis.call('HMGET', KEYS[1], unpack(chunk))) do
+      out[#out + 1] = tonumber(n) or 0
+    end
+  end)
+  return out
+end
 each_chunk(fields, function(chunk)
   local old = redis.call('HMGET', KEYS[1], unpack(chunk))
   local kv = {}
@@ -84,7 +94,8 @@ class RedisTemplateStore:
         if not distinct:
             return set()
         counts = self._learn(keys=[self.key(host)],
-                             args=[self.max_blocks, *map(_field, distinct)])
+                             args=[self.max_blocks, b"p" + page_signature(distinct),
+                                   *map(_field, distinct)])
         return {h for h, n in zip(distinct, counts) if int(n) >= self.min_pages}
 
     def observe(self, host: str, hashes: Iterable[int]) -> None:

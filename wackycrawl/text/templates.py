@@ -9,7 +9,12 @@ templates", WWW), over the blocks of :mod:`wackycrawl.text.blocks` (64-bit hashe
 text, :func:`wackycrawl.text.blocks.block_hash`).
 
 Per host, a bounded table counts on how many pages each block hash was seen (a hash counts
-once per page). A block is template once seen on at least ``min_pages`` pages. When a table
+once per page). A block is template once seen on at least ``min_pages`` pages. A page whose
+set of blocks is exactly that of a page already counted (the same article under another URL:
+a print version, a session or tracking parameter) is not counted again: it repeats one page,
+not the site's template, and counting it would make that article's own paragraphs template
+(the copy is then the duplicate stage's to judge). The table remembers each counted page by
+:func:`page_signature` (an entry of its own, bounded and evicted like the blocks). When a table
 exceeds ``max_blocks`` entries, the entries with the lowest counts (the oldest first among
 equal counts) are evicted down to half of it: template blocks, seen on page after page, keep
 high counts while one-page content blocks come and go. At most ``max_hosts`` hosts are kept
@@ -22,6 +27,7 @@ for the workers of a distributed crawl.
 
 from __future__ import annotations
 
+import hashlib
 import heapq
 from collections import OrderedDict
 from collections.abc import Iterable
@@ -44,6 +50,13 @@ def evict(counts: dict[int, int], keep: int) -> list[int]:
     if drop <= 0:
         return []
     return [h for h, _ in heapq.nsmallest(drop, counts.items(), key=itemgetter(1))]
+
+
+def page_signature(distinct: list[int]) -> bytes:
+    """8 bytes naming a page's set of block hashes (64-bit ints, order and repeats ignored):
+    BLAKE2b of the sorted hashes."""
+    data = b"".join(h.to_bytes(8, "big") for h in sorted(set(distinct)))
+    return hashlib.blake2b(data, digest_size=8).digest()
 
 
 class TemplateStore:
@@ -75,9 +88,18 @@ class TemplateStore:
         return table
 
     def observe(self, host: str, hashes: Iterable[int]) -> None:
-        """Count one page of ``host`` with these block hashes (duplicates count once)."""
+        """Count one page of ``host`` with these block hashes (duplicates count once; a page
+        with the same set of blocks as one counted before is not counted)."""
+        distinct = list(dict.fromkeys(hashes))
+        if not distinct:
+            return
         table = self._table(host)
-        for h in dict.fromkeys(hashes):
+        page = ("page", page_signature(distinct))
+        if page in table:
+            table[page] += 1
+            return
+        table[page] = 1
+        for h in distinct:
             table[h] = table.get(h, 0) + 1
         if len(table) > self.max_blocks:
             for h in evict(table, self.max_blocks // 2):
