@@ -68,33 +68,33 @@ class FrontierDupeFilter(RFPDupeFilter):
     def request_seen(self, request) -> bool:
         """Record the request; True if it was seen before."""
         fp = self.fingerprint(request)
-        if fp in self._known:
-            self._known.move_to_end(fp)
-            if self.stats is not None:
-                self.stats.inc_value("wacky/frontier/seen_cached")
+        if self._cached(fp):
             return True
         new = self.store.add(fp)
-        if self.cache_size > 0:
-            self._known[fp] = None
-            if len(self._known) > self.cache_size:
-                self._known.popitem(last=False)
+        self._keep(fp)
         return not new
 
     def was_seen(self, request) -> bool:
         """Whether the request was recorded (this worker's memory, then the store); records
         nothing (the frontier's queue script records and queues in one step)."""
         fp = self.fingerprint(request)
-        if fp in self._known:
-            self._known.move_to_end(fp)
-            if self.stats is not None:
-                self.stats.inc_value("wacky/frontier/seen_cached")
-            return True
-        return fp in self.store
+        return self._cached(fp) or fp in self.store
 
     def remember(self, request) -> None:
         """Keep the fingerprint of a request the store has recorded in this worker's memory."""
+        self._keep(self.fingerprint(request))
+
+    def _cached(self, fp: bytes) -> bool:
+        if fp not in self._known:
+            return False
+        self._known.move_to_end(fp)
+        if self.stats is not None:
+            self.stats.inc_value("wacky/frontier/seen_cached")
+        return True
+
+    def _keep(self, fp: bytes) -> None:
         if self.cache_size > 0:
-            self._known[self.fingerprint(request)] = None
+            self._known[fp] = None
             if len(self._known) > self.cache_size:
                 self._known.popitem(last=False)
 
