@@ -273,7 +273,8 @@ def test_status_collects_worker_counters(r):
     status.publish(r, KEYS, "w1", {"started": time.time() - 60, "pages": 30, "kept": 10,
                                    "drop/too_small": 4, "state": "running",
                                    "waiting/h.test": 3, "waiting/g.test": 1})
-    status.publish(r, KEYS, "w2", {"started": time.time() - 60, "pages": 30, "kept": 5,
+    status.publish(r, KEYS, "w2", {"started": time.time() - 120, "pages": 30, "kept": 5,
+                                   "last_page": time.time() - 60, "state": "closed: finished",
                                    "drop/too_small": 1, "drop/wrong_language": 2})
     q.push("c", 0, b"x", delay=30, host="p.test")
     s = status.collect(r, KEYS)
@@ -282,7 +283,12 @@ def test_status_collects_worker_counters(r):
     assert s["waiting"] == {"h.test": 3, "g.test": 1}
     assert s["leases"] == {"w1": 1}
     assert s["kept"] == 15 and s["drops"] == {"too_small": 5, "wrong_language": 2}
-    assert 50 < s["pages_per_min"] < 70
+    assert 25 < s["pages_per_min"] < 35  # 60 pages from the first start to the last page
+    # a closed crawl keeps its rate however long after its last page one asks (w1 closed
+    # after idling 30 s: its 30 pages came in its first 30 s)
+    status.publish(r, KEYS, "w1", {"started": time.time() - 60, "pages": 30,
+                                   "last_page": time.time() - 30, "state": "closed: idle"})
+    assert 38 < status.collect(r, KEYS)["pages_per_min"] < 42  # 60 pages in 90 s
 
 
 # --- C18: one fingerprint, pinned -------------------------------------------------------------

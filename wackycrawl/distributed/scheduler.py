@@ -142,6 +142,7 @@ class FrontierScheduler(scrapy_redis_scheduler.Scheduler):
         self._closing = False
         self._published = 0.0
         self._started = time.time()
+        self._pages, self._last_page = 0, self._started
         self._heartbeat = task.LoopingCall(self._beat)
         return self
 
@@ -338,9 +339,11 @@ class FrontierScheduler(scrapy_redis_scheduler.Scheduler):
 
     def _publish(self, state: str) -> None:
         stats = self.stats.get_stats()
+        pages = stats.get("response_received_count", 0)
+        if pages != self._pages:
+            self._pages, self._last_page = pages, time.time()
         fields = {"started": self._started, "state": state, "leases": len(self.queue.held),
-                  "every": self.publish_every,
-                  "pages": stats.get("response_received_count", 0),
+                  "every": self.publish_every, "pages": pages, "last_page": self._last_page,
                   "kept": stats.get("wacky/kept", 0)}
         fields.update({f"drop/{reason}": n for reason, n in drops_by_reason(stats).items()})
         fields.update({f"waiting/{host}": n for host, n in self._waiting().items()})

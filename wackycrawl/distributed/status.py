@@ -1,7 +1,7 @@
 """What ``wackycrawl status`` shows for a Redis crawl, and what workers publish for it.
 
 Each worker writes its counters into the HASH ``worker:<id>`` (fields ``started``,
-``updated`` in seconds since the epoch, ``every`` (WACKY_STATS_PUBLISH_SECONDS), ``state``, ``pages``, ``kept``, ``leases``,
+``updated`` and ``last_page`` (when its page count last grew) in seconds since the epoch, ``every`` (WACKY_STATS_PUBLISH_SECONDS), ``state``, ``pages``, ``kept``, ``leases``,
 ``drop/<reason>`` and ``waiting/<host>``: leased requests waiting in the politeness
 middleware for their host's turn) every ``WACKY_STATS_PUBLISH_SECONDS``; the hash expires a week after the
 last update. scrapy-redis's RedisStatsCollector is not used (it breaks Scrapy's LogStats,
@@ -35,7 +35,8 @@ def collect(server, keys: CrawlKeys) -> dict:
     ``leases`` (per worker), ``waiting`` (host -> leased requests waiting for the host's
     turn, live workers), ``workers`` (id -> counters), ``kept``,
     ``pages``, ``drops`` (reason -> count), ``pages_per_min`` (all workers, over the span
-    from the first start to the last update)."""
+    from the first start to the last page any worker fetched: a finished crawl keeps its
+    rate, idle waits before a close do not dilute it)."""
     workers = {}
     for wid in sorted(w.decode() for w in server.smembers(keys.workers)):
         h = {k.decode(): v.decode() for k, v in server.hgetall(keys.worker(wid)).items()}
@@ -50,7 +51,7 @@ def collect(server, keys: CrawlKeys) -> dict:
             elif k.startswith("waiting/") and not h.get("state", "").startswith("closed"):
                 waiting[k[8:]] = waiting.get(k[8:], 0) + int(v)
     pages = sum(int(h.get("pages", 0)) for h in workers.values())
-    span = (max((float(h["updated"]) for h in workers.values()), default=0)
+    span = (max((float(h.get("last_page", h["updated"])) for h in workers.values()), default=0)
             - min((float(h.get("started", h["updated"])) for h in workers.values()), default=0))
     seen = server.scard(keys.seen) or int(server.get(keys.bloom_count) or 0)
     parked_hosts = {v.rsplit(b"|", 1)[0] for v in server.hvals(keys.parked_hosts)}
