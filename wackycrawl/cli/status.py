@@ -74,7 +74,7 @@ def run(args) -> int:
         print(f"as the workers published them (every {every:g} s, the latest "
               f"{min(ages):.0f} s ago; the figures above the worker lines are live):")
     top = list(s["waiting"].items())[:10]
-    print("waiting for their host's turn (leased, one request per host at a time): "
+    print("waiting for their host's turn (leased, held by the politeness middleware): "
           + (", ".join(f"{host} {n}" for host, n in top) or "none")
           + (f" (+{len(s['waiting']) - 10} hosts)" if len(s["waiting"]) > 10 else ""))
     print(f"documents kept: {s['kept']}; pages: {s['pages']} ({s['pages_per_min']} pages/min)")
