@@ -357,6 +357,9 @@ WACKY_STAGES = [
     "wackycrawl.pipelines.filters.FiltersPipeline",
     "wackycrawl.pipelines.language.LanguagePipeline",
     "wackycrawl.pipelines.dedup.FingerprintPipeline",
+    # last: formats and deflates the TREC document but its DOCNO and dedup metadata, which the
+    # TREC writer adds (wackycrawl.trec.parts); the writer alone drops bad text (trec_bad_text)
+    "wackycrawl.pipelines.trec.TrecPrepareStage",
 ]
 # Worker processes for WACKY_STAGES (0 = in the crawl process). None = 1 if os.cpu_count()
 # >= 2, else 0: Scrapy's own process is CPU-bound on one core (benchmarks/crawl.py).

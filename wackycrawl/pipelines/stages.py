@@ -2,7 +2,7 @@
 
 Scrapy's process is CPU-bound on one core (parsing, link extraction, scheduling), so the
 stateless stages named in ``WACKY_STAGES`` (text, boilerplate, filters, language,
-fingerprint: a few ms of CPU per page) run in ``WACKY_STAGE_WORKERS`` worker processes
+fingerprint, TREC-prepare: a few ms of CPU per page) run in ``WACKY_STAGE_WORKERS`` worker processes
 (multiprocessing, spawn context) and use the second core; with 0 they run here, one after
 the other, as plain pipelines would. The stateful stages (dedup index, TREC writer) stay in
 ``ITEM_PIPELINES`` after this one. Each worker talks to the crawl's asyncio loop over a

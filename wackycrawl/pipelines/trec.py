@@ -7,6 +7,11 @@ Stats: ``wacky/trec/docs``, ``wacky/trec/bytes_written`` (compressed), ``wacky/t
 ``wacky/kept``, ``wacky/words_kept`` (whitespace tokens); drops ``wacky/drop/trec_bad_item``,
 ``wacky/drop/trec_bad_text`` (text or metadata with a control character or U+FFFD: the writer
 refuses it, nothing is written) and ``wacky/drop/trec_write_error``. Sets ``item["docno"]`` and passes the item on unchanged otherwise.
+
+:class:`TrecPrepareStage` (a stage of ``WACKY_STAGES``) does the costly part of writing (format,
+character check, deflate) in the stage worker; the writer uses its result when it still fits
+(same compression level, the metadata only added to, the same paragraph list) and formats the
+whole document itself otherwise.
 """
 
 import logging
@@ -16,7 +21,10 @@ from scrapy.exceptions import NotConfigured
 
 from wackycrawl.pipelines import crawl_worker_id, drop
 from wackycrawl.trec import writer
-from wackycrawl.trec.format import TrecContentError, TrecDoc
+from wackycrawl.trec.format import TrecContentError, TrecDoc, format_body, format_head
+from wackycrawl.trec.parts import Prepared, deflate_part
+
+PREPARED = "trec_prepared"  # item key of the TrecPrepareStage's Prepared; the writer pops it
 
 logger = logging.getLogger(__name__)
 
@@ -50,6 +58,49 @@ def item_to_doc(item: dict) -> TrecDoc:
     )
 
 
+def prepare(doc: TrecDoc, level: int, paragraphs: list) -> Prepared:
+    """Format and deflate ``doc`` but its DOCNO lines (see :mod:`wackycrawl.trec.parts`)."""
+    meta = tuple(doc.meta.items())
+    head = format_head(doc.url, doc.ip, doc.fetched, doc.content_type, doc.raw_length,
+                       doc.status_line, doc.headers, meta)
+    body = deflate_part(format_body(doc.paragraphs), level, last=True)
+    return Prepared(deflate_part(head, level), body, meta, level, paragraphs, words(doc))
+
+
+def words(doc: TrecDoc) -> int:
+    """Whitespace-separated tokens of the text (``wacky/words_kept``)."""
+    return sum(len(p.split()) for p in doc.paragraphs)
+
+
+class TrecPrepareStage:
+    """Stage (last of ``WACKY_STAGES``, so it runs in the stage worker): formats, checks and
+    compresses the document as far as it is known (:func:`prepare`) into ``item["trec_prepared"]``,
+    so the writer here only adds the DOCNO and the dedup metadata. It never drops: a bad item
+    or bad text is left to the writer, which drops it as before. Off (NotConfigured) when
+    ``WACKY_OUTPUT_DIR`` is empty; compresses at ``WACKY_TREC_COMPRESSLEVEL``."""
+
+    def __init__(self, level: int):
+        self.level = level
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        s = crawler.settings
+        if not s.get("WACKY_OUTPUT_DIR", writer.DIRECTORY):
+            raise NotConfigured("WACKY_OUTPUT_DIR is empty")
+        return cls(s.getint("WACKY_TREC_COMPRESSLEVEL", writer.COMPRESSLEVEL))
+
+    def process_item(self, item: dict) -> dict:
+        prepared = item.pop(PREPARED, None)
+        if prepared is not None and prepared.paragraphs is not item.get("paragraphs"):
+            prepared = None  # a later pipeline replaced the text
+        try:
+            doc = item_to_doc(item)
+        except (KeyError, TypeError, ValueError):
+            return item
+        item[PREPARED] = prepare(doc, self.level, item["paragraphs"])
+        return item
+
+
 class TrecWriterPipeline:
     def __init__(self, crawler, **options):
         self.crawler, self.stats, self.options = crawler, crawler.stats, options
@@ -79,12 +130,15 @@ class TrecWriterPipeline:
                     self.writer.directory)
 
     def process_item(self, item: dict) -> dict:
+        prepared = item.pop(PREPARED, None)
+        if prepared is not None and prepared.paragraphs is not item.get("paragraphs"):
+            prepared = None  # a later pipeline replaced the text
         try:
             doc = item_to_doc(item)
         except (KeyError, TypeError, ValueError) as exc:
             raise drop(self.stats, "trec_bad_item", item, repr(exc)) from None
         try:
-            written = self.writer.write(doc)
+            written = self.writer.write(doc, prepared)
         except TrecContentError as exc:
             raise drop(self.stats, "trec_bad_text", item, str(exc)) from None
         except OSError as exc:
@@ -96,7 +150,7 @@ class TrecWriterPipeline:
         if written.offset == 0:
             self.stats.inc_value("wacky/trec/files")
         self.stats.inc_value("wacky/kept")
-        self.stats.inc_value("wacky/words_kept", sum(len(p.split()) for p in doc.paragraphs))
+        self.stats.inc_value("wacky/words_kept", words(doc) if prepared is None else prepared.words)
         return item
 
     def close_spider(self) -> None:

@@ -129,11 +129,26 @@ def format_doc(docno: str, url: str, ip: str, fetched: str, content_type: str,
     (see the module doc), unencodable characters (lone surrogates) become ``?``, a status line
     not starting with ``HTTP/`` is written after ``HTTP/-``. Text characters are not judged
     here: the writer refuses a document with control characters or U+FFFD
-    (:func:`forbidden_characters`).
+    (:func:`forbidden_characters`). The concatenation of :func:`format_start`,
+    :func:`format_head`, :func:`format_meta` and :func:`format_body`.
     """
+    return b"".join((format_start(docno),
+                     format_head(url, ip, fetched, content_type, raw_length, status_line,
+                                 headers, meta.items()),
+                     format_body(paragraphs)))
+
+
+def format_start(docno: str) -> bytes:
+    """The first three lines: ``<DOC>``, the ``<DOCNO>`` line and ``<DOCHDR>``."""
+    return f"<DOC>\n<DOCNO>{_token(docno)}</DOCNO>\n<DOCHDR>\n".encode("utf-8", "replace")
+
+
+def format_head(url: str, ip: str, fetched: str, content_type: str, raw_length: int | None,
+                status_line: str, headers: list[tuple[str, str]], meta) -> bytes:
+    """The DOCHDR lines (first line, status line, headers) and the metadata lines of
+    ``meta`` (``(key, value)`` pairs, see :func:`format_meta`), each ending with a newline."""
     length = UNKNOWN if raw_length is None else str(int(raw_length))
-    lines = ["<DOC>", f"<DOCNO>{_token(docno)}</DOCNO>", "<DOCHDR>",
-             f"{_token(url)} {_token(ip)} {_token(fetched)} {mime_token(content_type)} {length}"]
+    lines = [f"{_token(url)} {_token(ip)} {_token(fetched)} {mime_token(content_type)} {length}"]
     if status_line:
         status = _header(status_line)
         # parse_doc knows the status line by its "HTTP/" (RFC 9112 4); another one (Scrapy's
@@ -144,10 +159,19 @@ def format_doc(docno: str, url: str, ip: str, fetched: str, content_type: str,
         if name.lower().startswith(META_PREFIX.lower()):
             name = UPSTREAM_PREFIX + name
         lines.append(f"{name}: {_header(value)}")
-    lines += [f"{META_PREFIX}{_name(str(key))}: {_token(value)}" for key, value in meta.items()]
-    lines.append("</DOCHDR>")
-    lines += [p for p in (_value(p).strip() for p in paragraphs) if p]
-    lines.append("</DOC>\n")
+    lines.append("")
+    return "\n".join(lines).encode("utf-8", "replace") + format_meta(meta)
+
+
+def format_meta(meta) -> bytes:
+    """``X-Wacky-<Key>: value`` lines, each ending with a newline, for ``(key, value)`` pairs."""
+    return "".join(f"{META_PREFIX}{_name(str(key))}: {_token(value)}\n"
+                   for key, value in meta).encode("utf-8", "replace")
+
+
+def format_body(paragraphs: list[str]) -> bytes:
+    """``</DOCHDR>``, the escaped paragraphs (one a line, blank ones left out), ``</DOC>``."""
+    lines = ["</DOCHDR>", *(p for p in (_value(p).strip() for p in paragraphs) if p), "</DOC>\n"]
     return "\n".join(lines).encode("utf-8", "replace")
 
 
