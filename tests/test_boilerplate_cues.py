@@ -60,6 +60,41 @@ def test_many_unclosed_openers_stay_linear():
     assert bte.strip_invisible(hostile).count("<p>") == 2
 
 
+@pytest.mark.parametrize("extract", [bte.extract, blocks.extract])
+def test_angle_brackets_in_quoted_attribute_values_stay_in_the_tag(extract):
+    props = "{&quot;items&quot;:[{&quot;n&quot;:3}],&quot;cond&quot;:&quot;a > b &amp;&amp; c < 4&quot;}"
+    out = extract(page(
+        f'<div data-x="a > b" data-props="{props}"><svg class=\'icon\' data-j=\'x>y 1 < 2\'>'
+        f'</svg>{ARTICLE}</div><img alt="5 > 4" src="a.png"><p title=\'if x<3 then\'>Tail of the page.</p>'))
+    text = "\n".join(out)
+    assert has_article(out)
+    assert not any(s in text for s in ("quot", "cond", "a > b", "x>y", "5 > 4", "then", ">", "<"))
+    tags = bte.pieces(f'<div data-x="a > b" id=\'c<3\'>Word</div>')
+    assert tags == ["", '<div data-x="a > b" id=\'c<3\'>', "Word", "</div>", ""]
+    assert bte.tag_names(tags[1::2]) == ["div", "div"]
+
+
+@pytest.mark.parametrize("junk", [
+    '<div class="lead>',  # never closed: the quote is an ordinary character
+    "<span title='it>",
+    '<div data-html="<b>bold</b>',  # markup in a value that never closes
+    '<a href="x>y">link</a><p class="a" title="',
+])
+def test_an_unclosed_quote_keeps_the_pages_later_text(junk):
+    # HTML 5 would drop the rest of the page at the end of input inside the quote.
+    assert has_article(blocks.extract(page(junk + ARTICLE)))
+    assert has_article(bte.extract(page(junk + ARTICLE)))
+
+
+def test_a_quoted_value_ends_at_its_closing_quote_as_in_html5():
+    parts = bte.pieces('<p title="<b>x</b>" class=\'a>b\'>Text</p><a href="x>y">z</a>')
+    assert parts[1::2] == ['<p title="<b>x</b>" class=\'a>b\'>', "</p>", '<a href="x>y">', "</a>"]
+    assert bte.tag_names(parts[1::2]) == ["p", "p", "a", "a"]
+    # a stray quote runs on to the next quote, as the HTML 5 tokenizer's does
+    assert bte.pieces('<a href="x>one</a> two <b class="c">three')[1::2] == [
+        '<a href="x>one</a> two <b class="c">']
+
+
 # --- inline elements and entities ------------------------------------------------------------
 
 @pytest.mark.parametrize("extract", [lambda m: bte.paragraphs(bte.pieces(m)), blocks.extract])

@@ -50,12 +50,27 @@ _INVISIBLE_CLOSE_RE = {
 _COMMENT_END_RE = re.compile(r"--!?>")
 _NEXT_TAG_RE = re.compile(r"<[A-Za-z/!?]")
 _NEXT_GT_RE = re.compile(">")
-# A tag is "<" followed by a letter, "/", "!" or "?" (so "a < b" in text stays text) and
-# ends before the next "<": every pattern here fails or succeeds before the next "<", so
-# hostile markup ("<a<a<a...") costs linear time, not quadratic.
-_TAG_SPLIT_RE = re.compile(r"(<[A-Za-z/!?][^<>]*>)")
+# A tag is "<" followed by a letter, "/", "!" or "?" (a tag start; so "a < b" in text stays
+# text) and ends at the first ">" outside a quoted attribute value: as in the HTML 5 tokenizer
+# (13.2.5.36-38), a value in quotes after "=" ends only at its closing quote, so
+# ``data-x="a > b"``, escaped JSON or markup in a value does not end the tag. Outside quotes
+# the tag ends before the next "<"; a quote that never closes is an ordinary character (HTML 5
+# would drop the tag and the rest of the page at the end of input). Possessive quantifiers:
+# no backtracking. _TAG_SPLIT_RE does all this in one C pass for values without a tag start
+# inside (no attempt then starts within another's stretch: linear); a page with a tag start
+# inside a quoted value goes through :func:`_pieces_quoted`.
+_PLAIN_VALUE = r"""(?:"(?:[^"<]++|<(?![A-Za-z/!?]))*+"|'(?:[^'<]++|<(?![A-Za-z/!?]))*+')"""
+_TAG_SPLIT_RE = re.compile(
+    rf"""(<[A-Za-z/!?](?:[^<>"'=]++|=\s*+{_PLAIN_VALUE}?+|["'])*+>|<[A-Za-z/!?][^<>]*>)""")
+# "=" and a quoted value with a tag start before its closing quote (each scan stops at the
+# first quote or tag start, so a position is scanned at most twice: linear).
+_MARKUP_VALUE_RE = re.compile(
+    r"""=\s*+(?:"(?:[^"<]++|<(?![A-Za-z/!?]))*+<[A-Za-z/!?]|'(?:[^'<]++|<(?![A-Za-z/!?]))*+<[A-Za-z/!?])""")
+_TAG_START_RE = re.compile(r"<[A-Za-z/!?]")
+_QUOTED_TAG_RE = re.compile(r"""<[A-Za-z/!?](?:[^<>"'=]++|=\s*+(?:"[^"]*+"|'[^']*+')?+|["'])*+""")
+_PLAIN_TAG_RE = re.compile(r"<[A-Za-z/!?][^<>]*>")
 _TAG_NAME_RE = re.compile(r"</?([A-Za-z][A-Za-z0-9]*)")
-_TAG_NAMES_RE = re.compile(r"<(?:/?([A-Za-z][A-Za-z0-9]*))?")
+_TAG_NAMES_RE = re.compile(r"<(?=[A-Za-z/!?])(?:/?([A-Za-z][A-Za-z0-9]*))?")
 
 
 def strip_invisible(markup: str) -> str:
@@ -107,7 +122,34 @@ def pieces(markup: str) -> list[str]:
 
     Even indexes are text chunks (maybe empty, entities still encoded), odd indexes are tags.
     """
-    return _TAG_SPLIT_RE.split(markup)
+    if _MARKUP_VALUE_RE.search(markup) is None:
+        return _TAG_SPLIT_RE.split(markup)
+    return _pieces_quoted(markup)
+
+
+def _pieces_quoted(markup: str) -> list[str]:
+    """:func:`pieces` where quoted values may hold tag starts (``data-x="<p>..."``). A tag
+    whose quote-aware scan meets a "<" outside quotes or the end of input before its ">"
+    falls back to the quote-blind rule, and so does every tag start inside that scanned
+    stretch: quote-aware scans never overlap, so the time stays linear."""
+    out: list[str] = []
+    text_from = pos = guard = 0
+    while (m := _TAG_START_RE.search(markup, pos)) is not None:
+        start = end = m.start()
+        if start >= guard:
+            stop = _QUOTED_TAG_RE.match(markup, start).end()
+            if markup.startswith(">", stop):
+                end = stop + 1
+            guard = stop
+        if end == start and (plain := _PLAIN_TAG_RE.match(markup, start)) is not None:
+            end = plain.end()
+        if end == start:
+            pos = start + 1
+            continue
+        out += (markup[text_from:start], markup[start:end])
+        text_from = pos = end
+    out.append(markup[text_from:])
+    return out
 
 
 def tag_name(tag: str) -> str:
@@ -118,8 +160,12 @@ def tag_name(tag: str) -> str:
 
 def tag_names(tags: list[str]) -> list[str]:
     """:func:`tag_name` of each tag piece, in one regular-expression pass over all of them
-    (each tag piece holds exactly one "<", its first character)."""
-    return " ".join(_TAG_NAMES_RE.findall("".join(tags))).lower().split(" ")
+    (one tag start per piece, its first character; tag by tag when a quoted value holds
+    more)."""
+    names = _TAG_NAMES_RE.findall("".join(tags))
+    if len(names) != len(tags):  # a tag start inside a quoted value
+        return [tag_name(t) for t in tags]
+    return " ".join(names).lower().split(" ")
 
 
 def weights(parts: list[str]) -> list[int]:
