@@ -90,13 +90,11 @@ class TrecPrepareStage:
         return cls(s.getint("WACKY_TREC_COMPRESSLEVEL", writer.COMPRESSLEVEL))
 
     def process_item(self, item: dict) -> dict:
-        prepared = item.pop(PREPARED, None)
-        if prepared is not None and prepared.paragraphs is not item.get("paragraphs"):
-            prepared = None  # a later pipeline replaced the text
+        item.pop(PREPARED, None)
         try:
             doc = item_to_doc(item)
         except (KeyError, TypeError, ValueError):
-            return item
+            return item  # the writer drops it (trec_bad_item)
         item[PREPARED] = prepare(doc, self.level, item["paragraphs"])
         return item
 
