@@ -37,6 +37,20 @@ def public_suffix(host: str) -> str:
     return ext.suffix or host.lower().rsplit(".", 1)[-1]
 
 
+def seed_prefix(url: str, mode: str) -> str | None:
+    """The SURT prefix a seed URL gives the scope: its registered domain (``mode``
+    "domain") or public suffix ("suffix"), an IP address itself; None for mode "". Raises
+    ValueError on another mode."""
+    if mode not in DERIVE_MODES:
+        raise ValueError(f"scope derive mode must be one of {DERIVE_MODES}, not {mode!r}")
+    if not mode:
+        return None
+    host = urlsplit(url).hostname or ""
+    if literal_ip(host) is None:  # an address has no domain or suffix: itself
+        host = registered_domain(host) if mode == "domain" else public_suffix(host)
+    return surt_prefix(host)
+
+
 class Scope:
     """SURT-prefix allow/deny lists. ``decide(url)`` is None (in scope), "deny" or "out"."""
 
@@ -60,16 +74,12 @@ class Scope:
         return prefix
 
     def add_seed(self, url: str, mode: str) -> str | None:
-        """Derive an allow entry from a seed URL (``mode`` "domain" or "suffix"); returns the
-        prefix added, or None for mode "". Raises ValueError on another mode."""
-        if mode not in DERIVE_MODES:
-            raise ValueError(f"scope derive mode must be one of {DERIVE_MODES}, not {mode!r}")
-        if not mode:
-            return None
-        host = urlsplit(url).hostname or ""
-        if literal_ip(host) is not None:  # an address has no domain or suffix: itself
-            return self.add(host)
-        return self.add(registered_domain(host) if mode == "domain" else public_suffix(host))
+        """Allow the entry :func:`seed_prefix` derives from a seed URL; returns the prefix
+        added, or None for mode "". Raises ValueError on another mode."""
+        prefix = seed_prefix(url, mode)
+        if prefix is not None:
+            _put(self._allow, prefix)
+        return prefix
 
     def decide(self, url: str) -> str | None:
         key = surt(url)

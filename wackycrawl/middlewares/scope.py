@@ -27,7 +27,7 @@ from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.utils.httpobj import urlparse_cached
 
 from wackycrawl.crawl import drops
-from wackycrawl.crawl.scope import DERIVE_MODES, Scope
+from wackycrawl.crawl.scope import DERIVE_MODES, Scope, seed_prefix
 from wackycrawl.distributed.keys import CrawlKeys
 from wackycrawl.distributed.scheduler import connect, crawl_name, frontier_mode
 
@@ -93,7 +93,7 @@ class ScopeMiddleware:
         """Whether another worker derived ``url``'s own prefix from one of its seeds."""
         if self.server is None:
             return False
-        prefix = Scope().add_seed(url, self.derive)
+        prefix = seed_prefix(url, self.derive)
         if not self.server.sismember(self.key, prefix):
             return False
         self.scope.add(prefix)
