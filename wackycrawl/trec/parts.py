@@ -69,7 +69,8 @@ def deflate_part(data: bytes, level: int, last: bool = False, small: bool = Fals
 def crc32_combine(crc1: int, crc2: int, size2: int) -> int:
     """CRC-32 of ``a + b`` from ``crc1`` = crc32(a), ``crc2`` = crc32(b), ``size2`` =
     len(b). CRC-32 is affine over GF(2): crc(a + b) = crc(a + zeros) ^ crc(zeros) ^ crc(b),
-    and the first two terms are one pass over ``size2`` zero bytes from ``crc1``."""
+    and the first two terms are one pass over ``size2`` zero bytes from ``crc1`` (zlib's
+    ``crc32_combine`` does the same with matrix powers; Python's zlib does not expose it)."""
     global _zeros
     if size2 > len(_zeros):
         _zeros = bytes(size2)
@@ -84,7 +85,11 @@ def gzip_header(level: int) -> bytes:
 
 
 def join_member(parts: list[Part], level: int) -> bytes:
-    """One gzip member of the document made of ``parts`` in order (only the last final)."""
+    """One gzip member (RFC 1952: 10-byte header, raw deflate data, CRC-32 and ISIZE, both
+    little-endian) of the document made of ``parts`` in order, as bytes. Every part but the
+    last is sync-flushed (byte-aligned, not final), so their deflate streams join into one
+    valid stream (RFC 1951 blocks refer back only within their own stream), as pigz joins
+    its blocks; ISIZE is the uncompressed size modulo 2**32."""
     crc, size = parts[0].crc, parts[0].size
     for part in parts[1:]:
         crc = crc32_combine(crc, part.crc, part.size)
