@@ -79,6 +79,9 @@ def test_middleware_cuts_and_counts():
                                                                 "wacky_seed": True})) is None
     assert mw.process_request(Request("http://x.com/robots.txt",
                                       meta={"dont_obey_robotstxt": True})) is None
+    # a search engine's result page is fetched whatever the scope (its results are judged)
+    assert mw.process_request(Request("http://searx.com/search?q=a", meta={
+        "depth": -1, "wacky_serp": "searxng"})) is None
     redirected = {"depth": 0, "redirect_urls": ["http://seed.de/"]}
     with pytest.raises(IgnoreRequest):
         mw.process_request(Request("http://elsewhere.com/", meta=redirected))
@@ -89,3 +92,16 @@ def test_scope_from_an_ip_seed_is_that_address():
     scope.add_seed("http://127.0.0.1:41093/de/a.html", "domain")
     assert scope.decide("http://127.0.0.1:41093/other.html") is None
     assert scope.decide("http://127.0.0.2/x") == "out"
+
+
+def test_search_result_pages_pass_a_scope_derived_from_their_results():
+    crawler = crawler_with(WACKY_SCOPE_FROM_SEEDS="domain")
+    crawler.stats.open_spider()
+    mw = ScopeMiddleware.from_crawler(crawler)
+    serp = {"depth": -1, "wacky_serp": "searxng"}
+    assert mw.process_request(Request("http://127.0.0.1:8888/search?q=a", meta=serp)) is None
+    assert mw.process_request(Request("http://www.site.de/", meta={
+        "depth": 0, "wacky_seed": True})) is None
+    assert mw.process_request(Request("http://site.de/more", meta={"depth": 1})) is None
+    with pytest.raises(IgnoreRequest):  # the engine's host was not made part of the scope
+        mw.process_request(Request("http://127.0.0.1:8888/other", meta={"depth": 1}))

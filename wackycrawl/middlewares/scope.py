@@ -7,8 +7,9 @@ is scheduled (``request_scheduled``), when the dupefilter drops it as already se
 (``request_dropped``: a resumed JOBDIR crawl re-reads its seed list) and when it reaches the
 downloader (a seed pushed to a Redis crawl's start-URL key reaches the frontier without passing
 through any worker's engine). A seed is a start request (no ``depth`` in its meta) or a request
-with ``meta["wacky_seed"] = True`` (e.g. a search result); seeds and robots.txt requests are
-always in scope. In a distributed crawl (the Redis frontier) the derived prefixes are shared in
+with ``meta["wacky_seed"] = True`` (e.g. a search result); seeds, robots.txt requests and
+search-engine result pages (``meta["wacky_serp"]``, never stored, no scope derived from them)
+are always in scope. In a distributed crawl (the Redis frontier) the derived prefixes are shared in
 the set ``wacky:NAME:scope``: a worker adds each new one before the seed is fetched, and looks a
 URL's own prefix up there (one SISMEMBER) before it calls the URL out of scope, so links found
 on another worker's seed are judged by the same scope. Every request, redirects included, is checked before
@@ -101,7 +102,7 @@ class ScopeMiddleware:
         return True
 
     def process_request(self, request: Request) -> None:
-        if is_robots_txt(request):
+        if is_robots_txt(request) or request.meta.get("wacky_serp"):
             return
         if is_seed(request):
             if self.derive:
