@@ -1,8 +1,10 @@
 """The seed-list reader of the ``seeds`` spider."""
 
+from pathlib import Path
+
 import pytest
 
-from wackycrawl.spiders.seeds import SeedsSpider, read_seeds
+from wackycrawl.spiders.seeds import SeedsSpider, missing_seeds, read_seeds
 
 
 def test_read_seeds_skips_comments_blanks_and_bad_lines(tmp_path):
@@ -19,9 +21,35 @@ def test_missing_seed_file_is_a_clear_error(tmp_path):
         read_seeds(tmp_path / "nope.txt")
 
 
-def test_spider_needs_a_seed_argument():
+def test_spider_needs_a_seed_argument_unless_distributed():
+    from scrapy.utils.test import get_crawler
+
     with pytest.raises(ValueError, match="-a seeds=FILE"):
-        SeedsSpider()
+        SeedsSpider.from_crawler(get_crawler(SeedsSpider))
+    # REDIS_URL as a setting (not only in the environment): seeds are pushed to Redis
+    assert missing_seeds(get_crawler(settings_dict={"REDIS_URL": "redis://h:1/0"}).settings) \
+        is None
+    assert missing_seeds(get_crawler(settings_dict={"REDIS_HOST": "h"}).settings) is None
+
+
+def test_scrapy_crawl_with_bad_arguments_says_why_in_one_line(tmp_path):
+    import subprocess
+    import sys
+
+    def crawl(*args):
+        return subprocess.run([sys.executable, "-m", "scrapy", "crawl", "seeds", *args,
+                               "-s", f"WACKY_OUTPUT_DIR={tmp_path / 'out'}"],
+                              capture_output=True, text=True, timeout=120,
+                              cwd=Path(__file__).parent.parent)
+
+    missing = crawl("-a", f"seeds={tmp_path / 'nope.txt'}")
+    assert missing.returncode == 1
+    assert "nope.txt' does not exist" in missing.stderr and "Traceback" not in missing.stderr
+    typo = crawl("-a", "seedz=x.txt")
+    assert typo.returncode == 2
+    assert "needs a seed list" in typo.stderr and "unknown argument(s): seedz" in typo.stderr
+    assert "Traceback" not in typo.stderr
+    assert not (tmp_path / "out").exists()
 
 
 def test_spider_refuses_a_missing_seed_file(tmp_path):

@@ -2,7 +2,10 @@
 (:func:`wackycrawl.distributed.local.check_free`, an ``flock``) is refused in one ERROR line
 with exit status 1, before any component opens a file of that job (its TREC files, dedup
 state). A crawl that loses the race anyway is closed by the scheduler with the finish reason
-``frontier_locked``, also exit status 1. Everything else is Scrapy's own ``crawl``.
+``frontier_locked``, also exit status 1. The seeds spider's arguments are checked first too:
+no seed list where one is needed is an ERROR line and exit status 2 (a usage error), a seed
+file that does not exist one and exit status 1, without a traceback. Everything else is
+Scrapy's own ``crawl``.
 """
 
 from __future__ import annotations
@@ -13,12 +16,15 @@ from scrapy.commands.crawl import Command as ScrapyCrawl
 
 from wackycrawl.distributed.local import FrontierLockedError, check_free
 from wackycrawl.distributed.scheduler import LOCKED_REASON, frontier_mode
+from wackycrawl.spiders.seeds import SeedsSpider, missing_seed_file, missing_seeds
 
 logger = logging.getLogger(__name__)
 
 
 class Command(ScrapyCrawl):
     def run(self, args, opts) -> None:
+        if args and args[0] == SeedsSpider.name and self._bad_arguments(opts.spargs):
+            return
         jobdir = self.settings.get("JOBDIR")
         try:
             local = bool(jobdir) and frontier_mode(self.settings) == "local"
@@ -41,3 +47,23 @@ class Command(ScrapyCrawl):
         if self.crawler_process.bootstrap_failed or (
                 crawler.stats.get_value("finish_reason") == LOCKED_REASON):
             self.exitcode = 1
+
+    def _bad_arguments(self, spargs) -> bool:
+        """Log why the seeds spider cannot start with ``spargs`` and set the exit code."""
+        seeds, queries = spargs.get("seeds"), spargs.get("queries")
+        try:
+            usage = missing_seeds(self.settings, seeds, queries)
+        except ValueError:  # a bad WACKY_FRONTIER: the scheduler reports it
+            usage = None
+        if usage:
+            unknown = sorted(set(spargs) - {"seeds", "queries", "redis_key", "redis_batch_size",
+                                            "max_idle_time"})
+            logger.error("%s%s", usage, f"; unknown argument(s): {', '.join(unknown)}"
+                         if unknown else "")
+            self.exitcode = 2
+            return True
+        if missing := missing_seed_file(seeds, queries):
+            logger.error("%s", missing)
+            self.exitcode = 1
+            return True
+        return False

@@ -18,8 +18,8 @@ URL (``redis-cli lpush wacky:seeds:start_urls URL``, ``wackycrawl seeds push``),
 of ``redis_batch_size`` (``CONCURRENT_REQUESTS``) whenever the frontier's queue is empty,
 moved into the frontier by one Redis script and turned into requests by
 :meth:`make_request_from_data` under a lease (``wackycrawl.distributed.queue``: a worker
-killed at any moment loses no seed); with REDIS_URL in the environment no seed list is
-needed. ``redis_key``, ``redis_batch_size`` and ``max_idle_time`` may be given as spider
+killed at any moment loses no seed); with REDIS_URL or REDIS_HOST (setting or environment)
+no seed list is needed. ``redis_key``, ``redis_batch_size`` and ``max_idle_time`` may be given as spider
 attributes or ``-a`` arguments, as with scrapy-redis. Pushed seeds are ``dont_filter``
 (re-seeding a finished crawl fetches them again) but recorded as seen.
 
@@ -117,18 +117,34 @@ def seed_request(raw: bytes | str, encoding: str = "utf-8") -> scrapy.Request | 
         return None
 
 
+def missing_seed_file(seeds: str | None = None, queries: str | None = None) -> str | None:
+    """The error message for a seed or query file ``-a`` names that is no file, or None."""
+    for path in (seeds, queries):
+        if path and not os.path.isfile(path):
+            return f"seed list {path!r} does not exist or is no file"
+    return None
+
+
+def missing_seeds(settings, seeds: str | None = None, queries: str | None = None) -> str | None:
+    """The error message when a crawl has no way to get seeds, or None: a seed or query file
+    (``-a seeds=FILE``, ``-a queries=FILE``) is needed unless the crawl is distributed
+    (``REDIS_URL`` or ``REDIS_HOST`` as a setting or in the environment: seeds are pushed)."""
+    from wackycrawl.distributed.scheduler import frontier_mode
+
+    if seeds or queries or frontier_mode(settings) == "redis":
+        return None
+    return ("the seeds spider needs a seed list: scrapy crawl seeds -a seeds=FILE (or a query-URL"
+            " list: -a queries=FILE; in a distributed crawl, with REDIS_URL or REDIS_HOST set,"
+            " seeds pushed by 'wackycrawl seeds push' suffice)")
+
+
 class SeedsSpider(RedisMixin, scrapy.Spider):
     name = "seeds"
 
     def __init__(self, seeds: str | None = None, queries: str | None = None, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        if not seeds and not queries and not os.environ.get("REDIS_URL"):
-            raise ValueError("the seeds spider needs a seed list: scrapy crawl seeds -a seeds=FILE"
-                             " (or a query-URL list: -a queries=FILE; with REDIS_URL in the"
-                             " environment, seeds pushed by 'wackycrawl seeds push' suffice)")
-        for path in (seeds, queries):
-            if path and not os.path.isfile(path):
-                raise FileNotFoundError(f"seed list {path!r} does not exist or is no file")
+        if missing := missing_seed_file(seeds, queries):
+            raise FileNotFoundError(missing)
         self.seeds_path, self.queries_path = seeds, queries
         self.link_extractor = LinkExtractor(unique=True)
 
@@ -147,6 +163,8 @@ class SeedsSpider(RedisMixin, scrapy.Spider):
 
     @classmethod
     def from_crawler(cls, crawler, *args, **kwargs):
+        if missing := missing_seeds(crawler.settings, kwargs.get("seeds"), kwargs.get("queries")):
+            raise ValueError(missing)
         spider = super().from_crawler(crawler, *args, **kwargs)
         spider.follow_links = crawler.settings.getbool("WACKY_FOLLOW_LINKS", True)
         s = crawler.settings
