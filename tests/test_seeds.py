@@ -49,7 +49,13 @@ def test_scrapy_crawl_with_bad_arguments_says_why_in_one_line(tmp_path):
     assert typo.returncode == 2
     assert "needs a seed list" in typo.stderr and "unknown argument(s): seedz" in typo.stderr
     assert "Traceback" not in typo.stderr
-    assert not (tmp_path / "out").exists()
+    seeds = tmp_path / "seeds.txt"
+    seeds.write_text("http://a.test/\n")
+    for setting in ("WACKY_SCOPE_FROM_SEEDS=tld", "WACKY_PROFILE=far"):
+        bad = crawl("-a", f"seeds={seeds}", "-s", setting)
+        assert bad.returncode == 1
+        assert "cannot start the crawl:" in bad.stderr and setting.split("=")[0] in bad.stderr
+        assert "Traceback" not in bad.stderr
 
 
 def test_spider_refuses_a_missing_seed_file(tmp_path):

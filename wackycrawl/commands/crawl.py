@@ -4,12 +4,14 @@ with exit status 1, before any component opens a file of that job (its TREC file
 state). A crawl that loses the race anyway is closed by the scheduler with the finish reason
 ``frontier_locked``, also exit status 1. The seeds spider's arguments are checked first too:
 no seed list where one is needed is an ERROR line and exit status 2 (a usage error), a seed
-file that does not exist one and exit status 1, without a traceback. Everything else is
-Scrapy's own ``crawl``.
+file that does not exist one and exit status 1, without a traceback; so is a component that
+refuses a setting's value (a ``ValueError`` while the crawl starts: ``cannot start the crawl:
+...``, exit status 1). Everything else is Scrapy's own ``crawl``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 from scrapy.commands.crawl import Command as ScrapyCrawl
@@ -41,8 +43,17 @@ class Command(ScrapyCrawl):
         if len(args) != 1:
             super().run(args, opts)  # Scrapy's usage errors
             return
-        crawler = self._create_crawler(args[0])
-        self.crawler_process.crawl(crawler, **opts.spargs)
+        try:
+            crawler = self._create_crawler(args[0])
+        except ValueError as exc:  # a bad setting found while the settings are completed
+            self._report(exc)
+            self.exitcode = 1
+            return
+        started = self.crawler_process.crawl(crawler, **opts.spargs)
+        if isinstance(started, asyncio.Future):
+            started.add_done_callback(self._retrieve)
+        else:  # a Deferred: Scrapy's CrawlerProcess on another reactor
+            started.addErrback(lambda failure: self._report(failure.value))
         self.crawler_process.start()
         if self.crawler_process.bootstrap_failed or (
                 crawler.stats.get_value("finish_reason") == LOCKED_REASON):
@@ -67,3 +78,17 @@ class Command(ScrapyCrawl):
             self.exitcode = 1
             return True
         return False
+
+    def _retrieve(self, task: asyncio.Future) -> None:
+        if not task.cancelled() and (exc := task.exception()) is not None:
+            self._report(exc)
+
+    @staticmethod
+    def _report(exc: BaseException) -> None:
+        """A component that refused its settings (ValueError) in one line, anything else
+        with its traceback."""
+        if isinstance(exc, ValueError):
+            logger.error("cannot start the crawl: %s", exc)
+            logger.debug("where the crawl stopped", exc_info=exc)
+        else:
+            logger.error("the crawl failed", exc_info=exc)
