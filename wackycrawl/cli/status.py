@@ -7,7 +7,8 @@ all read live from Redis; then per worker its live leases and the counters it pu
 (pages, kept, state; workers publish every WACKY_STATS_PUBLISH_SECONDS and at start and close,
 :mod:`wackycrawl.distributed.status`), so these, the requests waiting per host, documents kept,
 drops and pages per minute trail the live figures by up to that interval: the output says how
-old they are. The crawl name is ``--crawl``, else ``$WACKY_CRAWL_NAME``, else ``seeds``; a
+old they are; a worker still ``running`` that missed 3 publications is called silent (killed
+with ``kill -9``, its machine lost, or stalled). The crawl name is ``--crawl``, else ``$WACKY_CRAWL_NAME``, else ``seeds``; a
 crawl no worker ever joined is named as such with the crawls that exist. Exit status 2 if
 Redis cannot be reached.
 """
@@ -68,7 +69,7 @@ def run(args) -> int:
     for (wid, h), age in zip(s["workers"].items(), ages):
         print(f"  worker {wid}: {s['leases'].get(wid, 0)} leases now; published "
               f"{age:.0f} s ago: {h.get('pages', 0)} pages, {h.get('kept', 0)} kept, "
-              f"{h.get('state', '?')}")
+              f"{worker_state(h, age)}")
     if ages:
         every = max(float(h.get("every", 0)) for h in s["workers"].values())
         print(f"as the workers published them (every {every:g} s, the latest "
@@ -80,3 +81,18 @@ def run(args) -> int:
     print(f"documents kept: {s['kept']}; pages: {s['pages']} ({s['pages_per_min']} pages/min)")
     print("drops: " + (", ".join(f"{k} {v}" for k, v in s["drops"].items()) or "none"))
     return 0
+
+
+SILENT_PUBLISHES = 3
+
+
+def worker_state(fields: dict, age: float) -> str:
+    """A worker's published state; a ``running`` worker that missed SILENT_PUBLISHES
+    publications is said to be silent (killed, machine lost, or stalled): its leases go back
+    when they expire."""
+    state = fields.get("state", "?")
+    every = float(fields.get("every", 0) or 0)
+    if state == "running" and every > 0 and age > SILENT_PUBLISHES * every:
+        return (f"running when last heard of, silent for {age:.0f} s (publishes every "
+                f"{every:g} s): killed or stalled?")
+    return state
