@@ -10,3 +10,21 @@ def test_a_running_worker_that_stopped_publishing_is_called_silent():
     # a closed worker stays as it closed, however long ago
     assert worker_state({"state": "closed: finished", "every": "10"}, 3600) == "closed: finished"
     assert worker_state({}, 99) == "?"
+
+
+def test_a_url_that_is_no_redis_url_and_a_binary_seed_file_are_short_errors(tmp_path, capsys):
+    from wackycrawl.cli import main
+
+    seeds = tmp_path / "seeds.txt"
+    seeds.write_text("http://a.test/\n")
+    for argv in (["status", "--redis", "localhost:6379"],
+                 ["seeds", "push", str(seeds), "--redis", "localhost:6379"]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert "localhost:6379: Redis URL must specify" in err and "Traceback" not in err
+    binary = tmp_path / "seeds.bin"
+    binary.write_bytes(b"\x7fELF\x00\x01\n" * 500)
+    assert main(["seeds", "push", str(binary), "--redis", "redis://127.0.0.1:1/0"]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 12  # 10 lines shown, the count of the rest, "no URL to push"
+    assert err[10].endswith("490 more lines that are not http(s) URLs")

@@ -9,7 +9,8 @@ scrapy-redis documents, so ``redis-cli LPUSH wacky:seeds:start_urls '{"url": "ht
 The crawl is ``--crawl``, else ``$WACKY_CRAWL_NAME``, else ``seeds`` (the workers' default);
 the output names the key, and a crawl no worker has joined yet gets a hint on stderr naming
 the crawls that exist. Workers pull them when their queue runs empty, also while the crawl
-is running. Exit status: 0, 1 if FILE is unreadable or holds no URL, 2 if Redis cannot be reached.
+is running. Exit status: 0, 1 if FILE is unreadable or holds no URL, 2 if Redis cannot be reached
+(or the URL is no Redis URL).
 """
 
 import json
@@ -19,6 +20,8 @@ import redis
 
 from wackycrawl.distributed.keys import CrawlKeys, default_crawl, known_crawls, redis_url
 from wackycrawl.spiders.seeds import read_seeds
+
+BAD_LINES_SHOWN = 10  # a binary file given by mistake: not one message per line
 
 
 def register(subparsers) -> None:
@@ -47,15 +50,22 @@ def run(args) -> int:
     except OSError as exc:
         print(f"wackycrawl seeds: {args.file}: {exc.strerror}", file=sys.stderr)
         return 1
-    for n, line in bad:
+    for n, line in bad[:BAD_LINES_SHOWN]:
         print(f"wackycrawl seeds: {args.file}:{n}: not an http(s) URL: {line[:200]!r}",
               file=sys.stderr)
+    if len(bad) > BAD_LINES_SHOWN:
+        print(f"wackycrawl seeds: {args.file}: {len(bad) - BAD_LINES_SHOWN} more lines that are "
+              "not http(s) URLs", file=sys.stderr)
     if not urls:
         print(f"wackycrawl seeds: {args.file}: no URL to push", file=sys.stderr)
         return 1
     key = args.key or CrawlKeys(args.crawl).start_urls
     try:
         server = redis.Redis.from_url(url)
+    except ValueError as exc:  # not a redis://, rediss:// or unix:// URL
+        print(f"wackycrawl seeds: {url}: {exc}", file=sys.stderr)
+        return 2
+    try:
         with server.pipeline() as pipe:
             for u in urls:
                 (pipe.sadd if args.set else pipe.lpush)(key, json.dumps({"url": u}))

@@ -10,7 +10,7 @@ drops and pages per minute trail the live figures by up to that interval: the ou
 old they are; a worker still ``running`` that missed 3 publications is called silent (killed
 with ``kill -9``, its machine lost, or stalled). The crawl name is ``--crawl``, else ``$WACKY_CRAWL_NAME``, else ``seeds``; a
 crawl no worker ever joined is named as such with the crawls that exist. Exit status 2 if
-Redis cannot be reached.
+Redis cannot be reached or the URL is no Redis URL.
 """
 
 import json
@@ -40,6 +40,10 @@ def run(args) -> int:
         return 2
     try:
         server = redis.Redis.from_url(url)
+    except ValueError as exc:  # not a redis://, rediss:// or unix:// URL
+        print(f"wackycrawl status: {url}: {exc}", file=sys.stderr)
+        return 2
+    try:
         s = collect(server, CrawlKeys(args.crawl))
         others = [] if s["workers"] else known_crawls(server)
     except redis.RedisError as exc:

@@ -117,6 +117,9 @@ def seed_request(raw: bytes | str, encoding: str = "utf-8") -> scrapy.Request | 
         return None
 
 
+BAD_LINES_LOGGED = 10  # a binary file given by mistake: not one WARNING per line
+
+
 def missing_seed_file(seeds: str | None = None, queries: str | None = None) -> str | None:
     """The error message for a seed or query file ``-a`` names that is no file, or None."""
     for path in (seeds, queries):
@@ -215,10 +218,14 @@ class SeedsSpider(RedisMixin, scrapy.Spider):
                 continue
             self._declared_engines(path)
             lines, bad = read_seeds(path)
-            for n, line in bad:
+            for n, line in bad[:BAD_LINES_LOGGED]:
                 logger.warning("seed file %s line %d is not an http(s) URL, skipped: %r",
                                path, n, line[:200])
-                stats.inc_value("wacky/seeds/bad_line")
+            if len(bad) > BAD_LINES_LOGGED:
+                logger.warning("seed file %s: %d more lines are not http(s) URLs, skipped",
+                               path, len(bad) - BAD_LINES_LOGGED)
+            if bad:
+                stats.inc_value("wacky/seeds/bad_line", len(bad))
             for url in lines:
                 if hit := engines.find(self.engines, url):
                     queries.append((url, *hit))
