@@ -202,6 +202,21 @@ def test_a_named_wrapper_of_the_whole_text_is_not_boilerplate():
     assert has_article(out)
 
 
+def test_a_banner_nested_in_a_named_wrapper_of_the_whole_text_is_boilerplate():
+    # The wrapper's name is ignored, not the names nested in it.
+    banner = ('<div class="cookie-notice"><p>Some words in a box that nobody reads but every '
+              "page of the site has in the middle of its text.</p></div>")
+    out = blocks.extract(page(f'<div class="footer-wrapper">{ARTICLE}{banner}</div>'))
+    assert has_article(out) and not any("nobody reads" in p for p in out)
+
+
+def test_an_id_with_shared_names_no_share_box():
+    # Sphinx and other generators derive section ids from the headings' words.
+    assert not cues.names_boilerplate('<div class="section" id="a-shared-history">', "div")
+    assert cues.names_boilerplate('<div class="share-buttons">', "div")
+    assert cues.names_boilerplate('<div id="ShareBar">', "div")
+
+
 THIRD = ("<p>By the evening the water had gone down again, and the owners of the shops on the "
          "quay began to carry their wet goods out into the sun of the square.</p>")
 MENU = "<ul>" + "".join(f'<li><a href="/s{i}">Section {i}</a></li>' for i in range(40)) + "</ul>"
@@ -283,6 +298,17 @@ def test_article_mode_drops_comments_captions_and_title_heading(comments):
                    or "Anna Berg" in p for p in article)
     assert any("Anna Berg" in p for p in corpus)
     assert "Flood in the old town" not in article  # the heading that repeats the <title>
+
+
+def test_article_mode_drops_comments_nested_in_a_named_wrapper():
+    # "...sidebar..." names the layout of the whole page; the comment section inside it is
+    # still named as one.
+    markup = page(f'<div class="layout-with-sidebar"><article>{ARTICLE}{THIRD}</article>'
+                  f'<div id="comments"><h3>Readers write</h3><p>{COMMENT}</p></div></div>')
+    corpus = blocks.extract(markup)
+    assert has_article(corpus) and any("grandmother" in p for p in corpus)
+    article = blocks.extract(markup, article=True)
+    assert has_article(article) and not any("grandmother" in p for p in article)
 
 
 def test_article_extractor_by_name():

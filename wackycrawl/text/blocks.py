@@ -18,7 +18,9 @@ Baroni et al. 2008; jusText issue #24). This extractor:
    after it is (the context rule of jusText, Pomikálek 2011). When the span holds words but
    the rules would keep nothing of it, its blocks are kept (never an empty page by rule);
    a boilerplate-named element that wraps the article (:func:`unname_wrappers`) loses its
-   name when the names would leave the page without prose.
+   name when the names would leave the page without prose, and so do named elements that
+   hold nearly all of the page's words (:func:`unwrap_page`); the named elements nested in
+   a wrapper (a comment section, a banner) keep theirs.
 
 The default keeps all running text a corpus wants, readers' comments included (CleanEval's
 definition, Baroni et al. 2008). ``article=True`` keeps the article only, the definition of
@@ -58,8 +60,8 @@ MAX_PROSE_LINK_DENSITY = 0.5
 #: Words a block outside the span needs to be kept as a second content area (no published
 #: value: 30 words, the shortest WaCky document, scored best on the CleanEval dev set).
 MIN_OUTSIDE_WORDS = 30
-#: Share of a page's words that must lie outside elements named as boilerplate for class/id
-#: cues to apply (no published value).
+#: Share of a page's words that must lie outside elements named as boilerplate for the
+#: outermost names to apply (no published value; :func:`unwrap_page`).
 MIN_UNNAMED_SHARE = 0.2
 #: A boilerplate-named element holding WRAPPER_SHARE of the words of the page's BTE span
 #: (found before cues apply) and MIN_WRAPPER_PARAGRAPHS prose blocks there wraps the main
@@ -93,6 +95,7 @@ class Block:
     end: int  # index after its last piece
     cue: int = 0  # number of the boilerplate-named element it lies in (1, 2...), 0 if none
     depth: int = 0  # open container elements (div, section...) where its text starts
+    cues: tuple[int, ...] = ()  # numbers of all named elements it lies in, outermost first
 
 
 @dataclass(slots=True)
@@ -121,15 +124,17 @@ def segment(parts: list[str], article: bool = False) -> tuple[list[Block], list[
     :data:`NEUTRAL_ELEMENTS` tags 0, other tags -1. Whitespace between inline elements is
     kept (``<b>Hallo</b> <i>Welt</i>`` is "Hallo Welt"). Blocks inside an element whose
     opening tag names boilerplate (:func:`wackycrawl.text.cues.names_boilerplate`, with
-    ``article`` also comment sections and :data:`FIGURES`) get ``cue``, the number of that
-    element on the page (1, 2...)."""
+    ``article`` also comment sections and :data:`FIGURES`) get ``cues``, the numbers of the
+    named elements they lie in (1, 2... in page order, outermost first; named elements nest),
+    and ``cue``, the outermost of them."""
     blocks: list[Block] = []
     scores: list[int] = []
     chunks: list[str] = []
     words = link_words = 0
     in_link = heading = False
     first = depth = first_depth = 0
-    cue_name, cue_depth = "", 0  # the open boilerplate-named element and its nesting depth
+    open_cues: list[list] = []  # open named elements: [name, same-name nesting, number]
+    inside: tuple[int, ...] = ()  # their numbers, outermost first
     cue_count = 0  # boilerplate-named elements opened so far
     names = bte.tag_names(parts[1::2])
     last = len(names)
@@ -169,23 +174,30 @@ def segment(parts: list[str], article: bool = False) -> tuple[list[Block], list[
         elif name in block_elements:
             if chunks:
                 blocks.append(Block(bte.normalise("".join(chunks)), words, link_words,
-                                    heading, first, k, cue_count if cue_depth else 0,
-                                    first_depth))
+                                    heading, first, k, inside[0] if inside else 0,
+                                    first_depth, inside))
             chunks, words, link_words = [], 0, 0
             heading = name in HEADINGS and not closing
         if name in nesting:
             depth = max(depth - 1, 0) if closing else depth + 1
-        if cue_depth:
-            if name == cue_name:
-                cue_depth += -1 if closing else 1
-        elif not closing and ((name in containers and cues.names_boilerplate(piece, name, article))
-                              or (article and name in figures)):
-            cue_name, cue_depth = name, 1
+        if open_cues:
+            closed = False
+            for entry in open_cues:
+                if entry[0] == name:
+                    entry[1] += -1 if closing else 1
+                    closed = closed or not entry[1]
+            if closed:
+                open_cues = [e for e in open_cues if e[1]]
+                inside = tuple(e[2] for e in open_cues)
+        if not closing and ((name in containers and cues.names_boilerplate(piece, name, article))
+                            or (article and name in figures)):
             cue_count += 1
+            open_cues.append([name, 1, cue_count])
+            inside += (cue_count,)
     if chunks:
         blocks.append(Block(bte.normalise("".join(chunks)), words, link_words, heading,
-                            first, len(parts), cue_count if cue_depth else 0,
-                            first_depth))
+                            first, len(parts), inside[0] if inside else 0,
+                            first_depth, inside))
     return blocks, scores
 
 
@@ -195,12 +207,28 @@ def block_hash(text: str) -> int:
     return int.from_bytes(blake2b(text.translate(_DIGITS).encode(), digest_size=8).digest())
 
 
-def use_named_cues(blocks: list[Block]) -> bool:
-    """Whether class/id cues apply on this page: the blocks outside named elements hold at
-    least :data:`MIN_UNNAMED_SHARE` of its words (else the name is on a wrapper of the whole
-    text, ``<div class="footer-wrapper">``, not on a banner)."""
+def unwrap(blocks: list[Block], numbers: set[int]) -> None:
+    """Ignore the names of the named elements ``numbers`` (wrappers of the text): a block
+    inside one keeps the cues of the named elements nested in it (a comment section inside
+    ``<div class="content-with-sidebar">``)."""
+    for b in blocks:
+        if numbers.intersection(b.cues):
+            b.cues = tuple(c for c in b.cues if c not in numbers)
+            b.cue = b.cues[0] if b.cues else 0
+
+
+def unwrap_page(blocks: list[Block]) -> None:
+    """Class/id cues apply where the blocks outside named elements hold at least
+    :data:`MIN_UNNAMED_SHARE` of the page's words; while they hold less, the outermost named
+    elements wrap the text (``<div class="footer-wrapper">``, every post of a blog named
+    ``entry_author_...``), not banners, and their names are ignored (:func:`unwrap`; the
+    named elements nested in them still count)."""
     words = sum(b.words for b in blocks)
-    return sum(b.words for b in blocks if not b.cue) >= MIN_UNNAMED_SHARE * words
+    while True:
+        named = sum(b.words for b in blocks if b.cue)
+        if not named or words - named >= MIN_UNNAMED_SHARE * words:
+            return
+        unwrap(blocks, {b.cue for b in blocks if b.cue})
 
 
 def unname_wrappers(blocks: list[Block], span: tuple[int, int], text_cue: list[bool]) -> bool:
@@ -228,9 +256,7 @@ def unname_wrappers(blocks: list[Block], span: tuple[int, int], text_cue: list[b
                     prose[b.cue] = prose.get(b.cue, 0) + 1
     wrappers = {c for c, n in words.items() if n >= WRAPPER_SHARE * total and c not in phrased
                 and prose.get(c, 0) >= MIN_WRAPPER_PARAGRAPHS}
-    for b in blocks:
-        if b.cue in wrappers:
-            b.cue = 0
+    unwrap(blocks, wrappers)
     return bool(wrappers)
 
 
@@ -246,13 +272,12 @@ def classify(
     max_link_density: float = MAX_LINK_DENSITY,
     min_outside_words: int = MIN_OUTSIDE_WORDS,
     template: list[bool] | None = None,
-    named_cues: bool = True,
     text_cue: list[bool] | None = None,
 ) -> list[bool]:
     """Content (True) or boilerplate (False) for each block; ``span`` in piece indexes,
-    ``template[i]`` True when block ``i`` is part of the host's template, ``named_cues``
-    False to ignore class/id cues (:func:`use_named_cues`), ``text_cue`` the blocks'
-    :func:`text_cue_of` (computed when None)."""
+    ``template[i]`` True when block ``i`` is part of the host's template, ``text_cue`` the
+    blocks' :func:`text_cue_of` (computed when None). A block with ``cue`` set is
+    boilerplate (call :func:`unwrap_page` first to ignore wrappers' names)."""
     inside = [b.end > span[0] and b.start < span[1] for b in blocks]
     if text_cue is None:
         text_cue = text_cue_of(blocks)
@@ -260,7 +285,7 @@ def classify(
     good = []
     for i, b in enumerate(blocks):
         density = max_link_density if b.words < PROSE_WORDS else MAX_PROSE_LINK_DENSITY
-        if b.link_words > density * b.words or text_cue[i] or (named_cues and b.cue):
+        if b.link_words > density * b.words or text_cue[i] or b.cue:
             good.append(False)
         elif template is not None and template[i]:
             good.append(False)
@@ -274,13 +299,13 @@ def classify(
     return good
 
 
-def _span(blocks: list[Block], scores: list[int], named_cues: bool,
-          template: list[bool] | None, text_cue: list[bool]) -> tuple[int, int]:
+def _span(blocks: list[Block], scores: list[int], template: list[bool] | None,
+          text_cue: list[bool]) -> tuple[int, int]:
     """BTE span of ``scores`` with the words of known boilerplate (cue blocks, host-template
     blocks) scored 0, so they do not draw the span; ``scores`` is left as it is."""
     copied = False
     for i, b in enumerate(blocks):
-        if (named_cues and b.cue) or (template and template[i]) or text_cue[i]:
+        if b.cue or (template and template[i]) or text_cue[i]:
             if not copied:
                 scores, copied = scores[:], True
             for k in range(b.start, b.end, 2):
@@ -333,18 +358,17 @@ def analyse(
     text_cue = text_cue_of(blocks, article)
     if article:  # no second content areas
         min_outside_words = 1 << 62
-    named_cues = use_named_cues(blocks)
+    unwrap_page(blocks)
     template = None
     if templates is not None and blocks:
         hashes = [block_hash(b.text) for b in blocks]
         known = set(templates(hashes))
         template = [h in known for h in hashes]
-    span = _span(blocks, scores, named_cues, template, text_cue)
-    if (named_cues and _prose_blocks(blocks, span) < MIN_WRAPPER_PARAGRAPHS
+    span = _span(blocks, scores, template, text_cue)
+    if (_prose_blocks(blocks, span) < MIN_WRAPPER_PARAGRAPHS
             and unname_wrappers(blocks, bte.best_span(scores), text_cue)):
-        span = _span(blocks, scores, named_cues, template, text_cue)
-    keep = classify(blocks, span, max_link_density, min_outside_words, template, named_cues,
-                    text_cue)
+        span = _span(blocks, scores, template, text_cue)
+    keep = classify(blocks, span, max_link_density, min_outside_words, template, text_cue)
     if article:
         title = page_title(markup)
         if title:

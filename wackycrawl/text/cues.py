@@ -30,9 +30,10 @@ from functools import lru_cache
 #: unclosed, would run on too far).
 CONTAINERS = frozenset(["aside", "div", "dl", "footer", "form", "nav", "ol", "section",
                         "table", "ul"])
-#: Word parts of class/id values that name boilerplate.
+#: Word parts of class/id values that name boilerplate (regular expressions; "shared" is
+#: no share box: Sphinx and other generators derive ids from headings, "a-shared-history").
 ATTRIBUTE_WORDS = ("cookie", "consent", "gdpr", "newsletter", "related", "footer", "imprint",
-                   "impressum", "disclaimer", "banner", "subscribe", "share", "social",
+                   "impressum", "disclaimer", "banner", "subscribe", "share(?!d)", "social",
                    "breadcrumb", "sidebar", "comments-form", "promo", "advert")
 #: A block longer than this (words) is never a cue block: banners and footers are short (a
 #: consent dialog's paragraphs reach ~100 words; no published value).
@@ -42,8 +43,9 @@ _ATTR_RE = re.compile(
     r"""\b(?:class|id)\s*=\s*(?:"[^"]*?|'[^']*?|[^\s>]*?)(?<![a-z])(?:{})""".format(
         "|".join(ATTRIBUTE_WORDS)), re.IGNORECASE)
 _ALWAYS_NAMED = frozenset(["footer", "nav"])
+_ATTRIBUTE_STEMS = tuple(re.match(r"[\w-]+", w).group() for w in ATTRIBUTE_WORDS)
 _ATTRIBUTE_FORMS_RE = re.compile("|".join(
-    map(re.escape, ATTRIBUTE_WORDS + tuple(w.capitalize() for w in ATTRIBUTE_WORDS))))
+    map(re.escape, _ATTRIBUTE_STEMS + tuple(w.capitalize() for w in _ATTRIBUTE_STEMS))))
 
 #: Phrases of consent banners, newsletter boxes and legal footers (en, de, fr, it, es, nl).
 BLOCK_PHRASES = (
