@@ -169,6 +169,14 @@ def test_reader_rejects_non_archive(tmp_path):
     bad.write_text("not an archive\n" * 10)
     with pytest.raises(ArchiveError):
         list(iter_records(str(bad), 1000))
+    # one line, a binary file, an empty file, gzip'ed text: warcio reads the first line of
+    # each as an ARC header and yields nothing, without an error of its own
+    cases = {"line.txt": b"hello world this is text\n", "ls.bin": b"\x7fELF\x02\x01\x00" * 400,
+             "empty.warc": b"", "text.gz": gzip.compress(b"hello world\n")}
+    for name, data in cases.items():
+        (tmp_path / name).write_bytes(data)
+        with pytest.raises(ArchiveError, match="empty file|not a WARC or ARC file"):
+            list(iter_records(str(tmp_path / name), 1000))
 
 
 def test_reader_reports_a_torn_file(tmp_path):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import os
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -52,6 +53,7 @@ def iter_records(path: str, max_bytes: int, counts: dict[str, int] | None = None
     counts = {} if counts is None else counts
     end = 0
     with open(path, "rb") as f:
+        _check_head(f, path)
         records = ArchiveIterator(f, arc2warc=True)
         try:
             for record in records:
@@ -76,6 +78,25 @@ def iter_records(path: str, max_bytes: int, counts: dict[str, int] | None = None
             raise ArchiveError(f"{path}: damaged record after byte {end} "
                                f"({type(exc).__name__}: {exc}); torn file?") from None
         _check_tail(f, path, end)
+
+
+def _check_head(f, path: str) -> None:
+    """ArchiveError unless the file starts (in its first gzip member, if compressed) with a
+    WARC version line (``WARC/1.0``, ``WARC/1.1``: ISO 28500) or an ARC file's ``filedesc://``
+    record (ARC v1): warcio reads any other line as an ARC header and yields no record from a
+    text or binary file."""
+    head = f.read(4096)
+    f.seek(0)
+    if not head:
+        raise ArchiveError(f"{path}: empty file, no WARC or ARC record")
+    if head[:2] == b"\x1f\x8b":
+        try:
+            head = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(head, 64)
+        except zlib.error as exc:
+            raise ArchiveError(f"{path}: not a gzip file ({exc})") from None
+    if not head.lstrip(b"\r\n").startswith((b"WARC/", b"filedesc://")):
+        raise ArchiveError(f"{path}: not a WARC or ARC file (it starts with {head[:16]!r}, "
+                           "not WARC/1.x or filedesc://)")
 
 
 def _check_tail(f, path: str, end: int) -> None:

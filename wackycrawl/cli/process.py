@@ -238,7 +238,8 @@ def process(args) -> int:
             getattr(context.stats, method)(*call)
         run.consume(spool)
         if result["error"]:
-            _err(f"{path}: {result['error']}")
+            message = result["error"]  # an ArchiveError names the file itself
+            _err(message if message.startswith(f"{path}: ") else f"{path}: {message}")
             context.stats.inc_value("wacky/process/damaged_files")
             status = 1
             if not os.path.isfile(path):
