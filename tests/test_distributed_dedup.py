@@ -16,7 +16,7 @@ from tests.localweb import LocalWeb
 from tests.redisserver import RedisServer
 from tests.test_crawl_e2e import SETTINGS, corpus_docs
 from tests.webpages import page, prose
-from wackycrawl.dedup.detector import K, DuplicateDetector, Fingerprint
+from wackycrawl.dedup.detector import MAX_CONFIRM, K, DuplicateDetector, Fingerprint
 from wackycrawl.dedup.shingles import shingle_hashes, sketch
 from wackycrawl.dedup.simhash import checksum
 from wackycrawl.distributed.keys import CrawlKeys
@@ -102,6 +102,32 @@ def test_same_verdicts_as_the_in_memory_detector(redis_server):
             kept.append((fp, text))
     assert 50 < len(kept) < 350
     assert {("new", False), ("near_duplicate", False), ("exact_duplicate", False)} <= verdicts
+
+
+def test_more_candidates_than_are_compared_give_the_same_verdicts(redis_server):
+    """Fingerprints crowded around one simhash (each a candidate of the others, with ties in
+    distance) and texts of their own: the index returns the nearest MAX_CONFIRM of them, as
+    the in-memory detector compares, and near copies among them are found as there."""
+    rng = random.Random(5)
+    shared, local = index(redis_server, "crowd"), DuplicateDetector(stopwords=frozenset())
+    base, kept, simhashes = rng.getrandbits(64), [], set()
+    for i in range(120):
+        simhash = base
+        while simhash in simhashes:  # one record per simhash in Redis: all distinct here
+            simhash = flip(base, rng.sample(range(64), rng.randint(1, 4)))
+        simhashes.add(simhash)
+        if kept and i % 4 == 0:  # a near copy of an earlier text
+            text = rng.choice(kept)[1].replace(" ", f" changed{i} ", 1)
+        else:
+            text = words(rng)
+        fp = fingerprint(simhash, text)
+        got = shared.check_and_add(fp, f"http://h{i}.test/", text)
+        want = local.check(fp, text)
+        local.add(want)
+        assert got == want, (i, got, want)
+        if got.verdict == "new":
+            kept.append((fp, text))
+    assert 40 < len(kept) < 110 and len(kept) > MAX_CONFIRM
 
 
 def test_exact_copy_on_another_worker_and_own_copy_after_a_crash(redis_server):
