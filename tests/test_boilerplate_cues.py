@@ -186,6 +186,30 @@ def test_related_section_is_boilerplate_up_to_the_next_heading(lang):
     assert "Weather" in out
 
 
+TEASERS = "".join(
+    f'<li><div><a href="/t{i}"><h3>Storm number {i} hits the coast</h3></a><p>Teaser number {i} '
+    "tells of another flood in another town far away from here, with words enough to be "
+    "prose.</p></div></li>" for i in range(4))
+
+
+def test_related_section_runs_over_its_teasers_titles():
+    # The heading sits alone in a header <div>; the teasers' own (linked) headings, nested
+    # in the section's container, do not end the section.
+    related = (f'<div><div><div><h2>Recommended for you</h2></div></div><div><ul>{TEASERS}'
+               "</ul></div></div>")
+    for article in (False, True):
+        out = blocks.extract(page(f"<div>{ARTICLE}{THIRD}</div>{related}"), article=article)
+        assert has_article(out) and not any("Teaser" in p or "Storm" in p for p in out)
+
+
+def test_related_box_inside_the_article_ends_with_its_container():
+    two = TEASERS[:TEASERS.index("<li>", TEASERS.index("<li>", 1) + 1)]
+    box = f"<aside><span>Related articles</span><ul>{two}</ul></aside>"
+    body = ARTICLE.replace("</p><p>", f"</p></div>{box}<div><p>", 1) + THIRD
+    out = blocks.extract(page(f"<div><div>{body}</div></div>"), article=True)
+    assert has_article(out) and not any("Teaser" in p or "Storm" in p for p in out)
+
+
 @pytest.mark.parametrize("attr", ['class="cookie-notice"', 'id="gdprConsent"',
                                   "class='newsletter box'", 'id="site-footer"',
                                   'class="related_posts"', 'class="imprint"'])

@@ -94,7 +94,7 @@ class Block:
     start: int  # index of its first piece
     end: int  # index after its last piece
     cue: int = 0  # number of the boilerplate-named element it lies in (1, 2...), 0 if none
-    depth: int = 0  # open container elements (div, section...) where its text starts
+    box_end: int = 0  # index of the piece that closes its container (see segment())
     cues: tuple[int, ...] = ()  # numbers of all named elements it lies in, outermost first
 
 
@@ -126,13 +126,21 @@ def segment(parts: list[str], article: bool = False) -> tuple[list[Block], list[
     opening tag names boilerplate (:func:`wackycrawl.text.cues.names_boilerplate`, with
     ``article`` also comment sections and :data:`FIGURES`) get ``cues``, the numbers of the
     named elements they lie in (1, 2... in page order, outermost first; named elements nest),
-    and ``cue``, the outermost of them."""
+    and ``cue``, the outermost of them. ``box_end`` is the piece index that closes the
+    innermost container element (:data:`wackycrawl.text.cues.CONTAINERS`, ``article``...)
+    holding the block's text and another block (a heading alone in its ``<div>`` belongs to
+    the container around that div), ``len(parts)`` if none."""
     blocks: list[Block] = []
     scores: list[int] = []
     chunks: list[str] = []
     words = link_words = 0
     in_link = heading = False
-    first = depth = first_depth = 0
+    first = 0
+    box_starts: list[int] = []  # first piece of each container element (div, section...)
+    box_ends: list[int] = []  # and the piece that closes it
+    box_parents: list[int] = []  # the container it lies in (-1: none)
+    open_boxes: list[int] = []  # the open ones, innermost last
+    first_box = -1
     open_cues: list[list] = []  # open named elements: [name, same-name nesting, number]
     inside: tuple[int, ...] = ()  # their numbers, outermost first
     cue_count = 0  # boilerplate-named elements opened so far
@@ -152,7 +160,7 @@ def segment(parts: list[str], article: bool = False) -> tuple[list[Block], list[
             add_score(n * (LINK_WORD_WEIGHT if in_link else bte.WORD_WEIGHT))
             if n:
                 if not chunks:
-                    first, first_depth = k, depth
+                    first, first_box = k, open_boxes[-1] if open_boxes else -1
                 chunks.append(piece)
                 words += n
                 link_words += n if in_link else 0
@@ -175,11 +183,17 @@ def segment(parts: list[str], article: bool = False) -> tuple[list[Block], list[
             if chunks:
                 blocks.append(Block(bte.normalise("".join(chunks)), words, link_words,
                                     heading, first, k, inside[0] if inside else 0,
-                                    first_depth, inside))
+                                    first_box, inside))
             chunks, words, link_words = [], 0, 0
             heading = name in HEADINGS and not closing
         if name in nesting:
-            depth = max(depth - 1, 0) if closing else depth + 1
+            if not closing:
+                box_parents.append(open_boxes[-1] if open_boxes else -1)
+                open_boxes.append(len(box_ends))
+                box_starts.append(k)
+                box_ends.append(len(parts))
+            elif open_boxes:
+                box_ends[open_boxes.pop()] = k
         if open_cues:
             closed = False
             for entry in open_cues:
@@ -197,7 +211,14 @@ def segment(parts: list[str], article: bool = False) -> tuple[list[Block], list[
     if chunks:
         blocks.append(Block(bte.normalise("".join(chunks)), words, link_words, heading,
                             first, len(parts), inside[0] if inside else 0,
-                            first_depth, inside))
+                            first_box, inside))
+    for i, b in enumerate(blocks):  # first_box -> the end of the container with another block
+        box = b.box_end
+        before = blocks[i - 1].start if i else -1
+        after = blocks[i + 1].start if i + 1 < len(blocks) else len(parts)
+        while box >= 0 and box_starts[box] > before and box_ends[box] <= after:
+            box = box_parents[box]
+        b.box_end = box_ends[box] if box >= 0 else len(parts)
     return blocks, scores
 
 
@@ -263,7 +284,9 @@ def unname_wrappers(blocks: list[Block], span: tuple[int, int], text_cue: list[b
 def text_cue_of(blocks: list[Block], article: bool = False) -> list[bool]:
     """:func:`wackycrawl.text.cues.text_cues` of the blocks."""
     return cues.text_cues([b.text for b in blocks], [b.heading for b in blocks],
-                          [b.words for b in blocks], [b.depth for b in blocks], article)
+                          [b.words for b in blocks], [b.start for b in blocks],
+                          [b.box_end for b in blocks], article,
+                          [b.heading and b.link_words == b.words for b in blocks])
 
 
 def classify(

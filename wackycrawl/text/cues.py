@@ -165,13 +165,18 @@ def _named(tag: str) -> bool:
 
 
 def text_cues(texts: list[str], headings: list[bool], words: list[int],
-              depths: list[int], article: bool = False) -> list[bool]:
-    """For each block (its text, whether it is a heading, its word count, its depth in
-    container elements): True when its text marks it as boilerplate, or it follows a "related
+              starts: list[int], box_ends: list[int], article: bool = False,
+              linked: list[bool] | None = None) -> list[bool]:
+    """For each block (its text, whether it is a heading, its word count, where it starts
+    and where the container element its text starts in ends, both as positions in the page
+    in one order): True when its text marks it as boilerplate, or it follows a "related
     articles" heading (with ``article`` also a comment-section heading,
     :data:`COMMENT_PHRASES`) or a short block that is only such a phrase
-    (:data:`TITLE_WORDS`), up to the next heading or the end of the heading's container
-    (the first block at a lower depth)."""
+    (:data:`TITLE_WORDS`), up to the next heading or the end of the heading's container.
+    A heading in a container nested in the section's that is all link (``linked`` True for
+    it: a teaser's title) does not end the section."""
+    if linked is None:
+        linked = [False] * len(texts)
     section_re = _COMMENT_SECTION_RE if article else _SECTION_RE
     hits = sorted(_positions(_lower("\n".join(texts)), _BLOCK_KEYS))
     candidates = set()
@@ -182,15 +187,16 @@ def text_cues(texts: list[str], headings: list[bool], words: list[int],
             ends.append(total)
         candidates = {bisect_left(ends, h) for h in hits}
     out = []
-    section, section_depth = False, 0
-    for i, (text, heading, n, depth) in enumerate(zip(texts, headings, words, depths)):
-        if heading:
-            section = n <= MAX_CUE_WORDS and section_re.search(text) is not None
-            section_depth = depth
-        elif n <= TITLE_WORDS and _SECTION_TITLE_RE.match(text) is not None:
-            section, section_depth = True, depth
-        elif depth < section_depth:
+    section, section_end = False, 0
+    for i, (text, heading, n, start, box_end) in enumerate(
+            zip(texts, headings, words, starts, box_ends)):
+        if section and start >= section_end:
             section = False
+        if heading and not (section and box_end < section_end and linked[i]):
+            section = n <= MAX_CUE_WORDS and section_re.search(text) is not None
+            section_end = box_end
+        elif n <= TITLE_WORDS and _SECTION_TITLE_RE.match(text) is not None:
+            section, section_end = True, box_end
         out.append(section or (n <= MAX_CUE_WORDS and i in candidates
                                and _BLOCK_RE.search(text) is not None))
     return out
