@@ -111,6 +111,24 @@ def test_filter_command_writes_kept_and_rejects_and_refuses_its_input(tmp_path, 
         "http://d/": "wrong_language", "http://s/": "too_short"}
     assert "read 3 documents" in capsys.readouterr().err
     assert main(["filter", str(src), "-o", str(src)]) == 1
+    capsys.readouterr()
+    # run again into the same folder: refused, not mixed into the first run's corpus
+    assert main(["filter", str(src), "-o", str(tmp_path / "out")]) == 1
+    assert "already holds a corpus" in capsys.readouterr().err
+    assert len(list(iter_corpus(corpus_files([str(tmp_path / "out")])))) == 1
+
+
+def test_corpus_commands_on_a_folder_without_trec_files_say_so(tmp_path, capsys):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for argv in (["filter", str(empty), "-o", str(tmp_path / "f")],
+                 ["export", str(empty), "--format", "txt"]):
+        assert main(argv) == 1
+        assert f"no .trec.gz file in {empty}" in capsys.readouterr().err
+    assert not (tmp_path / "f").exists()
+    # the report of a crawl that kept nothing is still made, with a note
+    assert main(["report", str(empty), "-o", str(tmp_path / "r")]) == 0
+    assert f"note: no .trec.gz file in {empty}" in capsys.readouterr().err
 
 
 def test_filter_uses_the_complete_documents_of_a_damaged_file(tmp_path):

@@ -18,7 +18,7 @@ from contextlib import nullcontext
 
 from wackycrawl.cli import damage_exit
 from wackycrawl.corpus import export
-from wackycrawl.corpus.source import SourceErrors, corpus_files, iter_corpus
+from wackycrawl.corpus.source import SourceErrors, corpus_files, iter_corpus, nothing_found
 
 
 def _err(message: str) -> None:
@@ -39,6 +39,9 @@ def run(args) -> int:
         files = corpus_files(args.corpus, rejects=args.rejects)
     except OSError as exc:
         _err(str(exc))
+        return 1
+    if not files:
+        _err(nothing_found(args.corpus))
         return 1
     errors, counts = SourceErrors(), export.Counts()
     docs = iter_corpus(files, errors)

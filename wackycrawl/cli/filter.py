@@ -27,7 +27,8 @@ from scrapy.utils.misc import load_object
 
 from wackycrawl.cli import damage_exit
 from wackycrawl.corpus.refilter import DEDUP_MODES, Policy, Refilter
-from wackycrawl.corpus.source import REJECTS_SUBDIR, SourceErrors, corpus_files, iter_corpus
+from wackycrawl.corpus.source import (REJECTS_SUBDIR, SourceErrors, corpus_files, iter_corpus,
+                                      nothing_found)
 from wackycrawl.pipelines.stages import StageContext, StatsRecorder
 from wackycrawl.trec import writer
 
@@ -93,10 +94,17 @@ def run(args) -> int:
     except (ValueError, OSError) as exc:
         _err(str(exc))
         return 1
+    if not files:
+        _err(nothing_found(args.corpus))
+        return 1
     out = os.path.abspath(args.output)
     if any(os.path.abspath(os.path.dirname(f)) in (out, os.path.join(out, REJECTS_SUBDIR))
            for f in files):
         _err(f"{args.output} holds input files; write the new corpus elsewhere")
+        return 1
+    if existing := corpus_files([args.output], rejects=True) if os.path.isdir(out) else []:
+        _err(f"{args.output} already holds a corpus ({len(existing)} TREC files): the new one "
+             "would be mixed into it; write it to a new folder")
         return 1
     errors, counts = SourceErrors(), Counter()
     kept_files = [f for f in files if not is_reject_file(f)]

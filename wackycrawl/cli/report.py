@@ -16,7 +16,7 @@ import sys
 
 from wackycrawl.cli import damage_exit
 from wackycrawl.corpus.export import paragraphs_of, read_vertical, text_attributes, tokenized
-from wackycrawl.corpus.source import SourceErrors, corpus_files, iter_corpus
+from wackycrawl.corpus.source import SourceErrors, corpus_files, iter_corpus, nothing_found
 from wackycrawl.corpus.stats import CorpusStats
 from wackycrawl.crawl.drops import drops_by_reason
 
@@ -28,7 +28,10 @@ def _err(message: str) -> None:
 
 
 def add_trec(stats: CorpusStats, paths: list[str], workers: int, errors: SourceErrors) -> None:
-    docs = iter_corpus(corpus_files(paths), errors)
+    files = corpus_files(paths)
+    if not files:  # still a report (of a crawl that kept nothing: its drops with --stats)
+        _err(f"note: {nothing_found(paths)}")
+    docs = iter_corpus(files, errors)
     for doc, langs, tokens in tokenized(docs, workers):
         paragraphs = paragraphs_of(tokens, langs)
         if paragraphs:  # as the vertical export, which leaves documents without tokens out

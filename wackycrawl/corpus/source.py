@@ -49,6 +49,11 @@ def corpus_files(paths: Iterable[str], rejects: bool = False) -> list[str]:
     return found
 
 
+def nothing_found(paths: Iterable[str]) -> str:
+    """The error message for corpus paths that name no TREC file (an empty or wrong folder)."""
+    return f"no {SUFFIX} file in {', '.join(paths)}"
+
+
 def iter_corpus(files: Iterable[str], errors: SourceErrors | None = None) -> Iterator[TrecDoc]:
     """Every document of ``files``, in order; damage is logged and noted in ``errors``."""
     for path in files:
