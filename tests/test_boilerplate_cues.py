@@ -280,6 +280,14 @@ def test_block_pass_never_empties_a_page_bte_found_text_in():
     assert has_article(blocks.extract(markup))
 
 
+@pytest.mark.parametrize("article", [False, True])
+def test_a_page_whose_text_is_all_in_one_link_keeps_it(article):
+    # Link words score 0, so there is no span at all; the blocks are kept, not an empty page.
+    markup = page(f'<a href="javascript:">{ARTICLE}<p>{COMMENT}</p></a>')
+    out = blocks.extract(markup, article=article)
+    assert has_article(out) and any("grandmother" in p for p in out)
+
+
 def test_boilerplate_share():
     result = blocks.analyse(page(f"<div>{ARTICLE}</div><p>{LEGAL['en']}</p>"))
     article = blocks.extract(page(ARTICLE))

@@ -16,7 +16,8 @@ Baroni et al. 2008; jusText issue #24). This extractor:
    span) are boilerplate; other blocks inside the span are content; blocks outside it are
    content only if long (a second content area); a heading is content exactly when the block
    after it is (the context rule of jusText, Pomikálek 2011). When the span holds words but
-   the rules would keep nothing of it, its blocks are kept (never an empty page by rule);
+   the rules would keep nothing of it, its blocks are kept, and when there is no span (all
+   text in links) the blocks outside cues are (never an empty page by rule);
    a boilerplate-named element that wraps the article (:func:`unname_wrappers`) loses its
    name when the names would leave the page without prose, and so do named elements that
    hold nearly all of the page's words (:func:`unwrap_page`); the named elements nested in
@@ -319,6 +320,9 @@ def classify(
             good[i] = i + 1 < len(blocks) and good[i + 1] and blocks[i].link_words == 0
     if span_words and not any(good):  # the rules would empty a page BTE found text in
         good = [i and not (template and template[n]) for n, i in enumerate(inside)]
+    elif not any(good):  # no span: all of the page's text is in links (<a><p>...</p></a>)
+        good = [not (b.cue or text_cue[n] or (template and template[n]))
+                for n, b in enumerate(blocks)]
     return good
 
 
