@@ -137,3 +137,16 @@ def test_an_empty_corpus_gives_a_report_and_a_missing_one_an_error(tmp_path, cap
             img.verify()
     assert main(["report", str(tmp_path / "missing"), "-o", str(tmp_path / "out2")]) == 1
     assert "no such corpus file or directory" in capsys.readouterr().err
+
+
+def test_unreadable_inputs_are_errors_naming_the_file(tmp_path, capsys):
+    (tmp_path / "empty").mkdir()
+    junk = tmp_path / "junk.vrt"
+    junk.write_bytes(b"\x7fELF\x02\xd0\x01" * 50)
+    listed = tmp_path / "list.json"
+    listed.write_text("[1, 2]")
+    for argv in ([str(junk)], [str(tmp_path / "empty"), "--stats", str(junk)],
+                 [str(tmp_path / "empty"), "--stats", str(listed)]):
+        assert main(["report", *argv, "-o", str(tmp_path / "out")]) == 1
+        err = capsys.readouterr().err
+        assert err.startswith(f"wackycrawl report: {argv[-1]}: ") and "Traceback" not in err

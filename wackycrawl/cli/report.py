@@ -45,6 +45,22 @@ def add_vertical(stats: CorpusStats, path: str) -> None:
             stats.add(attrs, paragraphs)
 
 
+def _load_json(path: str) -> dict:
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
+    if not isinstance(data, dict):
+        raise ValueError("not a stats file (WACKY_STATS_FILE): no JSON object")
+    return data
+
+
+def _named(path: str, read):
+    """``read()``, its decoding errors (not UTF-8, not JSON, not gzip) naming ``path``."""
+    try:
+        return read()
+    except (UnicodeDecodeError, ValueError, gzip.BadGzipFile, EOFError) as exc:
+        raise ValueError(f"{path}: {exc}") from None
+
+
 def run(args) -> int:
     from wackycrawl.corpus.report import write_report  # matplotlib: only when reporting
 
@@ -52,11 +68,10 @@ def run(args) -> int:
     drops = None
     try:
         if args.stats:
-            with open(args.stats, encoding="utf-8") as f:
-                drops = drops_by_reason(json.load(f))
+            drops = _named(args.stats, lambda: drops_by_reason(_load_json(args.stats)))
         vertical = [p for p in args.corpus if p.endswith(VERTICAL)]
         for path in vertical:
-            add_vertical(stats, path)
+            _named(path, lambda: add_vertical(stats, path))
         trec = [p for p in args.corpus if not p.endswith(VERTICAL)]
         if trec:
             add_trec(stats, trec, args.workers, errors)
