@@ -95,3 +95,14 @@ def test_missing_file_reported_and_others_processed(tmp_path):
     status, out = run([str(tmp_path / "nope.txt"), str(tmp_path / "en.txt")])
     assert status == 1
     assert out.count("\n") == 1 and "\ten\t" in out
+
+
+def test_binary_file_refused_and_latin1_text_read_with_a_note(tmp_path, capsys):
+    (tmp_path / "prog").write_bytes(b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 4)
+    (tmp_path / "de.txt").write_bytes(DE.encode("latin-1"))
+    status, out = run([str(tmp_path / "prog"), str(tmp_path / "de.txt")])
+    assert status == 1
+    assert [row.split("\t")[1] for row in out.splitlines()] == ["de"]
+    err = capsys.readouterr().err
+    assert "prog: not text: ELF executable" in err
+    assert "de.txt: not UTF-8 (byte" in err

@@ -7,7 +7,8 @@ or, with ``--lines``, one per line (named ``FILE:LINENO``). No FILE (or ``-``) r
 cleaned by the crawl's extractor first, so the language is that of the text a crawl would
 keep; ``--html no`` reads it as text, ``--lines`` refuses HTML (exit 1). A document shorter
 than ``--min-chars`` is ``und`` with method ``short``; a note on stderr says its length and
-the option. Exit 1 when some FILE could not be read or was refused.
+the option. A binary file is refused; a text file that is not UTF-8 is read with its bad bytes
+as U+FFFD, with a note. Exit 1 when some FILE could not be read or was refused.
 """
 
 import re
@@ -15,7 +16,7 @@ import sys
 
 from wackycrawl import settings
 from wackycrawl.text import funcwords
-from wackycrawl.text.encoding import EncodingError, decode_html
+from wackycrawl.text.encoding import BinaryContentError, EncodingError, decode_html, sniff_binary
 from wackycrawl.text.extractors import get_extractor
 
 # Markup: a doctype or <html> at the start, or at least two common HTML tags anywhere.
@@ -85,7 +86,18 @@ def _documents(names: list[str], lines: bool, html: str):
                  f"{settings.WACKY_EXTRACTOR!r} extractor (--html no reads the markup as text)")
             yield name, "\n".join(paragraphs)
             continue
-        text = data.decode("utf-8", errors="replace")
+        try:
+            sniff_binary(data)
+        except BinaryContentError as exc:
+            _err(f"{name}: not text: {exc}")
+            yield name, None
+            continue
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            text = data.decode("utf-8", errors="replace")
+            _err(f"{name}: not UTF-8 (byte {exc.start}: {exc.reason}), bad bytes read as U+FFFD "
+                 f"(`wackycrawl encoding {name}` names its encoding; convert it with iconv)")
         if lines:
             for i, line in enumerate(text.splitlines(), 1):
                 yield f"{name}:{i}", line
