@@ -343,6 +343,18 @@ def test_article_mode_drops_comments_nested_in_a_named_wrapper():
     assert has_article(article) and not any("grandmother" in p for p in article)
 
 
+def test_article_mode_drops_an_image_gallery_inside_the_article():
+    gallery = ('<div class="type-gallery">' + "".join(
+        f"<h3>{i}/20 Water in the streets</h3><p>Picture {i} shows the quay of the old town "
+        "under water, with the bakery and the church behind the sandbags.</p>"
+        for i in range(1, 4)) + "</div>")
+    markup = page(f"<article>{ARTICLE}{gallery}{THIRD}</article>")
+    assert any("Picture 2" in p for p in blocks.extract(markup))
+    article = blocks.extract(markup, article=True)
+    assert has_article(article) and any("evening the water" in p for p in article)
+    assert not any("Picture" in p or "Water in the streets" in p for p in article)
+
+
 def test_article_extractor_by_name():
     from wackycrawl.text.extractors import EXTRACTORS, get_analyser, get_extractor
 

@@ -88,10 +88,11 @@ SECTION_PHRASES = (
 #: Article mode only (readers' comments, bylines and captions are running text a corpus
 #: keeps, CleanEval's definition; an article's gold text lacks them): class/id word parts of
 #: comment sections ("comments", "comment-list", "disqus_thread", "respond"; not
-#: "commentary"), bylines and datelines, figure captions and credits (the class names
-#: trafilatura's and readability's rules read).
+#: "commentary"), bylines and datelines, figure captions and credits, image galleries (the
+#: class names trafilatura's and readability's rules read; not "slideshow": a slideshow page's
+#: text is its article).
 ARTICLE_WORDS = ("comment(?!ary|ator)", "disqus", "respond", "replies", "reply", "byline",
-                 "author", "timestamp", "dateline", "caption", "credit")
+                 "author", "timestamp", "dateline", "caption", "credit", "gallery")
 #: Article mode only: headings that open a comment section ("34 responses to ...",
 #: "Leave a reply", "Kommentare", "3 commentaires").
 COMMENT_PHRASES = (
