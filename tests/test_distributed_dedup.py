@@ -16,10 +16,13 @@ from tests.localweb import LocalWeb
 from tests.redisserver import RedisServer
 from tests.test_crawl_e2e import SETTINGS, corpus_docs
 from tests.webpages import page, prose
+from wackycrawl import settings as project_settings
 from wackycrawl.dedup.detector import MAX_CONFIRM, K, DuplicateDetector, Fingerprint
 from wackycrawl.dedup.shingles import shingle_hashes, sketch
 from wackycrawl.dedup.simhash import checksum
+from wackycrawl.distributed.fingerprint import url_fingerprint
 from wackycrawl.distributed.keys import CrawlKeys
+from wackycrawl.distributed.pipeline import WrittenOncePipeline
 from wackycrawl.distributed.simhash import BLOCKS, MAX_K, RedisDedupIndex, join, split
 from wackycrawl.pipelines.dedup import DedupPipeline, set_fingerprint
 
@@ -225,6 +228,36 @@ def test_dedup_pipeline_uses_the_shared_index_with_redis_url(redis_server):
     assert not pipes[1].detector.checksums  # nothing kept in memory
     local = DedupPipeline.from_crawler(get_crawler(settings_dict={}))
     assert local.shared is None
+
+
+def test_the_written_set_is_looked_up_with_the_index(redis_server):
+    """With the written SET's key the script drops a URL written before (also an empty text,
+    which never reaches the script) and stores nothing of it; the pipelines agree that the
+    dedup stage does the lookup only when both are on with Redis."""
+    keys = CrawlKeys("written")
+    r = redis_server.client()
+    w = RedisDedupIndex(r, keys, written=keys.written)
+    text = words(random.Random(4))
+    fp = fingerprint(0x0123_4567_89AB_CDEF, text, 120, 99)
+    r.sadd(keys.written, url_fingerprint("http://a.test/done"))
+    assert w.check_and_add(fp, "http://a.test/done", text).verdict == "already_written"
+    assert w.check_and_add(Fingerprint(1, 0, 0), "http://a.test/done").verdict == "already_written"
+    assert not r.exists(keys.near_bucket_prefix + "version")  # nothing stored
+    assert w.check_and_add(fp, "http://a.test/new", text).verdict == "new"
+    assert w.check_and_add(fp, "http://b.test/", text).verdict == "exact_duplicate"
+    on = {"REDIS_URL": redis_server.url, "WACKY_CRAWL_NAME": "written", "WACKY_OUTPUT_DIR": "c",
+          "ITEM_PIPELINES": project_settings.ITEM_PIPELINES}
+    for settings, delegated in ((on, True), ({**on, "WACKY_DEDUP_ENABLED": "False"}, False),
+                                ({**on, "REDIS_URL": "", "JOBDIR": "j"}, False)):
+        crawler = get_crawler(settings_dict=settings)
+        assert WrittenOncePipeline.from_crawler(crawler).check is not delegated
+        if delegated:
+            pipe = DedupPipeline.from_crawler(crawler)
+            assert pipe.shared.written == keys.written
+            item = {"url": "http://a.test/done", "paragraphs": [text]}
+            set_fingerprint(item, fp)
+            with pytest.raises(Exception, match="already_written: http://a.test/done"):
+                pipe.process_item(item)
 
 
 # --- two worker processes -------------------------------------------------------------------

@@ -7,7 +7,10 @@ whose canonical URL (:func:`wackycrawl.distributed.fingerprint.url_fingerprint`)
 written (reason ``already_written``); a URL is recorded when its item has passed every
 stage (Scrapy's ``item_scraped`` signal, i.e. after the TREC writer).
 
-Redis: the written set is the crawl's ``written`` SET, shared by all workers. Local: a set
+Redis: the written set is the crawl's ``written`` SET, shared by all workers; with the dedup
+stage on (:func:`dedup_checks_written`) the URL is looked up there by the dedup script, in
+the same round trip as the duplicate index (:mod:`wackycrawl.distributed.simhash`), so an
+already written page is dropped at the dedup stage instead of here. Local: a set
 in memory, and on a resume (the SQLite frontier existed) the TREC files modified since the
 dedup state was last saved (``<JOBDIR>/wacky-dedup``) are read back
 (:mod:`wackycrawl.distributed.replay`): their URLs fill the set and their texts go through
@@ -22,6 +25,8 @@ import os
 
 from scrapy import signals
 from scrapy.exceptions import NotConfigured
+from scrapy.utils.conf import build_component_list
+from scrapy.utils.misc import load_object
 
 from wackycrawl.distributed import local, replay
 from wackycrawl.distributed.fingerprint import url_fingerprint
@@ -35,11 +40,27 @@ logger = logging.getLogger(__name__)
 REPLAY_MARGIN = 60.0  # seconds before the dedup state's save time that files are re-read
 
 
+def dedup_checks_written(settings) -> bool:
+    """True when the Redis dedup script looks up the written set (module doc): the Redis
+    frontier, ``WACKY_OUTPUT_DIR`` set, and both :class:`WrittenOncePipeline` and the dedup
+    stage (``DedupPipeline``, ``WACKY_DEDUP_ENABLED``) in ``ITEM_PIPELINES``."""
+    from wackycrawl.pipelines.dedup import DedupPipeline
+
+    if (frontier_mode(settings) != "redis" or not settings.get("WACKY_OUTPUT_DIR")
+            or not settings.getbool("WACKY_DEDUP_ENABLED", True)):
+        return False
+    classes = [load_object(path) for path in
+               build_component_list(settings.getwithbase("ITEM_PIPELINES"))]
+    return all(any(isinstance(c, type) and issubclass(c, wanted) for c in classes)
+               for wanted in (WrittenOncePipeline, DedupPipeline))
+
+
 class WrittenOncePipeline:
     def __init__(self, crawler, written, output_dir: str, jobdir: str | None):
         self.crawler, self.stats = crawler, crawler.stats
         self.written, self.output_dir, self.jobdir = written, output_dir, jobdir
         self.resuming = bool(jobdir) and os.path.exists(os.path.join(jobdir, local.FILENAME))
+        self.check = jobdir is not None or not dedup_checks_written(crawler.settings)
 
     @classmethod
     def from_crawler(cls, crawler):
@@ -58,7 +79,7 @@ class WrittenOncePipeline:
         return pipe
 
     def process_item(self, item: dict) -> dict:
-        if url_fingerprint(item["url"]) in self.written:
+        if self.check and url_fingerprint(item["url"]) in self.written:
             raise drop(self.stats, "already_written", item)
         return item
 

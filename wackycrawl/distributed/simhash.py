@@ -65,15 +65,18 @@ REST_BYTES = (64 - BLOCK_BITS) // 8
 BLOCKS = [(BLOCK_BITS * t, BLOCK_BITS) for t in range(TABLES)]  # (start from the top, width)
 
 # KEYS: checksum shard, record HASH of the own block 0, own bucket of tables 0..3, the tables'
-# version (a counter of the documents added to them).
+# version (a counter of the documents added to them)[, the written SET].
 # ARGV: checksum rest, owner, '1' to check/add the simhash, k, record, bucket key prefix
 # ('<crawl prefix>near:'), probe masks (2 bytes each, big-endian), the query's block per table
 # (4 integers), its rest per table (4 x 6 bytes), the version the client's candidates came
-# from ('' on a first call), the most candidates to return, then the excluded candidates'
-# names. A candidate's name is '<block 0>:<rest of table 0>' (integers); the reply gives the
+# from ('' on a first call), the most candidates to return, the URL fingerprint to look up in
+# the written SET ('' = none), then the excluded candidates' names. A candidate's name is '<block 0>:<rest of table 0>' (integers); the reply gives the
 # version, then name, distance and record of each candidate, nearest first (ties: the
 # smaller simhash), as many as asked for: the client compares no more than that.
 CHECK_AND_ADD = """
+if ARGV[18] ~= '' and redis.call('SISMEMBER', KEYS[8], ARGV[18]) == 1 then
+  return {'already_written'}
+end
 local owner = redis.call('HGET', KEYS[1], ARGV[1])
 if owner then return {'exact_duplicate', owner} end
 if ARGV[3] == '1' then
@@ -132,7 +135,7 @@ if ARGV[3] == '1' then
       end
     end
     local excluded = {}
-    for e = 18, #ARGV do excluded[ARGV[e]] = true end
+    for e = 19, #ARGV do excluded[ARGV[e]] = true end
     if #found > limit then
       table.sort(found, function(u, v) return u[1] < v[1] or (u[1] == v[1] and u[2] < v[2]) end)
     end
@@ -186,15 +189,18 @@ class RedisDedupIndex:
     ``server`` is a ``redis.Redis`` client, ``keys`` the crawl's key names; ``k`` in
     ``0..MAX_K`` (ValueError otherwise); ``min_features``, ``threshold`` and ``shingle_size``
     as in :class:`~wackycrawl.dedup.detector.DuplicateDetector` (the sketch comes with each
-    :class:`Fingerprint`).
+    :class:`Fingerprint`). ``written``: the key of the crawl's written SET
+    (:mod:`wackycrawl.distributed.pipeline`), looked up in the same script before the index:
+    a document whose URL is in it gets the verdict ``"already_written"``.
     """
 
     def __init__(self, server, keys: CrawlKeys, k: int = K, min_features: int = MIN_FEATURES,
-                 threshold: float = RESEMBLANCE, shingle_size: int = SHINGLE_SIZE):
+                 threshold: float = RESEMBLANCE, shingle_size: int = SHINGLE_SIZE,
+                 written: str | None = None):
         if not 0 <= k <= MAX_K:
             raise ValueError(f"the Redis simhash index needs k in 0..{MAX_K}, not {k}")
         self.server, self.keys, self.k, self.min_features = server, keys, k, min_features
-        self.threshold, self.shingle_size = threshold, shingle_size
+        self.threshold, self.shingle_size, self.written = threshold, shingle_size, written
         self._masks = b"".join(m.to_bytes(2, "big") for m in probe_masks(k // TABLES))
         self._near = keys.near_bucket_prefix
         self._version = keys.near_bucket_prefix + "version"
@@ -206,24 +212,32 @@ class RedisDedupIndex:
         them; needed to confirm candidates); a document that is not a duplicate is stored
         at once. Verdicts: those of :meth:`DuplicateDetector.check` (an ``"empty"`` text is
         neither checked nor stored), plus ``"refetched"`` (matched the same URL's own earlier
-        copy: keep it)."""
+        copy: keep it) and, with ``written``, ``"already_written"``."""
+        url_fp = url_fingerprint(url)
         if fp.n_features == 0:
-            return Decision("empty", fp.checksum, fp.simhash, 0, fp.sketch)
-        owner = url_fingerprint(url)[:OWNER_BYTES]
+            verdict = "already_written" if self.written and self.server.sismember(
+                self.written, url_fp) else "empty"
+            return Decision(verdict, fp.checksum, fp.simhash, 0, fp.sketch)
+        owner = url_fp[:OWNER_BYTES]
         shard, rest = split(fp.checksum, 0, CHECKSUM_SHARD_BITS)
         blocks = block_values(fp.simhash)
         rests = [split(fp.simhash, *b)[1].to_bytes(REST_BYTES, "big") for b in BLOCKS]
         keys = [self.keys.checksum_shard(f"{shard:04x}"), self.keys.near_record(f"{blocks[0]:04x}")]
         keys += [f"{self._near}{t}:{blocks[t]:04x}" for t in range(TABLES)]
         keys.append(self._version)
+        written = b""
+        if self.written:
+            keys.append(self.written)
+            written = url_fp
         near = fp.n_features >= self.min_features
         record = owner + fp.checksum.to_bytes(8, "little") + fp.sketch
         excluded, candidates, version = [], {}, ""
         while True:
             answer = self._script(keys=keys, args=[rest, owner, "1" if near else "0", self.k,
                                                    record, self._near, self._masks, *blocks,
-                                                   *rests, version, MAX_CONFIRM, *excluded])
-            verdict = answer[0].decode()
+                                                   *rests, version, MAX_CONFIRM, written,
+                                                   *excluded])
+            verdict, written = answer[0].decode(), b""  # the written SET: looked up once
             if verdict != "candidates":
                 break
             version = answer[1]
@@ -243,7 +257,7 @@ class RedisDedupIndex:
             decision = Decision(verdict, fp.checksum, fp.simhash, fp.n_features, fp.sketch,
                                 fp.checksum, 0, 1.0, fp.checksum)
             return self._refetched(decision, answer[1] == owner)
-        if verdict == "too_few_features" or not candidates:
+        if verdict in ("too_few_features", "already_written") or not candidates:
             return Decision(verdict, fp.checksum, fp.simhash, fp.n_features, fp.sketch)
         return decision  # new, with the nearest candidate that was not confirmed
 

@@ -25,7 +25,9 @@ With ``JOBDIR`` set, the state lives in ``<JOBDIR>/wacky-dedup/``: loaded on ope
 every ``WACKY_DEDUP_SAVE_EVERY`` kept documents and on close. In a distributed crawl
 (``REDIS_URL``) the index is the crawl's, in Redis, shared by every worker
 (:mod:`wackycrawl.distributed.simhash`: check and add in one atomic step; a match owned by the
-same URL, its own copy from before a worker died, is kept: ``wacky/dedup/refetched``).
+same URL, its own copy from before a worker died, is kept: ``wacky/dedup/refetched``); the same
+script looks the URL up in the crawl's written set first (drop ``already_written``,
+:mod:`wackycrawl.distributed.pipeline`).
 """
 
 import logging
@@ -46,6 +48,7 @@ from wackycrawl.dedup.index import MAX_CANDIDATES
 from wackycrawl.dedup.shingles import RESEMBLANCE, SHINGLE_SIZE, SKETCH_SIZE
 from wackycrawl.dedup.simhash import to_hex
 from wackycrawl.distributed.keys import CrawlKeys
+from wackycrawl.distributed.pipeline import dedup_checks_written
 from wackycrawl.distributed.scheduler import connect, crawl_name, frontier_mode
 from wackycrawl.distributed.simhash import RedisDedupIndex
 from wackycrawl.pipelines import drop
@@ -147,7 +150,8 @@ class DedupPipeline:
         if frontier_mode(settings) == "redis":
             keys = CrawlKeys(crawl_name(settings, crawler.spidercls.name))
             shared = RedisDedupIndex(connect(settings), keys, k, min_features, near["threshold"],
-                                     near["shingle_size"])
+                                     near["shingle_size"],
+                                     keys.written if dedup_checks_written(settings) else None)
             jobdir = None
         near["max_candidates"] = settings.getint("WACKY_SIMHASH_MAX_CANDIDATES", MAX_CANDIDATES)
         return cls(
@@ -193,6 +197,8 @@ class DedupPipeline:
             decision = self.shared.check_and_add(fp, item.get("url", ""), source)
         else:
             decision = self.detector.check(fp, source)
+        if decision.verdict == "already_written":  # the written SET, looked up with the index
+            raise drop(self.stats, "already_written", item)
         if self.detector.simhashes.capped > capped:
             self.stats.inc_value("wacky/dedup/capped")
         item.setdefault("meta", {}).update(near_meta(decision))
