@@ -212,7 +212,7 @@ def test_distinctive_function_words_tell_croatian_from_bosnian():
     assert hr.lang == "hr"
     assert (bs.lang, bs.method) == ("bs", "markers")
     # Without the distinctive words' evidence Bosnian stays und, never Croatian.
-    strict = fw.Identifier(close_min_markers=100).identify(BS_NEWS)
+    strict = fw.Identifier(close_min_markers=100, close_purist=()).identify(BS_NEWS)
     assert (strict.lang, strict.method) == ("und", "close")
     assert {"bs", "hr"} == set(dict(strict.top2))
 
@@ -223,6 +223,49 @@ def test_bosnian_told_apart_from_both_neighbours_by_their_standards_forms():
     r = fw.identify(CLOSE["bs"])
     assert (r.lang, r.method) == ("bs", "markers")
     assert r.top2[0][0] != "bs"
+
+
+# Bosnian with one form Croatian's standard does not write (sedmice) and ijekavian forms
+# against Serbian ekavian (written for this test).
+BS_ONE = ("Naša škola je prošle godine dobila novu biblioteku, a učenici su u njoj provodili "
+          "mnogo vremena poslije nastave. Nastavnica nam je objasnila da se knjige mogu "
+          "posuditi na dvije sedmice i da ih treba vratiti na vrijeme. U biblioteci je uvijek "
+          "mirno, pa se tu dobro uči. Najviše volim knjige o prirodi i o starim gradovima, a "
+          "moja sestra čita romane o ljubavi.")
+
+
+def test_one_form_a_purist_standard_excludes_tells_a_text_apart_from_it():
+    # Croatian's standard admits no Bosnian form, Bosnian's admits Croatian ones: one token
+    # tells a text apart from hr, two are needed against bs or sr.
+    r = fw.identify(BS_ONE)
+    assert (r.lang, r.method) == ("bs", "markers")
+    lenient = fw.Identifier(close_purist=())
+    assert (lenient.identify(BS_ONE).lang, lenient.identify(BS_ONE).method) == ("und", "close")
+    # One Croatian form is not enough against Bosnian.
+    one_hr = BS_ONE.replace("sedmice", "tjedna")
+    assert fw.identify(one_hr).lang == "und"
+
+
+# Croatian whose opening has no form of one standard only; its end has tko, nitko, tijekom,
+# siječnja (written for this test).
+SHARED = ("Ovo je priča o jednom malom gradu na rijeci, u kojem su ljudi živjeli mirno i "
+          "skromno. Svako jutro su išli na posao, a navečer su se vraćali svojim kućama. "
+          "Djeca su se igrala na ulici i u parku, a stari ljudi su sjedili na klupama i "
+          "pričali o prošlim vremenima. U gradu je bila jedna crkva, jedna škola i nekoliko "
+          "malih radnji. Ljudi su se poznavali i pomagali jedni drugima kad je to bilo "
+          "potrebno. Kad bi neki susjed bio bolestan, drugi bi mu donijeli hranu i pitali ga "
+          "treba li mu još nešto. ") * 2
+HR_END = ("Tako je bilo i prošle godine, kad je u grad stigao novi liječnik. Tko zna što će "
+          "biti sljedeće godine, ali nitko ne vjeruje da će se to promijeniti tijekom siječnja.")
+
+
+def test_close_languages_told_apart_by_words_after_the_part_read():
+    assert fw.identify(SHARED).lang == "und"
+    r = fw.identify(SHARED + HR_END)
+    # Reading stopped before the end (the prose figures are the opening's), but the close
+    # languages' evidence is the whole text's; the model leaves hr alone above 1 - share.
+    assert (r.lang, r.method) == ("hr", "markers") and r.chars < len(SHARED + HR_END)
+    assert fw.Identifier(chunk_chars=0).identify(SHARED + HR_END).lang == "hr"
 
 
 # Indonesian with one Malay spelling (kerana): evidence for both standards, so und.

@@ -150,3 +150,13 @@ def test_new_thresholds_read_from_settings():
     assert (ident.agree_min_prob, ident.model_min_prob, ident.close_min_share,
             ident.close_min_markers) == (0.7, 0.999, 0.8, 5)
     assert pipe.mix == {"min_tokens": 4, "langid_min_chars": 150}
+
+
+def test_purist_standards_read_from_settings():
+    from tests.test_langcheck import BS_ONE
+
+    assert build()[0].identifier.close_purist == {"hr"}
+    pipe, _ = build(WACKY_LID_CLOSE_PURIST="", WACKY_MIN_FUNCWORD_TOKENS=1,
+                    WACKY_MIN_FUNCWORD_TYPES=1)
+    assert pipe.identifier.close_purist == frozenset()
+    assert pipe.process_item(item(BS_ONE))["meta"]["Language-Method"] == "close"

@@ -274,6 +274,11 @@ WACKY_LID_MODEL_MIN_PROB = 0.99
 # hr precision 1.0 -> 0.98).
 WACKY_LID_CLOSE_MIN_SHARE = 0.9
 WACKY_LID_CLOSE_MIN_MARKERS = 2
+# Close languages whose standard is purist (Croatian: its language policy admits no Bosnian
+# or Serbian form, while theirs "tend to be inclusive", Wikipedia's comparison of the
+# standards): one distinctive token of another member, three times the purist's own, tells a
+# text apart from it (devset documents: bs recall 0.38 -> 0.62, no new error).
+WACKY_LID_CLOSE_PURIST = "hr"
 # Language-Mix / Language-Foreign: a paragraph's lists decide with this many function-word
 # tokens; the model reads paragraphs of at least this many characters (one sentence).
 WACKY_LID_MIX_MIN_TOKENS = 3

@@ -34,7 +34,7 @@ class LanguagePipeline:
     ``WACKY_LID_CHECK_CHARS``,
     ``WACKY_LID_CHUNK_CHARS``, ``WACKY_LID_STOP_MARGIN``, ``WACKY_LID_AGREE_MIN_PROB``,
     ``WACKY_LID_MODEL_MIN_PROB``, ``WACKY_LID_CLOSE_MIN_SHARE``, ``WACKY_LID_CLOSE_MIN_MARKERS``,
-    ``WACKY_LID_MIX_MIN_TOKENS``, ``WACKY_LID_MIX_LANGID_MIN_CHARS``,
+    ``WACKY_LID_CLOSE_PURIST``, ``WACKY_LID_MIX_MIN_TOKENS``, ``WACKY_LID_MIX_LANGID_MIN_CHARS``,
     ``WACKY_MIN_FUNCWORD_TYPES``, ``WACKY_MIN_FUNCWORD_TOKENS``,
     ``WACKY_MIN_FUNCWORD_RATIO``; ``WACKY_LANGUAGE_ENABLED=False`` turns the stage off.
     A code in ``WACKY_LANGUAGES`` that no list and no langid.py class knows raises
@@ -77,6 +77,7 @@ class LanguagePipeline:
             close_min_share=s.getfloat("WACKY_LID_CLOSE_MIN_SHARE", funcwords.CLOSE_MIN_SHARE),
             close_min_markers=s.getint("WACKY_LID_CLOSE_MIN_MARKERS",
                                        funcwords.CLOSE_MIN_MARKERS),
+            close_purist=tuple(s.getlist("WACKY_LID_CLOSE_PURIST", funcwords.CLOSE_PURIST)),
             **prose,
         )
         mix = {

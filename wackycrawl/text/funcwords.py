@@ -23,7 +23,9 @@ Stages, each a plain function over ``str``:
    the lists point elsewhere). Close languages (bs/hr/sr, nb/nn/da/sv, cs/sk, es/pt/gl/ca,
    id/ms) need ``close_min_share`` of their group's probability, or distinctive words (the
    function-word and marker lists, ``data/funcwords/markers``: forms one standard writes and
-   the other's does not); else ``"und"`` with the two candidates in ``top2``. The model's
+   the other's does not; one token against a purist standard, ``close_purist``), counted
+   over the whole text when the part read does not tell them apart; else ``"und"`` with the
+   two candidates in ``top2``. The model's
    ``nso`` (it has no class for Setswana, which it calls nso) needs Northern Sotho markers.
 5. :func:`is_connected_prose` - minimum function-word types, tokens and ratio.
 
@@ -75,6 +77,14 @@ MODEL_MIN_PROB = 0.99
 # more bs/hr documents apart with no new error; 1 costs hr precision, 1.0 -> 0.98).
 CLOSE_MIN_SHARE = 0.9
 CLOSE_MIN_MARKERS = 2
+# Close languages whose standard is purist, admitting no form of its neighbours' standards
+# (Wikipedia, "Comparison of standard Bosnian, Croatian, Montenegrin and Serbian": the
+# Bosnian, Montenegrin and Serbian standards "tend to be inclusive", accepting a wider range
+# of idioms, "whereas the Croatian language policy is more purist"): a Bosnian text may hold
+# Croatian forms, a Croatian one no Bosnian or Serbian form. So one distinctive token of
+# another member (three times the purist's own) tells a text apart from a purist member; two
+# (CLOSE_MIN_MARKERS) from any other.
+CLOSE_PURIST = ("hr",)
 # Connected prose (Baroni et al. 2009; Ferraresi et al. 2008; BootCaT whitelist semantics).
 MIN_FUNCWORD_TYPES = 10
 MIN_FUNCWORD_TOKENS = 30
@@ -323,6 +333,7 @@ class Identifier:
         model_min_prob: float = MODEL_MIN_PROB,
         close_min_share: float = CLOSE_MIN_SHARE,
         close_min_markers: int = CLOSE_MIN_MARKERS,
+        close_purist: tuple[str, ...] | frozenset[str] = CLOSE_PURIST,
     ):
         self.min_chars = min_chars
         self.min_margin = min_margin
@@ -335,13 +346,15 @@ class Identifier:
         self.model_min_prob = model_min_prob
         self.close_min_share = close_min_share
         self.close_min_markers = close_min_markers
+        self.close_purist = frozenset(close_purist)
 
     def identify(self, text: str) -> LangResult:
         """Decide the language of ``text`` (any length; never raises on odd input)."""
         langs = languages()
         text = langmodel.strip_ignorable(text).strip()
         read, fw, n = [], Counter(), 0
-        for piece in _pieces(text, self.chunk_chars):
+        pieces = _pieces(text, self.chunk_chars)
+        for piece in pieces:
             read.append(piece)
             words = _words(piece)
             n += words.total()
@@ -378,38 +391,59 @@ class Identifier:
         members = langmodel.group(lang)
         agree = bool(pointed & members)  # the lists point at the model's language (group)
         if len(members) > 1:
-            return self._close(ranked, members, agree, _words("".join(read)), lang in pointed,
-                               result)
+            return self._close(ranked, members, agree, _words("".join(read)), pieces,
+                               lang in pointed, result)
         if not self.told_apart(lang, "".join(read)):
             return result(UND, 0.0, "close", ranked[:2])
         if prob >= (self.agree_min_prob if agree else self.model_min_prob):
             return result(lang, prob, "funcwords" if agree else "langid", ranked[:2])
         return result(UND, 0.0, "uncertain", ranked[:2])
 
-    def _close(self, ranked, members, agree: bool, words: Counter, listed_first: bool, result):
+    def _close(self, ranked, members, agree: bool, words: Counter, rest, listed_first: bool,
+               result):
         """The model's best language has close neighbours (``members``). Between two members,
         the *distinctive* words of each are those its function-word and marker lists have
-        and the other's have not (``words``: the text's UTF-8 word frequencies); evidence is
-        strong with at least ``close_min_markers`` tokens and three times the other's. The
+        and the other's have not (``words``: the text's UTF-8 word frequencies); evidence
+        for ``a`` against ``b`` is strong with at least ``close_min_markers`` tokens (one
+        when ``b`` is in ``close_purist``) and three times the other's. The
         model's best is given when it holds ``close_min_share`` of the group's probability
-        and no other member has strong evidence against it. Otherwise, among the members with at least
-        ``1 - close_min_share`` of the group's probability (the others the model rules out),
-        the one whose distinctive words are strong against each other one is given
-        (``markers``). Otherwise ``und``, naming the group's two best."""
+        and no other member has strong evidence against it. Otherwise, among the members with
+        at least ``1 - close_min_share`` of the group's probability (the others the model
+        rules out), the one whose distinctive words are strong against each other one (a
+        lone one: against the group's second best) is given
+        (``markers``). Otherwise the words of the pieces not read yet (``rest``, an iterator
+        of normalised pieces) are counted too and the test is made again; then ``und``,
+        naming the group's two best."""
         probs = [(lang, p) for lang, p in ranked if lang in members]
         total = sum(p for _, p in probs)
         if total < (self.agree_min_prob if agree else self.model_min_prob):
             return result(UND, 0.0, "uncertain", ranked[:2])
+        found = self._tell_apart(probs, total, words)
+        unread = None if found else list(rest)
+        if unread:  # the whole text's evidence
+            for piece in unread:
+                words.update(_words(piece))
+            found = self._tell_apart(probs, total, words)
+        if not found:
+            return result(UND, 0.0, "close", probs[:2])
+        lang, p, method = found
+        if method == "model":
+            method = "funcwords" if listed_first else "langid"
+        return result(lang, p / total, method, probs[:2])
+
+    def _tell_apart(self, probs, total: float, words: Counter):
+        """(lang, probability, ``"model"`` or ``"markers"``) of :meth:`_close`'s test on
+        ``words``, or None."""
         first, p1 = probs[0]
         if p1 >= self.close_min_share * total and not any(
-                self._strong(*_markers(x, first, words)) for x, _ in probs[1:]):
-            return result(first, p1 / total, "funcwords" if listed_first else "langid",
-                          probs[:2])
+                self._strong(x, first, words) for x, _ in probs[1:]):
+            return first, p1, "model"
         contenders = [(lang, p) for lang, p in probs if p >= (1 - self.close_min_share) * total]
-        for lang, p in contenders if len(contenders) > 1 else ():
-            if all(self._strong(*_markers(lang, x, words)) for x, _ in contenders if x != lang):
-                return result(lang, p / total, "markers", probs[:2])
-        return result(UND, 0.0, "close", probs[:2])
+        against = contenders if len(contenders) > 1 else probs[:2]
+        for lang, p in contenders:
+            if all(self._strong(lang, x, words) for x, _ in against if x != lang):
+                return lang, p, "markers"
+        return None
 
     def told_apart(self, lang: str, norm: str) -> bool:
         """False when the model's label ``lang`` has a close relative the model has no class
@@ -417,12 +451,15 @@ class Identifier:
         the normalised text ``norm`` holds fewer than ``close_min_markers`` tokens of
         ``lang``'s distinctive words (``data/funcwords/markers/<lang>.txt``); else True."""
         unknown = langmodel.UNKNOWN_NEIGHBOURS.get(lang)
-        return not unknown or self._strong(*_markers(lang, unknown, _words(norm)))
+        return not unknown or self._strong(lang, unknown, _words(norm))
 
-    def _strong(self, tokens: int, against: int) -> bool:
-        """Distinctive-word evidence: at least ``close_min_markers`` tokens, three times
-        ``against``."""
-        return tokens >= self.close_min_markers and tokens >= 3 * against
+    def _strong(self, a: str, b: str, words: Counter) -> bool:
+        """Strong evidence for ``a`` against ``b`` in ``words`` (UTF-8 word frequencies):
+        distinctive tokens of ``a`` at least ``close_min_markers`` (1 when ``b`` is in
+        ``close_purist``) and three times those of ``b``."""
+        tokens, against = _markers(a, b, words)
+        least = 1 if b in self.close_purist else self.close_min_markers
+        return tokens >= least and tokens >= 3 * against
 
     def _settled(self, chars: int, words: int, tokens: int, types: int) -> bool:
         """True when the text read is at least ``min_chars`` long and either passes the
