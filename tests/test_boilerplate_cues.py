@@ -355,6 +355,25 @@ def test_article_mode_drops_an_image_gallery_inside_the_article():
     assert not any("Picture" in p or "Water in the streets" in p for p in article)
 
 
+LEAD = ("<p>The old town lies on both banks of the river, and its quay has flooded in many "
+        "springs since the first houses were built there by fishermen in the twelfth century, "
+        "long before the bridge and the church.</p>")
+INFOBOX = "<table>" + "".join(f"<tr><th>Row {i}</th><td>{i}</td></tr>" for i in range(12)) + \
+    "</table>"
+
+
+def test_article_mode_keeps_a_long_block_in_the_spans_container():
+    # A lead paragraph cut off from the span by an infobox (Wikipedia) is in the article's
+    # container; a long paragraph in a sidebar outside that container is not.
+    sidebar = f"<div>{MENU}<p>{COMMENT} Then the next spring came, and the water rose.</p></div>"
+    markup = page(f"<div>{MENU}</div><div><div>{LEAD}{INFOBOX}{ARTICLE}{THIRD}</div>"
+                  f"{sidebar}</div>")
+    article = blocks.extract(markup, article=True)
+    assert has_article(article) and any("twelfth century" in p for p in article)
+    assert not any("grandmother" in p for p in article)
+    assert blocks.span_container(bte.pieces("<div><p>a b</p></div>"), (3, 4)) == (1, 7)
+
+
 def test_article_extractor_by_name():
     from wackycrawl.text.extractors import EXTRACTORS, get_analyser, get_extractor
 

@@ -230,7 +230,8 @@ WACKY_EXTRACTOR = "blocks"
 # (jusText's max_link_density, Pomikalek 2011).
 WACKY_MAX_LINK_DENSITY = 0.2
 # "blocks": words a block outside the BTE span needs to be kept (no published value; 30
-# scored best on the CleanEval dev set, benchmarks/boilerplate_eval.py).
+# scored best on the CleanEval dev set, benchmarks/boilerplate_eval.py); "article": the same,
+# for blocks inside the innermost container element that holds the whole span.
 WACKY_MIN_OUTSIDE_WORDS = 30
 # "blocks": host-level templates (wackycrawl.text.templates; Bar-Yossef & Rajagopalan 2002):
 # blocks seen on at least WACKY_TEMPLATE_MIN_PAGES pages of a host are boilerplate on its

@@ -29,7 +29,9 @@ article-extraction benchmarks (trafilatura's, scrapinghub's): comment sections a
 boilerplate, and so are bylines and captions named by class/id
 (:data:`wackycrawl.text.cues.ARTICLE_WORDS`, :data:`~wackycrawl.text.cues.COMMENT_PHRASES`),
 :data:`FIGURES` (captions, credits), a heading that repeats the page's ``<title>``
-(readability's rule) and every block outside the span.
+(readability's rule) and the blocks outside the span, except long ones
+(``min_outside_words``) inside the innermost container element that holds the whole span
+(:func:`span_container`: a Wikipedia lead paragraph before the infobox and contents).
 """
 
 from __future__ import annotations
@@ -297,11 +299,14 @@ def classify(
     min_outside_words: int = MIN_OUTSIDE_WORDS,
     template: list[bool] | None = None,
     text_cue: list[bool] | None = None,
+    region: tuple[int, int] | None = None,
 ) -> list[bool]:
     """Content (True) or boilerplate (False) for each block; ``span`` in piece indexes,
     ``template[i]`` True when block ``i`` is part of the host's template, ``text_cue`` the
-    blocks' :func:`text_cue_of` (computed when None). A block with ``cue`` set is
-    boilerplate (call :func:`unwrap_page` first to ignore wrappers' names)."""
+    blocks' :func:`text_cue_of` (computed when None), ``region`` (piece indexes) where a
+    block outside the span may be a second content area (None: anywhere). A block with
+    ``cue`` set is boilerplate (call :func:`unwrap_page` first to ignore wrappers' names)."""
+    low, high = region or (0, 1 << 62)
     inside = [b.end > span[0] and b.start < span[1] for b in blocks]
     if text_cue is None:
         text_cue = text_cue_of(blocks)
@@ -314,7 +319,8 @@ def classify(
         elif template is not None and template[i]:
             good.append(False)
         else:
-            good.append(inside[i] or b.words >= min_outside_words)
+            good.append(inside[i] or (b.words >= min_outside_words
+                                      and low <= b.start and b.end <= high))
     for i in range(len(blocks) - 1, -1, -1):
         if blocks[i].heading and not text_cue[i]:
             good[i] = i + 1 < len(blocks) and good[i + 1] and blocks[i].link_words == 0
@@ -355,6 +361,29 @@ def _prose_blocks(blocks: list[Block], span: tuple[int, int]) -> int:
     return n
 
 
+def span_container(parts: list[str], span: tuple[int, int]) -> tuple[int, int]:
+    """Piece indexes ``(start, end)`` of the innermost container element (``div``,
+    ``section``, ``article``...) holding all of ``span``; ``(0, 0)`` if none does (the span
+    reaches into ``<body>`` itself)."""
+    start, end = span
+    if start >= end:
+        return 0, 0
+    opened: list[int] = []
+    for j, name in enumerate(bte.tag_names(parts[1::2])):
+        if name in _NESTING:
+            k = 2 * j + 1
+            if parts[k][1] != "/":
+                opened.append(k)
+            elif opened:
+                top = opened.pop()
+                if top < start and k >= end:
+                    return top, k
+    for top in reversed(opened):  # never closed: they run to the end of the page
+        if top < start:
+            return top, len(parts)
+    return 0, 0
+
+
 _TITLE_RE = re.compile(r"<title\b[^>]*>([^<]*)", re.IGNORECASE)
 
 
@@ -383,8 +412,6 @@ def analyse(
     parts = bte.pieces(bte.strip_invisible(markup))
     blocks, scores = segment(parts, article)
     text_cue = text_cue_of(blocks, article)
-    if article:  # no second content areas
-        min_outside_words = 1 << 62
     unwrap_page(blocks)
     template = None
     if templates is not None and blocks:
@@ -395,7 +422,9 @@ def analyse(
     if (_prose_blocks(blocks, span) < MIN_WRAPPER_PARAGRAPHS
             and unname_wrappers(blocks, bte.best_span(scores), text_cue)):
         span = _span(blocks, scores, template, text_cue)
-    keep = classify(blocks, span, max_link_density, min_outside_words, template, text_cue)
+    region = span_container(parts, span) if article else None
+    keep = classify(blocks, span, max_link_density, min_outside_words, template, text_cue,
+                    region)
     if article:
         title = page_title(markup)
         if title:
