@@ -168,6 +168,15 @@ def test_short_block_outside_the_span_is_boilerplate():
     assert not any("newsletter" in p for p in blocks.extract(page))
 
 
+def test_words_of_text_without_spaces_are_counted_by_characters():
+    cjk = "谷歌在2014年收购的人工智能公司开发出一款能够用自己的记忆学习新知识的系统"
+    padded = "<p>\n                 \u201917                  \n</p>"  # "’17" and whitespace
+    (long_run,), _ = blocks.segment(bte.pieces(f"<p>{cjk}</p>"))
+    (short,), _ = blocks.segment(bte.pieces(padded))
+    assert long_run.words == len(cjk) // blocks.CHARS_PER_WORD
+    assert short.words == 1
+
+
 def test_thresholds_are_parameters():
     # (class "side", not "sidebar": a class naming boilerplate removes a block at any threshold)
     page = ARTICLE.replace("<!-- author -->", TAG_CLOUD + AUTHOR).replace("sidebar", "side")

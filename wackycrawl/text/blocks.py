@@ -76,7 +76,8 @@ MIN_WRAPPER_PARAGRAPHS = 3
 FIGURES = frozenset(["figure", "figcaption"])
 HEADINGS = frozenset(["h1", "h2", "h3", "h4", "h5", "h6"])
 #: Characters per word in text whose "words" are long runs without spaces (Chinese,
-#: Japanese, Thai: a chunk's average token longer than :data:`LONG_TOKEN` characters).
+#: Japanese, Thai: a chunk's average token, whitespace left out, longer than
+#: :data:`LONG_TOKEN` characters).
 CHARS_PER_WORD = 3
 LONG_TOKEN = 12
 _NESTING = cues.CONTAINERS | {"article", "header", "main"}
@@ -157,9 +158,12 @@ def segment(parts: list[str], article: bool = False) -> tuple[list[Block], list[
     for j, piece in enumerate(parts[0::2]):
         k = 2 * j
         if piece:
-            n = len(piece.split())
+            tokens = piece.split()
+            n = len(tokens)
             if n and len(piece) > LONG_TOKEN * n and not piece.isascii():
-                n = len(piece) // CHARS_PER_WORD
+                chars = sum(map(len, tokens))  # not the whitespace around them
+                if chars > LONG_TOKEN * n:
+                    n = chars // CHARS_PER_WORD
             add_score(n * (LINK_WORD_WEIGHT if in_link else bte.WORD_WEIGHT))
             if n:
                 if not chunks:
