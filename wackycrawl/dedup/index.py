@@ -16,9 +16,12 @@ one is found (k = 11: 137 probes per table, about 8,400 entries at 1M documents)
 entry is the 48 bits outside its block (its bucket gives the block), 6 bytes: the lookup
 compares 32 of them with the query's first (a lower bound that about 1 % pass) and the
 other 16 for those only; table 0 also holds the document ids. Memory: 4 x 6 + 4 bytes per
-document, plus 2 MiB of directories. The tables live in anonymous memory maps grown in
-place (:class:`_Column`), so the process's RSS is what they use. A candidate cap bounds the
-work of one lookup where buckets are crowded.
+document, plus 1 MiB of directories (uint32 offsets: at most :data:`MAX_DOCUMENTS`). The
+tables live in anonymous memory maps grown in place (:class:`_Column`), and merges move
+them with no temporary copy, so the process's RSS is what they use. A candidate cap bounds
+the work of one lookup where buckets are crowded. The lookup and the merge are loops
+compiled with numba (:mod:`wackycrawl.dedup.tables`): as numpy calls, a lookup took about
+30 calls and gathers over the 8,400 entries, 3-4 times the time of the loop.
 
 :class:`Records` holds fixed-size byte rows by document id (the checksum and shingle sketch
 that confirm a candidate), in chunks so that growing never copies what is stored.
@@ -98,22 +101,32 @@ class ChecksumSet:
 
 
 
-BLOCK_BITS = 16  # 4 blocks of 16 bits; a table's directory has 2**16 + 1 offsets
+BLOCK_BITS = 16  # 4 blocks of 16 bits; a table's directory has 2**16 offsets
 TABLES = 64 // BLOCK_BITS
+BUCKETS = 1 << BLOCK_BITS  # table t's offsets start at t * BUCKETS; one more ends table 3
+# Table t is sorted by block t (from the top), then by the other 48 bits, stored as ``hi``
+# (32: blocks 2 and 3 for tables 0 and 1, blocks 0 and 1 for tables 2 and 3, one query
+# value per pair of tables) and ``lo`` (16: block t ^ 1), packed in 6 bytes so that ``lo``
+# is in the cache line ``hi`` brought in.
+SHIFTS = (48, 32, 16, 0)
+HI_SHIFTS = (0, 0, 32, 32)
+LO_SHIFTS = (32, 48, 0, 16)
+ENTRY = np.dtype([("hi", "<u4"), ("lo", "<u2")])  # no padding: 6 bytes
 MAX_K = 15  # probes of radius 3: 697 block values per table
 MAX_CANDIDATES = 1 << 15  # table entries compared per lookup at most (the candidate cap)
-_SHIFTS = [64 - BLOCK_BITS * (t + 1) for t in range(TABLES)]  # block t from the top
-# A table's entry holds the 48 bits outside its block: 32 in ``hi`` (blocks 2 and 3 for
-# tables 0 and 1, blocks 0 and 1 for tables 2 and 3: one query value per pair of tables)
-# and the block ``t ^ 1`` in ``lo``.
-_HI_SHIFT = [0, 0, 32, 32]
-_LO_SHIFT = [_SHIFTS[t ^ 1] for t in range(TABLES)]
-_BUCKETS = 1 << BLOCK_BITS  # table t's offsets start at t * _BUCKETS; one more ends table 3
-_MASK64 = (1 << 64) - 1
-_CHUNK = 1 << 16  # entries moved per step of an in-place merge
+MAX_DOCUMENTS = (2**32 - 1) // TABLES  # the directories' offsets are uint32
 _HUGE_PAGE = 4 << 20  # maps from this size ask for transparent huge pages (as numpy does)
-_PREFETCH = 1 << 17  # documents from which a lookup's runs are mostly outside the caches
-_SHIFTS_NP, _HI_SHIFTS, _LO_SHIFTS = (np.array(x, dtype=_U64) for x in (_SHIFTS, _HI_SHIFT, _LO_SHIFT))
+_loops = None
+
+
+def _compiled():
+    """:mod:`wackycrawl.dedup.tables`, imported on the first merge or lookup: numba takes
+    about 0.3 s of CPU and 45 MiB of memory to load, which processes that only fingerprint
+    texts (the pipeline's stage workers) never pay."""
+    global _loops
+    if _loops is None:
+        from wackycrawl.dedup import tables as _loops
+    return _loops
 
 
 def probe_masks(radius: int) -> list[int]:
@@ -133,84 +146,50 @@ def table_radii(k: int) -> list[int]:
 
 def block_values(fp: int) -> list[int]:
     """The 4 blocks of 16 bits of ``fp``, block 0 being the top bits."""
-    return [(fp >> shift) & 0xFFFF for shift in _SHIFTS]
-
-
-def _entries(fps: np.ndarray, t: int):
-    """(block, hi, lo) of uint64 ``fps`` in table ``t`` (int64, uint32, uint16 arrays)."""
-    block = (fps >> _U64(_SHIFTS[t])) & _U64(0xFFFF)
-    hi = (fps >> _U64(_HI_SHIFT[t])) & _U64(0xFFFFFFFF)
-    lo = (fps >> _U64(_LO_SHIFT[t])) & _U64(0xFFFF)
-    return block.astype(np.int64), hi.astype(np.uint32), lo.astype(np.uint16)
-
-
-def _merge_in_place(buf: np.ndarray, n: int, where: np.ndarray, values: np.ndarray) -> None:
-    """``buf[:n + len(values)]`` becomes ``np.insert(buf[:n], where, values)`` (``where``
-    non-decreasing) without a second array of that size: from the back, a chunk at a time,
-    so no entry is overwritten before it is moved."""
-    final = where + np.arange(len(values))  # positions of the new entries once merged
-    w1, first = n + len(values), int(final[0])
-    out = np.empty(min(_CHUNK, w1 - first), buf.dtype)
-    old = np.empty(len(out), bool)
-    while w1 > first:
-        w0 = max(first, w1 - _CHUNK)
-        j0, j1 = (int(j) for j in np.searchsorted(final, [w0, w1]))
-        size = w1 - w0
-        keep, chunk = old[:size], out[:size]
-        keep[:] = True
-        keep[final[j0:j1] - w0] = False
-        chunk[keep] = buf[w0 - j0 : w1 - j1]
-        chunk[~keep] = values[j0:j1]
-        buf[w0:w1] = chunk
-        w1 = w0
+    return [(fp >> shift) & 0xFFFF for shift in SHIFTS]
 
 
 def _mapped(count: int, dtype) -> np.ndarray:
     """A new array of ``count`` items of ``dtype`` in a private anonymous memory map: its
     pages become resident as they are written, and go back to the OS with the array."""
-    size = max(count * np.dtype(dtype).itemsize, mmap.PAGESIZE)
+    itemsize = np.dtype(dtype).itemsize
+    size = max(count * itemsize, mmap.PAGESIZE)
     memory = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
     if size >= _HUGE_PAGE and hasattr(mmap, "MADV_HUGEPAGE"):
         memory.madvise(mmap.MADV_HUGEPAGE)  # a lookup's runs are far apart: fewer TLB misses
-    return np.frombuffer(memory, dtype)
+    return np.frombuffer(memory, dtype, size // itemsize)
 
 
 class _Column:
     """A growable 1-d array of one dtype in an anonymous memory map. Capacity past the used
     entries is never written, so never resident, and an outgrown map goes back to the OS
-    at once: growing by merges leaves no freed holes in the heap (RSS = used bytes)."""
+    at once: growing leaves no freed holes in the heap (RSS = used bytes, rounded up to the
+    page: 2 MiB where the kernel gives the map huge pages)."""
 
     def __init__(self, dtype):
         self.dtype = np.dtype(dtype)
-        self._data, self._n = self._map(1024), 0
-
-    def _map(self, capacity: int) -> np.ndarray:
-        return _mapped(capacity, self.dtype)
+        self.count = 0
+        self._data = _mapped(1024, self.dtype)
 
     @property
     def values(self) -> np.ndarray:
-        return self._data[: self._n]
+        return self._data[: self.count]
 
     @property
     def mapped(self) -> np.ndarray:
         """The whole map: at least one entry past the used ones (reads there are harmless)."""
         return self._data
 
-    def insert(self, where: np.ndarray, values: np.ndarray) -> None:
-        """``np.insert(values_so_far, where, values)`` in place (``where`` non-decreasing)."""
-        if not len(values):
-            return
-        need = self._n + len(values)
-        if need >= len(self._data):
-            grown = self._map(max(need + 1, len(self._data) * 3 // 2))
-            grown[: self._n] = self.values
+    def reserve(self, count: int) -> None:
+        """Room for ``count`` entries and one more."""
+        if count >= len(self._data):
+            grown = _mapped(max(count + 1, len(self._data) * 3 // 2), self.dtype)
+            grown[: self.count] = self.values
             self._data = grown
-        _merge_in_place(self._data, self._n, where, values)
-        self._n = need
 
     @property
     def nbytes(self) -> int:
-        return self._n * self.dtype.itemsize
+        return self.count * self.dtype.itemsize
 
 
 class SimhashIndex:
@@ -221,7 +200,7 @@ class SimhashIndex:
     caps the table entries one lookup compares (probes of the smallest radius first, the
     query's own blocks always; :attr:`capped` counts the lookups that hit it, which may
     then miss a match beyond distance ``len(probed tables) - 1``). Raises ValueError for
-    ``k`` out of range."""
+    ``k`` out of range, OverflowError past :data:`MAX_DOCUMENTS` documents."""
 
     def __init__(self, fingerprints=(), k: int = 3, buffer_size: int = BUFFER_SIZE,
                  max_candidates: int = MAX_CANDIDATES):
@@ -231,19 +210,16 @@ class SimhashIndex:
         # the probes, table after table, each table's by radius: (table, mask)
         probes = [(t, m) for t, r in enumerate(table_radii(k)) for m in probe_masks(r)]
         self._ptable = np.array([t for t, _ in probes], dtype=np.int64)
-        self._pkey = np.array([m | t << BLOCK_BITS for t, m in probes], dtype=np.int64)
-        self._pbits = np.array([m.bit_count() for _, m in probes], dtype=np.int64)
-        self._plimit = (k - self._pbits).astype(np.uint8)  # bits left for the other 48
-        self._by_radius = np.argsort(self._pbits, kind="stable")  # the cap keeps these first
+        self._pmask = np.array([m for _, m in probes], dtype=np.int64)
+        bits = np.array([m.bit_count() for _, m in probes], dtype=np.int64)
+        self._by_radius = np.argsort(bits, kind="stable")  # the cap keeps these first
         self._own = len(set(self._ptable.tolist()))  # probes of radius 0
-        self._pair = int(np.searchsorted(self._ptable, 2))  # first probe of tables 2 and 3
-        # table t of n merged documents: entries t * n ... (t + 1) * n - 1 of _hi and _lo
-        self._hi, self._lo = _Column(np.uint32), _Column(np.uint16)
+        # table t of n merged documents: entries t * n ... (t + 1) * n - 1 of _tab
+        self._tab = _Column(ENTRY)
         self._ids = _Column(np.uint32)  # document id of each entry of table 0
         self._n = 0
-        # bucket b of table t: entries _offsets[t * _BUCKETS + b] ... the next offset - 1
-        self._offsets = np.zeros(TABLES * _BUCKETS + 1, dtype=np.int64)
-        self._steps = np.arange(1024, dtype=np.int64)  # 0, 1, 2 ... for the entry positions
+        # bucket b of table t: entries _offsets[t * BUCKETS + b] ... the next offset - 1
+        self._offsets = np.zeros(TABLES * BUCKETS + 1, dtype=np.uint32)
         self._buffer = np.empty(buffer_size, dtype=_U64)
         self._pending = 0
         initial = np.asarray(fingerprints, dtype=_U64)
@@ -264,129 +240,22 @@ class SimhashIndex:
         return len(self) - 1
 
     def _merge(self, fps: np.ndarray) -> None:
-        new_ids = np.arange(self._n, self._n + len(fps), dtype=np.uint32)
-        where, his, los, blocks = [], [], [], []
-        for t in range(TABLES):
-            block, hi, lo = _entries(fps, t)
-            rest = (hi.astype(_U64) << _U64(16)) | lo
-            order = np.lexsort((rest, block))  # stable: equal entries stay in id order
-            block, hi, lo, rest = block[order], hi[order], lo[order], rest[order]
-            where.append(self._insertion_points(t, block, rest))
-            his.append(hi)
-            los.append(lo)
-            blocks.append(block)
-            if t == 0:
-                new_ids = new_ids[order]
-        positions = np.concatenate(where)
-        self._hi.insert(positions, np.concatenate(his))
-        self._lo.insert(positions, np.concatenate(los))
-        self._ids.insert(where[0], new_ids)
-        # each offset moves by the new entries before it: in earlier tables and earlier blocks
-        for t, block in enumerate(blocks):
-            moved = np.bincount(block, minlength=_BUCKETS)
-            np.cumsum(moved, out=moved)
-            moved += t * len(fps)
-            self._offsets[t * _BUCKETS + 1 : (t + 1) * _BUCKETS + 1] += moved
-        self._n += len(fps)
-
-    def _insertion_points(self, t: int, blocks: np.ndarray, rest: np.ndarray) -> np.ndarray:
-        """Where in the flat tables each new entry of table ``t`` goes (sorted by ``blocks``
-        and 48-bit ``rest``), after the stored entries equal to it."""
-        starts, lengths, ends = self._runs(blocks + t * _BUCKETS)
-        if not ends[-1]:
-            return starts
-        at = self._positions(starts, lengths, ends)
-        stored = (self._hi.values.take(at).astype(_U64) << _U64(16)) | self._lo.values.take(at)
-        before = stored <= np.repeat(rest, lengths)
-        owner = np.repeat(np.arange(len(blocks)), lengths)
-        return starts + np.bincount(owner[before], minlength=len(blocks))
-
-    def _runs(self, keys: np.ndarray):
-        """(start, length, cumulated length) of the entries of each directory key."""
-        starts = self._offsets.take(keys)
-        lengths = self._offsets.take(keys + 1) - starts
-        return starts, lengths, np.cumsum(lengths)
-
-    def _positions(self, starts, lengths, ends) -> np.ndarray:
-        """The entry positions of every run, one run after the other."""
-        total = int(ends[-1])
-        if total > len(self._steps):
-            self._steps = np.arange(2 * total)
-        at = np.repeat(starts - (ends - lengths), lengths)
-        return np.add(at, self._steps[:total], out=at)
+        n = self._n + len(fps)
+        if n > MAX_DOCUMENTS:
+            raise OverflowError(f"a SimhashIndex holds at most {MAX_DOCUMENTS} documents")
+        self._tab.reserve(TABLES * n)
+        self._ids.reserve(n)
+        _compiled().merge(self._tab.mapped, self._ids.mapped, self._offsets, self._n, fps)
+        self._tab.count, self._ids.count, self._n = TABLES * n, n, n
 
     def candidates(self, fp: int) -> list[tuple[int, int, int]]:
         """``(Hamming distance, document id, fingerprint)`` of every stored fingerprint
         within ``k`` of ``fp`` that the lookup reached, nearest first (ties by id)."""
-        found = []
-        if self._pending:
-            d = np.bitwise_count(self._buffer[: self._pending] ^ _U64(fp))
-            near = np.flatnonzero(d <= self.k)
-            found += zip(d[near].tolist(), (near + self._n).tolist(),
-                         self._buffer[near].tolist())
-        if self._n:
-            found += self._table_candidates(fp)
-        return sorted(found)
-
-    def _table_candidates(self, fp: int) -> list[tuple[int, int, int]]:
-        blocks = np.array([(fp >> s) & 0xFFFF for s in _SHIFTS], dtype=np.int64)
-        keys = self._pkey ^ blocks.take(self._ptable)
-        starts = self._offsets.take(keys)
-        stops = self._offsets[1:].take(keys)
-        lengths = stops - starts
-        ends = np.cumsum(lengths)
-        total = int(ends[-1])
-        if total > self.max_candidates:
-            self.capped += 1
-            reach = np.cumsum(lengths[self._by_radius])
-            kept = max(self._own, int(np.searchsorted(reach, self.max_candidates, "right")))
-            lengths[self._by_radius[kept:]] = 0
-            ends = np.cumsum(lengths)
-            total = int(ends[-1])
-        if not total:
-            return []
-        if total > len(self._steps):
-            self._steps = np.arange(2 * total)
-        at = np.repeat(starts - ends + lengths, lengths)  # entry positions, run after run
-        np.add(at, self._steps[:total], out=at)
-        hi = self._hi.mapped
-        if self._n > _PREFETCH:  # each run's first and last entry: the cache misses at once
-            hi.take(starts)
-            hi.take(stops - 1)
-        # 32 of the 48 bits outside the probed block, and the probe's own bits: a lower
-        # bound of the distance that leaves about 1 % of the entries
-        diff = hi.take(at)
-        pair = int(ends[self._pair - 1]) if self._pair else 0
-        np.bitwise_xor(diff[:pair], np.uint32(fp & 0xFFFFFFFF), out=diff[:pair])
-        np.bitwise_xor(diff[pair:], np.uint32(fp >> 32), out=diff[pair:])
-        d = np.bitwise_count(diff)
-        near = np.flatnonzero(d <= np.repeat(self._plimit, lengths))
-        if not len(near):
-            return []
-        probe = np.searchsorted(ends, near, side="right")
-        table = self._ptable.take(probe)
-        query_lo = np.array([(fp >> s) & 0xFFFF for s in _LO_SHIFT], dtype=np.uint16)
-        low = self._lo.values.take(at.take(near)) ^ query_lo.take(table)
-        dist = d.take(near) + self._pbits.take(probe) + np.bitwise_count(low)
-        ok = dist <= self.k
-        if not ok.any():
-            return []
-        table = table[ok]
-        # the fingerprint: the query with the differing bits of block, hi and lo
-        delta = ((self._pkey.take(probe[ok]) & 0xFFFF).astype(_U64) << _SHIFTS_NP.take(table)
-                 | diff.take(near[ok]).astype(_U64) << _HI_SHIFTS.take(table)
-                 | low[ok].astype(_U64) << _LO_SHIFTS.take(table))
-        fps, first = np.unique(_U64(fp) ^ delta, return_index=True)
-        return [hit for value, d in zip(fps.tolist(), dist[ok][first].tolist())
-                for hit in self._documents(value, d)]
-
-    def _documents(self, fp: int, d: int) -> list[tuple[int, int, int]]:
-        """``(d, id, fp)`` of each merged document whose fingerprint is ``fp`` (table 0)."""
-        block = fp >> _SHIFTS[0]
-        start, end = (int(x) for x in self._offsets[block : block + 2])
-        same = ((self._hi.values[start:end] == fp & 0xFFFFFFFF)
-                & (self._lo.values[start:end] == (fp >> _LO_SHIFT[0]) & 0xFFFF))
-        return [(d, doc, fp) for doc in self._ids.values[start:end][same].tolist()]
+        dist, doc, fps, capped = _compiled().lookup(
+            _U64(fp), self.k, self._offsets, self._tab.mapped, self._ids.mapped, self._n, self._buffer, self._pending, self._ptable, self._pmask,
+            self._by_radius, self._own, self.max_candidates)
+        self.capped += capped
+        return list(zip(dist.tolist(), doc.tolist(), fps.tolist()))
 
     def find(self, fp: int) -> int | None:
         """The stored fingerprint nearest to ``fp`` within ``k``, or None."""
@@ -396,19 +265,18 @@ class SimhashIndex:
     @property
     def nbytes(self) -> int:
         """Bytes of the tables (6 per entry), table 0's ids, directories and buffer."""
-        return (self._hi.nbytes + self._lo.nbytes + self._ids.nbytes + self._offsets.nbytes
-                + self._buffer.nbytes)
+        return self._tab.nbytes + self._ids.nbytes + self._offsets.nbytes + self._buffer.nbytes
 
     def values(self) -> np.ndarray:
         """All stored fingerprints in id order, as a new uint64 array."""
         out = np.empty(len(self), dtype=_U64)
         if self._n:
-            n = self._n
-            sizes = np.diff(self._offsets[: _BUCKETS + 1])
-            blocks = np.repeat(np.arange(_BUCKETS, dtype=_U64), sizes)
-            out[self._ids.values] = (blocks << _U64(_SHIFTS[0])
-                                     | self._lo.values[:n].astype(_U64) << _U64(_LO_SHIFT[0])
-                                     | self._hi.values[:n])
+            table0 = self._tab.values[: self._n]
+            sizes = np.diff(self._offsets[: BUCKETS + 1])
+            blocks = np.repeat(np.arange(BUCKETS, dtype=_U64), sizes)
+            out[self._ids.values] = (blocks << _U64(SHIFTS[0])
+                                     | table0["lo"].astype(_U64) << _U64(LO_SHIFTS[0])
+                                     | table0["hi"])
         out[self._n :] = self._buffer[: self._pending]
         return out
 
