@@ -58,7 +58,7 @@ def prefetch(typingctx, array, index):
     return types.void(array, index), codegen
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True)
 def lookup(q, k, offsets, tab, ids, n, buffer, pending, ptable, pmask, order, own, cap):
     """Every stored fingerprint within ``k`` bits of ``q`` (uint64) that the probes reach.
 
@@ -137,7 +137,7 @@ def lookup(q, k, offsets, tab, ids, n, buffer, pending, ptable, pmask, order, ow
     return dist[rank], doc[rank], fps[rank], capped
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True)
 def _same(f, offsets, tab, ids, out):
     """Documents whose fingerprint is ``f`` (table 0), written to ``out`` unless None."""
     block = np.int64(f >> _U64(SHIFTS[0]))
@@ -151,7 +151,7 @@ def _same(f, offsets, tab, ids, out):
     return got
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True)
 def merge(tab, ids, offsets, n, fps):
     """Insert ``fps`` (uint64, ids ``n``, ``n + 1``, ...) into the tables of ``n``
     documents, in place: ``tab`` has room for ``4 * (n + len(fps))`` entries and ``ids``
@@ -194,7 +194,7 @@ def merge(tab, ids, offsets, n, fps):
         offsets[key] += e
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True)
 def _insert(values, n, where, new):
     """``values[:n + len(new)]`` becomes ``np.insert(values[:n], where, new)``, from the
     back so that no entry is overwritten before it has moved."""
