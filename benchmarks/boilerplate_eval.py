@@ -27,7 +27,11 @@ Then the multi-page-host comparison: pages of hosts with at least two pages in t
 templates off and on (``wackycrawl.text.templates``, learnt over all pages of each host first,
 as ``wackycrawl clean`` does, with ``--template-min-pages``, default 2).
 
+With ``--split parity`` the halves are the odd and the even pages of each set in manifest
+order instead (a second cut: a change that helps one half and hurts the other shows).
+
 Usage: python benchmarks/boilerplate_eval.py [SHARED_DIR] [--set NAME ...] [--cache DIR]
+       [--no-anchors] [--split hash|parity]
 SHARED_DIR defaults to ../shared relative to the repository root.
 """
 
@@ -219,18 +223,28 @@ def anchor_outputs(name: str, pages: list[Page], cache: Path) -> tuple[list[str]
     return outputs, seconds
 
 
-def table(set_name: str, pages: list[Page], results: dict[str, tuple[list[str], float]]):
+def halves_of(pages: list[Page], split: str) -> dict[str, list[int]]:
+    """Page indexes of the two halves: ``hash`` -> dev/held (:class:`Page`), ``parity`` ->
+    odd/even position in the manifest (1st, 3rd... page / 2nd, 4th...)."""
+    if split == "parity":
+        return {"odd": list(range(0, len(pages), 2)), "even": list(range(1, len(pages), 2))}
+    return {s: [i for i, p in enumerate(pages) if p.split == s] for s in ("dev", "held")}
+
+
+def table(set_name: str, pages: list[Page], results: dict[str, tuple[list[str], float]],
+          split: str = "hash"):
     mb = sum(len(p.raw) for p in pages) / 1e6
-    halves = {s: [i for i, p in enumerate(pages) if p.split == s] for s in ("dev", "held")}
-    print(f"\n{set_name}: {len(pages)} pages (dev {len(halves['dev'])}, held "
-          f"{len(halves['held'])}), {mb:.1f} MB raw HTML")
+    halves = halves_of(pages, split)
+    names = list(halves)
+    print(f"\n{set_name}: {len(pages)} pages ({names[0]} {len(halves[names[0]])}, {names[1]} "
+          f"{len(halves[names[1]])}), {mb:.1f} MB raw HTML")
     keys = list(scores(pages[:1], [""]))
-    head = "".join(f"{k + ' ' + s:>14}" for k in keys for s in ("all", "dev", "held"))
+    head = "".join(f"{k + ' ' + s:>14}" for k in keys for s in ("all", *names))
     print(f"{'':<13}{head}{'MB/s':>8}")
     for name, (outputs, seconds) in results.items():
         cells = []
         for key in keys:
-            for idx in (range(len(pages)), halves["dev"], halves["held"]):
+            for idx in (range(len(pages)), *halves.values()):
                 sub = [pages[i] for i in idx]
                 cells.append(scores(sub, [outputs[i] for i in idx])[key] if sub else 0.0)
         print(f"{name:<13}" + "".join(f"{c:>14.3f}" for c in cells) + f"{mb / seconds:>8.1f}")
@@ -280,6 +294,9 @@ def main() -> None:
     ap.add_argument("--cache", default=str(Path.home() / ".cache" / "wackycrawl-bench"))
     ap.add_argument("--template-min-pages", type=int, default=2)
     ap.add_argument("--no-anchors", action="store_true", help="ours only")
+    ap.add_argument("--split", choices=("hash", "parity"), default="hash",
+                    help="halves: dev/held by a hash of the page id (default) or odd/even "
+                         "pages in manifest order")
     args = ap.parse_args()
     everything = []
     for set_name in args.sets or SETS:
@@ -289,7 +306,7 @@ def main() -> None:
         if not args.no_anchors:
             for name in ANCHORS:
                 results[name] = anchor_outputs(name, pages, Path(args.cache))
-        table(set_name, pages, results)
+        table(set_name, pages, results, args.split)
     host_comparison(everything, args.template_min_pages)
 
 
