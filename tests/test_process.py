@@ -92,6 +92,21 @@ def test_damaged_and_missing_inputs(tmp_path):
                       ).returncode == 2
 
 
+def test_a_setting_a_stage_refuses_is_one_error_also_with_worker_processes(tmp_path):
+    good = write_warc(tmp_path, "g", {"http://a.test/": page("A", prose(1))})
+    for jobs in ("1", "2"):  # -j 2: the pool's workers refuse it (it used to respawn them forever)
+        proc = subprocess.run(
+            [sys.executable, "-c", CLI, "process", str(good), "-o", str(tmp_path / f"o{jobs}"),
+             "-j", jobs, "-s", "WACKY_EXTRACTOR=nope", "--no-progress"],
+            cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 2, proc.stderr[-2000:]
+        assert proc.stderr.strip() == ("wackycrawl process: unknown extractor 'nope'; "
+                                       "choose one of blocks, article, bte")
+    judged = wackycrawl("judge", str(good), "-s", "WACKY_LANGUAGES=xx")
+    assert judged.returncode == 2 and "Traceback" not in judged.stderr
+    assert judged.stderr.startswith("wackycrawl judge: WACKY_LANGUAGES: unknown language code")
+
+
 def test_resume_after_kill_9(tmp_path):
     """Killed while processing, the same command finishes the job: every document once."""
     inputs = [write_warc(tmp_path / "in", f"w{i}",

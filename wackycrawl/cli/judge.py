@@ -71,7 +71,11 @@ def judge(args) -> int:
             "content_type": args.content_type or "-", "body": body,
             "meta": {"Raw-Bytes": str(len(body))}}
     stats = StatsRecorder()
-    chain = Chain(OfflineContext(settings, stats), rest=False)
+    try:
+        chain = Chain(OfflineContext(settings, stats), rest=False)
+    except ValueError as exc:  # a setting a stage refuses (WACKY_LANGUAGES=xx...)
+        print(f"wackycrawl judge: {exc}", file=sys.stderr)
+        return 2
     out = sys.stdout
     print(f"page: {args.page} ({len(body)} bytes) as {url}", file=out)
     reason = window_reason(item, settings)

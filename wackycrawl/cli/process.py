@@ -113,11 +113,18 @@ def stage_file(path: str, chain: Chain, spool: str, progress=None) -> dict:
     return {"error": error, "stats": stats.take() if isinstance(stats, StatsRecorder) else []}
 
 
+class SettingsError(ValueError):
+    """A stage refused its settings (in a worker process: reported by the main one)."""
+
+
 def _init_worker(settings: dict, counter) -> None:
-    global _chain, _counter
+    global _chain, _counter, _refused
     logging.basicConfig(level=logging.WARNING)
-    _chain = Chain(OfflineContext(Settings(settings), StatsRecorder()), rest=False)
-    _counter = counter
+    _counter, _refused = counter, ""
+    try:
+        _chain = Chain(OfflineContext(Settings(settings), StatsRecorder()), rest=False)
+    except ValueError as exc:  # raised here, the pool would start new workers forever
+        _refused = str(exc)
 
 
 def _add(n: int) -> None:
@@ -127,6 +134,8 @@ def _add(n: int) -> None:
 
 def _task(args: tuple[str, str]) -> dict:
     path, spool = args
+    if _refused:
+        return {"refused": _refused}
     return stage_file(path, _chain, spool, _add)
 
 
@@ -216,7 +225,11 @@ def process(args) -> int:
         return 2
     (outdir / STATE_DIR).mkdir(exist_ok=True)
     context = OfflineContext(settings)
-    chain = Chain(context, stages=args.jobs <= 1)
+    try:
+        chain = Chain(context, stages=args.jobs <= 1)
+    except ValueError as exc:  # a setting a stage refuses (WACKY_LANGUAGES=xx...)
+        _err(str(exc))
+        return 2
     chain.open()
     _remove_unfinished(outdir, done)
     if done:
@@ -231,9 +244,32 @@ def process(args) -> int:
     bar = tqdm(total=sum(sizes.values()), unit="B", unit_scale=True, desc="process",
                disable=True if args.no_progress else None, file=sys.stderr)
     tasks = [(p, str(outdir / STATE_DIR / f"spool-{n}.pkl")) for n, p in enumerate(todo)]
+    try:
+        status = _consume(tasks, _results(tasks, chain, settings, args.jobs, bar), context, run)
+    except SettingsError as exc:
+        _err(str(exc))
+        return 2
+    finally:
+        bar.close()
+        chain.close()
+    stats = context.stats.get_stats()
+    (outdir / f"process-stats-{worker}.json").write_text(
+        json.dumps(stats, indent=1, sort_keys=True, default=str), encoding="utf-8")
+    drops = sorted(((k.rsplit("/", 1)[1], v) for k, v in stats.items()
+                    if k.startswith("wacky/drop/")), key=lambda kv: -kv[1])
+    _err(f"{len(todo)} file(s), {stats.get('wacky/process/responses', 0)} responses, "
+         f"{stats.get('wacky/size/in_window', 0)} in the size window, docs kept {run.kept}; "
+         f"drops: {', '.join(f'{k} {v}' for k, v in drops) or 'none'}")
+    return status
+
+
+def _consume(tasks, results, context: OfflineContext, run: _Run) -> int:
+    """Write out each input's staged results in input order; 1 if some input was damaged."""
     status = 0
-    for (path, spool), result in zip(tasks, _results(tasks, chain, settings, args.jobs, bar)):
-        before = _trec_files(outdir)
+    for (path, spool), result in zip(tasks, results):
+        if "refused" in result:
+            raise SettingsError(result["refused"])
+        before = _trec_files(run.outdir)
         for method, *call in result["stats"]:
             getattr(context.stats, method)(*call)
         run.consume(spool)
@@ -246,16 +282,6 @@ def process(args) -> int:
                 continue
         run.mark_done(os.path.realpath(path), before)
         context.stats.inc_value("wacky/process/files")
-    bar.close()
-    chain.close()
-    stats = context.stats.get_stats()
-    (outdir / f"process-stats-{worker}.json").write_text(
-        json.dumps(stats, indent=1, sort_keys=True, default=str), encoding="utf-8")
-    drops = sorted(((k.rsplit("/", 1)[1], v) for k, v in stats.items()
-                    if k.startswith("wacky/drop/")), key=lambda kv: -kv[1])
-    _err(f"{len(todo)} file(s), {stats.get('wacky/process/responses', 0)} responses, "
-         f"{stats.get('wacky/size/in_window', 0)} in the size window, docs kept {run.kept}; "
-         f"drops: {', '.join(f'{k} {v}' for k, v in drops) or 'none'}")
     return status
 
 
