@@ -59,6 +59,17 @@ def test_check_and_cat_report_truncation(corpus, capsys):
     assert "truncated" in capsys.readouterr().err
 
 
+def test_check_names_a_missing_and_an_empty_file(corpus, capsys):
+    directory, files, _ = corpus
+    (directory / "empty.trec.gz").write_bytes(b"")
+    assert run("check", files[0], str(directory / "nope.trec.gz"),
+               str(directory / "empty.trec.gz")) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith(f"OK {files[0]}")
+    assert out[1:] == [f"MISSING {directory / 'nope.trec.gz'}: no such file",
+                       f"DAMAGED {directory / 'empty.trec.gz'}: empty file (0 bytes), no document"]
+
+
 def test_index_rebuilds_a_lost_index(corpus):
     _, files, _ = corpus
     index = Path(reader.index_path(files[0]))

@@ -73,13 +73,22 @@ def get(args) -> int:
 
 
 def check(args) -> int:
-    """Validate each file; one line per file, ``OK`` or ``DAMAGED`` with the problems."""
+    """Validate each file; one line per file, ``OK``, ``DAMAGED`` with the problems, or
+    ``MISSING``."""
     status = 0
     files = _files(args.files)
     if not files:
         _err("no .trec.gz file to check")
         return 1
     for path in files:
+        if not os.path.isfile(path):
+            status = 1
+            print(f"MISSING {path}: no such file")
+            continue
+        if os.path.getsize(path) == 0:
+            status = 1
+            print(f"DAMAGED {path}: empty file (0 bytes), no document")
+            continue
         result = reader.check(path)
         if result.ok:
             print(f"OK {path}: {result.docs} documents")
