@@ -44,12 +44,14 @@ def rss_bytes(field: str = "VmRSS") -> int:
 
 
 def load_compiled():
-    """Load the index's compiled loops as a process's first merge and lookup do: (CPU
-    seconds, anonymous and file-backed bytes of RSS it added)."""
+    """Load the compiled loops as a process's first merges and lookup do: (CPU seconds,
+    anonymous and file-backed bytes of RSS it added)."""
     c0, anon, file = time.process_time(), rss_bytes("RssAnon"), rss_bytes("RssFile")
     index = SimhashIndex(k=3, buffer_size=1)
     index.add(0)
     index.candidates(0)
+    checksums = ChecksumSet(buffer_size=1)
+    checksums.add(0)
     return (time.process_time() - c0, rss_bytes("RssAnon") - anon,
             rss_bytes("RssFile") - file)
 

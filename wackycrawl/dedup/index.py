@@ -1,7 +1,7 @@
 """Compact in-memory stores of 64-bit values: exact checksums, simhash fingerprints, records.
 
-:class:`ChecksumSet` keeps a sorted ``uint64`` numpy array plus a small unsorted insertion
-buffer merged into it when it fills (the log-structured-merge idea): 8 bytes per member.
+:class:`ChecksumSet` keeps a sorted ``uint64`` array plus a small unsorted insertion buffer
+merged into it in place when it fills (the log-structured-merge idea): 8 bytes per member.
 
 :class:`SimhashIndex` finds the stored fingerprints within Hamming distance ``k`` of a query
 with the permuted-tables scheme of Manku, Jain and Das Sarma, "Detecting near-duplicates for
@@ -56,30 +56,39 @@ def _load(path: str) -> np.ndarray:
 
 
 class ChecksumSet:
-    """Set of 64-bit checksums (ints in ``[0, 2**64)``), 8 bytes per member once merged."""
+    """Set of 64-bit checksums (ints in ``[0, 2**64)``), 8 bytes per member once merged
+    (a :class:`_Column`, merged into in place: the process's RSS is what it uses)."""
 
     def __init__(self, values=(), buffer_size: int = BUFFER_SIZE):
-        self._sorted = np.unique(np.asarray(values, dtype=_U64))
+        initial = np.unique(np.asarray(values, dtype=_U64))
+        self._sorted = _Column(_U64)
+        self._sorted.reserve(len(initial))
+        self._sorted.mapped[: len(initial)] = initial
+        self._sorted.count = len(initial)
         self._buffer: set[int] = set()
         self._buffer_size = buffer_size
 
     def __len__(self) -> int:
-        return len(self._sorted) + len(self._buffer)
+        return self._sorted.count + len(self._buffer)
 
     def __contains__(self, value: int) -> bool:
         if value in self._buffer:
             return True
-        i = int(np.searchsorted(self._sorted, _U64(value)))
-        return i < len(self._sorted) and int(self._sorted[i]) == value
+        stored = self._sorted.values
+        i = int(np.searchsorted(stored, _U64(value)))
+        return i < len(stored) and int(stored[i]) == value
 
     def add(self, value: int) -> None:
         if value in self:
             return
         self._buffer.add(value)
         if len(self._buffer) >= self._buffer_size:
-            merged = np.concatenate([self._sorted, np.fromiter(self._buffer, _U64)])
-            merged.sort(kind="stable")  # two sorted runs: a linear merge
-            self._sorted = merged
+            new = np.sort(np.fromiter(self._buffer, _U64, len(self._buffer)))
+            stored = self._sorted
+            where = np.searchsorted(stored.values, new)
+            stored.reserve(stored.count + len(new))
+            _compiled().insert(stored.mapped, stored.count, where, new)
+            stored.count += len(new)
             self._buffer.clear()
 
     @property
@@ -89,7 +98,7 @@ class ChecksumSet:
 
     def values(self) -> np.ndarray:
         """All members, unsorted, as a new uint64 array."""
-        return np.concatenate([self._sorted, np.fromiter(self._buffer, _U64)])
+        return np.concatenate([self._sorted.values, np.fromiter(self._buffer, _U64)])
 
     def save(self, path: str) -> None:
         _atomic_save(path, self.values().astype("<u8"))
