@@ -163,3 +163,11 @@ def test_every_subcommand_takes_a_folder(corpus, capsysbinary, tmp_path):
     empty.mkdir()
     assert run("check", str(empty)) == 1
     assert run("get", "--url", "http://a.test/1", "--dir", str(directory / "nope")) == 1
+
+
+def test_cat_of_a_folder_without_trec_files_and_index_of_a_missing_file(tmp_path, capsys):
+    assert run("cat", str(tmp_path)) == 1
+    assert f"no .trec.gz file in {tmp_path}" in capsys.readouterr().err
+    assert run("index", str(tmp_path / "nope.trec.gz")) == 1
+    err = capsys.readouterr().err
+    assert err.strip().endswith("nope.trec.gz: no such file") and "recover" not in err

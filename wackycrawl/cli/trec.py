@@ -34,7 +34,11 @@ def _files(paths: list[str]) -> list[str]:
 def cat(args) -> int:
     """All documents of the files, decompressed, to stdout; damage goes to stderr."""
     status = 0
-    for path in _files(args.files):
+    files = _files(args.files)
+    if not files:
+        _err(f"no .trec.gz file in {', '.join(args.files)}")
+        return 1
+    for path in files:
         try:
             for member, _ in reader.iter_docs(path):
                 sys.stdout.buffer.write(member.data)
@@ -104,8 +108,12 @@ def _index_one(path: str) -> int:
     try:
         for member, doc in reader.iter_docs(path):
             entries.append(reader.IndexEntry(doc.docno, member.offset, member.length, doc.url))
+    except FileNotFoundError:
+        _err(f"{path}: no such file")
+        return 1
     except DAMAGE as exc:
-        _err(f"{exc}; index not written (run 'wackycrawl trec recover FILE' to cut it back to its last whole document)")
+        _err(f"{exc}; index not written (run 'wackycrawl trec recover FILE' to cut it back to "
+             "its last whole document)")
         return 1
     if len({entry.offset for entry in entries}) != len(entries):
         _err(f"{path}: several documents share a member; no random access possible")
