@@ -13,6 +13,7 @@ from wackycrawl.dedup.index import SimhashIndex
 from wackycrawl.dedup.shingles import (
     RESEMBLANCE,
     resemblance,
+    resemblances,
     shingle_hashes,
     sketch,
     sketch_size,
@@ -146,6 +147,35 @@ def test_resemblance_estimate_tracks_the_exact_jaccard():
     for n in range(1, len(ARTICLE)):
         part = text(ARTICLE[:n])
         assert abs(resemblance(shingle_hashes(part), record) - jaccard(base, part)) < 0.12
+
+
+def bottom_k_estimate(hashes: np.ndarray, record: bytes) -> float:
+    """The module's estimate written out with sets: shared tags / the union below the bound."""
+    if not len(hashes) or not any(record):
+        return 0.0
+    bound = int.from_bytes(record[:4], "little")
+    tags = set(np.frombuffer(record, dtype="<u2", offset=4).tolist())
+    below = [h & 0xFFFF for h in hashes.tolist() if h >> 32 <= bound]
+    shared = len(tags & set(below))
+    union = len(below) + len(tags) - shared
+    return shared / union if union else 0.0
+
+
+def test_resemblances_of_many_sketches_at_once_are_the_estimates_one_by_one():
+    rng = np.random.default_rng(7)
+    for mask in (2**64 - 1, 0xFFFF00000000FFFF, 0x000F00000000000F):  # colliding ranks, tags
+        for _ in range(200):
+            def shingles(n):
+                return np.unique(rng.integers(0, 2**64, n, dtype=np.uint64) & np.uint64(mask))
+            query = shingles(int(rng.integers(0, 300)))
+            others = [shingles(int(rng.integers(1, 80))), query, shingles(0),
+                      np.unique(np.concatenate([query[: len(query) // 2], shingles(30)]))]
+            m = int(rng.choice([1, 3, 40]))
+            records = [sketch(o, m) for o in others]
+            assert resemblances(query, records) == [bottom_k_estimate(query, r) for r in records]
+    hashes = shingle_hashes(text(ARTICLE))  # sketches of other sizes in one call
+    assert resemblances(hashes, [sketch(hashes, 3), sketch(hashes, 40)]) == [1.0, 1.0]
+    assert resemblances(hashes, []) == []
 
 
 # --- the index beyond k = 3 ----------------------------------------------------------------
