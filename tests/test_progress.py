@@ -88,3 +88,12 @@ def test_progress_line_says_what_is_parked():
                   "wacky/frontier/parked_next": 41.6})
     assert progress_line(stats, 0.0, 0, {}, queue=0).endswith(
         "; parked 3 on 2 hosts, next retry in 42 s")
+
+
+def test_kept_words_are_the_trec_writers_count_when_the_item_has_one():
+    crawler = get_crawler(settings_dict={"WACKY_PROGRESS_INTERVAL": 0})
+    ext = Progress.from_crawler(crawler)
+    ext.item_scraped({"url": "http://a.test/1", "paragraphs": ["one two three", "four"]})
+    ext.item_scraped({"url": "http://a.test/2", "paragraphs": ["one two"], "words": 5})
+    row = ext.table.rows["a.test"]
+    assert (row.docs, row.words) == (2, 9)

@@ -36,6 +36,7 @@ def test_items_become_documents_with_stats(tmp_path):
     assert items[0]["docno"] == "WACKY-t1-00000-000000" and items[0]["paragraphs"]
     assert stats.get_value("wacky/trec/docs") == stats.get_value("wacky/kept") == 6
     assert stats.get_value("wacky/words_kept") == 6 * 10
+    assert [item["words"] for item in items] == [10] * 6
     assert stats.get_value("wacky/trec/files") == len(files) > 1
     assert stats.get_value("wacky/trec/bytes_written") == sum(map(os.path.getsize, files))
     path, entry = reader.find_doc(str(tmp_path), items[4]["docno"])

@@ -32,7 +32,7 @@ dedup stage (``wackycrawl.pipelines.dedup.DedupPipeline``), on kept and dropped 
     ``WACKY_SIMHASH_K``), ``meta["Near-Resemblance"]`` (its shingle resemblance, 2 decimals),
     ``meta["Near-Of"]`` (its checksum, 16 hex digits); each ``-`` if there is none.
 TREC writer
-    ``docno`` str.
+    ``docno`` str; ``words`` int, whitespace-separated tokens of the text written.
 rejects stream (``wackycrawl.pipelines.rejects``, with ``WACKY_KEEP_REJECTS``)
     an item dropped by a quality stage is written as it was when dropped, its ``meta`` plus
     ``Rejected`` (the drop reason) and ``Rejected-Detail`` (the detail, ``_`` for spaces).

@@ -71,7 +71,10 @@ class Progress:
     def item_scraped(self, item, response=None, spider=None):
         if isinstance(item, dict) and item.get("url"):
             host = urlsplit(item["url"]).netloc.lower()
-            self.table.kept(host, sum(len(p.split()) for p in item.get("paragraphs", ())))
+            words = item.get("words")  # the TREC writer's count, else counted here
+            if not isinstance(words, int):
+                words = sum(len(p.split()) for p in item.get("paragraphs", ()))
+            self.table.kept(host, words)
 
     def log_progress(self):
         stats = self.stats.get_stats()

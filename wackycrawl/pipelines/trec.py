@@ -6,7 +6,9 @@ Stats: ``wacky/trec/docs``, ``wacky/trec/bytes_written`` (compressed), ``wacky/t
 ``wacky/trec/recovered_files``, ``wacky/trec/recovered_docs``, ``wacky/trec/recovered_cut_bytes``,
 ``wacky/kept``, ``wacky/words_kept`` (whitespace tokens); drops ``wacky/drop/trec_bad_item``,
 ``wacky/drop/trec_bad_text`` (text or metadata with a control character or U+FFFD: the writer
-refuses it, nothing is written) and ``wacky/drop/trec_write_error``. Sets ``item["docno"]`` and passes the item on unchanged otherwise.
+refuses it, nothing is written) and ``wacky/drop/trec_write_error``. Sets ``item["docno"]``
+and ``item["words"]`` (the count added to ``wacky/words_kept``) and passes the item on
+unchanged otherwise.
 
 :class:`TrecPrepareStage` (a stage of ``WACKY_STAGES``) does the costly part of writing (format,
 character check, deflate) in the stage worker; the writer uses its result when it still fits
@@ -143,12 +145,13 @@ class TrecWriterPipeline:
             logger.error("cannot write %s to %s: %s", item["url"], self.writer.path, exc)
             raise drop(self.stats, "trec_write_error", item, str(exc)) from None
         item["docno"] = written.docno
+        item["words"] = words(doc) if prepared is None else prepared.words
         self.stats.inc_value("wacky/trec/docs")
         self.stats.inc_value("wacky/trec/bytes_written", written.length)
         if written.offset == 0:
             self.stats.inc_value("wacky/trec/files")
         self.stats.inc_value("wacky/kept")
-        self.stats.inc_value("wacky/words_kept", words(doc) if prepared is None else prepared.words)
+        self.stats.inc_value("wacky/words_kept", item["words"])
         return item
 
     def close_spider(self) -> None:
