@@ -1,6 +1,8 @@
 """Compact checksum set, permuted-table simhash index and the dedup decision."""
 
 import random
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -89,6 +91,20 @@ def test_agrees_with_a_linear_scan(k, n):
 def test_bad_k_raises():
     with pytest.raises(ValueError):
         SimhashIndex(k=16)
+
+
+def test_compiled_loops_load_only_when_an_index_is_used():
+    # the pipeline's stage workers import the dedup modules to fingerprint texts: numba
+    # (about 0.3 s and 40 MiB to load) must not come with them
+    code = ("import sys, wackycrawl.pipelines.dedup, wackycrawl.pipelines.stages\n"
+            "from wackycrawl.dedup.index import SimhashIndex\n"
+            "index = SimhashIndex(k=3)\n"
+            "print('numba' in sys.modules)\n"
+            "index.add(1); index.find(1)\n"
+            "print('numba' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["False", "True"]
 
 
 def test_simhash_index_save_load_round_trip(tmp_path):
