@@ -78,6 +78,8 @@ def test_hold_and_back_off_of_one_worker_hold_the_other(workers):
     assert b.claim("b.example.test", object()) > 29
     b.relax("b.example.test")
     assert a.interval("b.example.test") == pytest.approx(1.8)
+    assert not a.release("b.example.test", object(), relax="b.example.test")  # held nothing
+    assert b.interval("b.example.test") == pytest.approx(1.62)  # relaxed in the same step
     for _ in range(10):
         a.relax("b.example.test")
     assert b.interval("b.example.test") == 1.0  # back at the normal interval

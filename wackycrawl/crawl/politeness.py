@@ -173,8 +173,11 @@ class HostSchedule:
         start = float("-inf") if last is None else last + self.interval(key)
         return max(start, self._hold.get(key, start))
 
-    def release(self, keys: str | tuple[str, ...], owner: object) -> bool:
-        """End ``owner``'s request: the keys' intervals run from now. False if it held no claim."""
+    def release(self, keys: str | tuple[str, ...], owner: object, relax: str | None = None) -> bool:
+        """End ``owner``'s request: the keys' intervals run from now. False if it held no claim.
+        ``relax``: a key to :meth:`relax` first (the answer was a success)."""
+        if relax is not None:
+            self.relax(relax)
         keys = (keys,) if isinstance(keys, str) else keys
         held = [k for k in keys if self._owner.get(k) is owner]
         now = self.clock()

@@ -16,7 +16,8 @@ Each politeness key (a host, or ``ip:<address>`` for the per-IP limit) is one HA
 All times are the Redis server's clock (``TIME``, seconds since the epoch), so the workers'
 clocks do not matter. :meth:`RedisHostSchedule.claim` and :meth:`~RedisHostSchedule.release`
 are Lua scripts (atomic across workers: check the owner and the next allowed start of every
-key, then take them), and so is relax (one round trip per answer); hold and back-off are
+key, then take them), and so is relax (on a success, in the release's round trip: one per
+answer); hold and back-off are
 optimistic transactions (WATCH/MULTI)
 over :class:`~wackycrawl.crawl.politeness.Backoff`'s arithmetic. :meth:`clock` is the
 server's time estimated locally (the last ``TIME`` seen plus the local monotonic time since),
@@ -72,10 +73,30 @@ end
 return {'0', stamp}
 """
 
-# KEYS: host hashes; ARGV: token. The intervals run from the end of the request.
-RELEASE = _NOW + """
-local held = 0
-for _, k in ipairs(KEYS) do
+# A success: the raised interval of the host hash ``key`` shrinks by ``decay``; most hosts were
+# never raised: then nothing is written.
+_RELAX = """
+local function relax(key, decay, default)
+  local raised = tonumber(redis.call('HGET', key, 'raised'))
+  if not raised then return 0 end
+  raised = raised * tonumber(decay)
+  local own = tonumber(redis.call('HGET', key, 'interval')) or tonumber(default)
+  if raised <= own then redis.call('HDEL', key, 'raised', 'raised_at')
+  else redis.call('HSET', key, 'raised', string.format('%.17g', raised)) end
+  return 1
+end
+"""
+
+# KEYS: host hashes[, the host hash to relax first]; ARGV: token[, decay, default interval].
+# The intervals run from the end of the request.
+RELEASE = _NOW + _RELAX + """
+local held, n = 0, #KEYS
+if ARGV[2] then
+  relax(KEYS[n], ARGV[2], ARGV[3])
+  n = n - 1
+end
+for i = 1, n do
+  local k = KEYS[i]
   local last = tonumber(redis.call('HGET', k, 'last'))
   if not last or last < now then redis.call('HSET', k, 'last', string.format('%.6f', now)) end
   if redis.call('HGET', k, 'owner') == ARGV[1] then
@@ -87,17 +108,8 @@ return held
 """
 
 
-# KEYS: host hash; ARGV: decay, default interval. One round trip per 2xx answer (most hosts
-# were never raised: then nothing is written).
-RELAX = """
-local raised = tonumber(redis.call('HGET', KEYS[1], 'raised'))
-if not raised then return 0 end
-raised = raised * tonumber(ARGV[1])
-local own = tonumber(redis.call('HGET', KEYS[1], 'interval')) or tonumber(ARGV[2])
-if raised <= own then redis.call('HDEL', KEYS[1], 'raised', 'raised_at')
-else redis.call('HSET', KEYS[1], 'raised', string.format('%.17g', raised)) end
-return 1
-"""
+# KEYS: host hash; ARGV: decay, default interval.
+RELAX = _RELAX + "return relax(KEYS[1], ARGV[1], ARGV[2])"
 
 
 class RedisHostSchedule:
@@ -155,10 +167,16 @@ class RedisHostSchedule:
             return 0.0
         return float(answer)
 
-    def release(self, keys: str | tuple[str, ...], owner: object) -> bool:
+    def release(self, keys: str | tuple[str, ...], owner: object, relax: str | None = None) -> bool:
+        """As :meth:`HostSchedule.release`; with ``relax`` (a key) :meth:`relax` in the same
+        round trip."""
         keys = (keys,) if isinstance(keys, str) else keys
         token = self._tokens.pop(id(owner), "")
-        return bool(self._release(keys=[self._hash(k) for k in keys], args=[token]))
+        names, args = [self._hash(k) for k in keys], [token]
+        if relax is not None:
+            names.append(self._hash(relax))
+            args += [self.backoff.decay, self.default_interval]
+        return bool(self._release(keys=names, args=args))
 
     def hold(self, key: str, until: float) -> None:
         """Send nothing under ``key`` before server time ``until`` (a later hold wins)."""

@@ -160,11 +160,9 @@ class PolitenessMiddleware:
         """First in the response chain: back off or relax the host, then let the next one go
         (so no request of a host that has just answered 429/503 is sent before its hold)."""
         host = urlparse_cached(request).hostname or ""
-        if 200 <= response.status < 300:
-            self.schedule.relax(host)
-        elif response.status in OVERLOAD_CODES:
+        if response.status in OVERLOAD_CODES:
             self._back_off(host, request, response)
-        self._release(request)
+        self._release(request, host if 200 <= response.status < 300 else None)
         return response
 
     def _back_off(self, host: str, request: Request, response: Response) -> None:
@@ -183,9 +181,14 @@ class PolitenessMiddleware:
     def process_exception(self, request: Request, exception: Exception) -> None:
         self._release(request)  # failed download, or dropped between here and the downloader
 
-    def _release(self, request: Request) -> None:
+    def _release(self, request: Request, relax: str | None = None) -> None:
+        """Release the request's claim; ``relax``: the host to relax in the same step."""
         keys = request.meta.get(_KEYS_META)
-        if keys and self.schedule.release(keys, request):
+        if not keys:
+            if relax is not None:
+                self.schedule.relax(relax)
+            return
+        if self.schedule.release(keys, request, relax):
             for key in keys:
                 if (event := self._released.pop(key, None)) is not None:
                     event.set()
