@@ -62,6 +62,18 @@ def test_fifo_within_priority_and_priority_first(r):
     assert q.pop() is None
 
 
+def test_ack_and_pop_acknowledges_then_leases_in_one_step(r):
+    q = LeaseQueue(r, KEYS, "w1")
+    for rid in "abc":
+        q.push(rid, 0, rid.encode())
+    a, b = q.pop(), q.pop()
+    acked, c = q.ack_and_pop([(a.id, a.token), (b.id, "w2#0")])  # b's token is not w1's
+    assert acked == [True, False] and (c.id, c.payload) == ("c", b"c")
+    assert q.in_flight() == 2 and not r.hexists(KEYS.requests, "a")
+    assert q.ack_and_pop([(b.id, b.token), (a.id, a.token)]) == ([True, False], None)
+    assert q.in_flight() == 1
+
+
 def test_push_of_a_queued_id_is_a_no_op(r):
     q = LeaseQueue(r, KEYS, "w1")
     assert q.push("a", 0, b"x")

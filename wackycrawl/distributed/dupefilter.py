@@ -74,11 +74,10 @@ class FrontierDupeFilter(RFPDupeFilter):
         self._keep(fp)
         return not new
 
-    def was_seen(self, request) -> bool:
-        """Whether the request was recorded (this worker's memory, then the store); records
-        nothing (the frontier's queue script records and queues in one step)."""
-        fp = self.fingerprint(request)
-        return self._cached(fp) or fp in self.store
+    def known(self, request) -> bool:
+        """Whether this worker's memory has the request as recorded; asks no store and
+        records nothing (the frontier's queue script records and queues in one step)."""
+        return self._cached(self.fingerprint(request))
 
     def remember(self, request) -> None:
         """Keep the fingerprint of a request the store has recorded in this worker's memory."""

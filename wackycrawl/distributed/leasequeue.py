@@ -75,8 +75,23 @@ else
 end
 return 1
 """
-# KEYS: queue, requests, inflight, leases, seq, parked, parked_hosts; ARGV: token, lease s, limit
+# KEYS: queue, requests, inflight, leases, seq, parked, parked_hosts; ARGV: token, lease s, limit,
+# then (id, token) of each lease to acknowledge first (as ACK). Returns {id, payload} of the
+# request leased (false, false if none), then 1 per lease acknowledged, 0 per one lost.
 POP = _NOW + """
+local reply = {false, false}
+for i = 4, #ARGV, 2 do
+  local id, token = ARGV[i], ARGV[i + 1]
+  local v = redis.call('HGET', KEYS[4], id)
+  if v and string.sub(v, 1, #token + 1) == token .. '|' then
+    redis.call('HDEL', KEYS[4], id)
+    redis.call('ZREM', KEYS[3], id)
+    if not redis.call('ZSCORE', KEYS[1], id) then redis.call('HDEL', KEYS[2], id) end
+    reply[#reply + 1] = 1
+  else
+    reply[#reply + 1] = 0
+  end
+end
 local due = redis.call('ZRANGEBYSCORE', KEYS[6], '-inf', now, 'LIMIT', 0, tonumber(ARGV[3]))
 for _, id in ipairs(due) do
   local hp = redis.call('HGET', KEYS[7], id) or '|0'
@@ -86,10 +101,11 @@ for _, id in ipairs(due) do
   redis.call('ZADD', KEYS[1], 'NX', string.format('%.0f', -prio * 1e12 + redis.call('INCR', KEYS[5])), id)
 end
 local r = redis.call('ZPOPMIN', KEYS[1])
-if #r == 0 then return false end
+if #r == 0 then return reply end
 redis.call('ZADD', KEYS[3], string.format('%.3f', now + tonumber(ARGV[2])), r[1])
 redis.call('HSET', KEYS[4], r[1], ARGV[1] .. '|' .. r[2])
-return {r[1], redis.call('HGET', KEYS[2], r[1])}
+reply[1], reply[2] = r[1], redis.call('HGET', KEYS[2], r[1]) or false
+return reply
 """
 # ARGV: id, token, '1' = back into the queue at its old place, else '0'; a dead letter:
 # ARGV[4] = the entry to push to KEYS[5] (the dead-letter LIST)
@@ -233,11 +249,16 @@ class LeaseQueue:
     def pop(self) -> Leased | None:
         """Lease the first queued request to this worker, or None if the queue is empty;
         parked requests whose time has come are queued first."""
+        return self.ack_and_pop([])[1]
+
+    def ack_and_pop(self, leases: list[tuple[str, str]]) -> tuple[list[bool], Leased | None]:
+        """:meth:`ack` each of ``leases`` ``(id, token)`` (True if held, False if lost),
+        then :meth:`pop`, in one step (one round trip)."""
         token = f"{self.worker}#{self._run}.{next(self._tokens)}"
-        r = self._pop(keys=self._k7, args=[token, self.lease_seconds, PROMOTE_LIMIT])
-        if not r:
-            return None
-        return Leased(r[0].decode(), token, r[1] if len(r) > 1 else None)
+        r = self._pop(keys=self._k7, args=[token, self.lease_seconds, PROMOTE_LIMIT,
+                                           *(x for lease in leases for x in lease)])
+        acked = [bool(int(x)) for x in r[2:]]
+        return acked, Leased(r[0].decode(), token, r[1]) if r[0] is not None else None
 
     def ack(self, rid: str, token: str, requeue: bool = False, dead: bytes | None = None) -> bool:
         """Forget (or with ``requeue`` put back) a leased request; False if the lease was lost.

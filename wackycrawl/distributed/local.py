@@ -125,6 +125,10 @@ class LocalFrontier:
             "ORDER BY prio, seq LIMIT 1) RETURNING id, payload", (token,)).fetchone()
         return Leased(row[0], token, row[1]) if row else None
 
+    def ack_and_pop(self, leases: list[tuple[str, str]]) -> tuple[list[bool], Leased | None]:
+        """:meth:`ack` each of ``leases`` ``(id, token)``, then :meth:`pop`."""
+        return [self.ack(rid, token) for rid, token in leases], self.pop()
+
     def ack(self, rid: str, token: str, requeue: bool = False, dead: bytes | None = None) -> bool:
         sql = ("UPDATE queue SET token = NULL" if requeue else "DELETE FROM queue") + \
             " WHERE id = ? AND token = ?"

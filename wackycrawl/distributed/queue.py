@@ -159,18 +159,32 @@ class FrontierQueue(Base):
     def pop(self, timeout=0) -> Request | None:
         """Lease the next request (never blocks: ``timeout``, scrapy-redis's BRPOP wait,
         stalls the reactor, notes/stack.md 4.4). Undecodable entries become dead letters."""
-        while (leased := self.backend.pop()) is not None:
+        return self._take(self.backend.pop())
+
+    def ack_and_pop(self, in_progress) -> Request | None:
+        """:meth:`ack_finished` and :meth:`pop` with one round trip to the frontier."""
+        finished = self._finished(in_progress)
+        acked, leased = self.backend.ack_and_pop([(rid, token) for _, rid, token in finished])
+        for (request, _, _), held in zip(finished, acked, strict=True):
+            self._acked(request, held)
+        return self._take(leased)
+
+    def _take(self, leased) -> Request | None:
+        """The request of ``leased`` (None: nothing to lease); a raw seed is queued as its
+        requests and a dead letter moved away, and the next is leased instead."""
+        while leased is not None:
             if leased.id.startswith(SEED_PREFIX):
                 self._queue_seed(leased)
-                continue
-            try:
-                request = decode(leased.payload, self.spider, self.serializer)
-            except PayloadError as exc:
-                self._dead_letter(leased, exc)
-                continue
-            self.held[request] = (leased.id, leased.token)
-            self._ids[leased.id] = request
-            return request
+            else:
+                try:
+                    request = decode(leased.payload, self.spider, self.serializer)
+                except PayloadError as exc:
+                    self._dead_letter(leased, exc)
+                else:
+                    self.held[request] = (leased.id, leased.token)
+                    self._ids[leased.id] = request
+                    return request
+            leased = self.backend.pop()
         return None
 
     def _dead_letter(self, leased, exc: PayloadError) -> None:
@@ -225,14 +239,25 @@ class FrontierQueue(Base):
     # -- leases ------------------------------------------------------------------------------
     def ack_finished(self, in_progress) -> None:
         """Acknowledge the held requests that are not in ``in_progress`` (the engine's)."""
+        for request, rid, token in self._finished(in_progress):
+            self._acked(request, self.backend.ack(rid, token))
+
+    def _finished(self, in_progress) -> list[tuple[Request, str, str]]:
+        """The held requests not in ``in_progress``, with their ids and lease tokens, no
+        longer held."""
+        finished = []
         for request in [r for r in self.held if r not in in_progress]:
             rid, token = self.held.pop(request)
             del self._ids[rid]
-            if self.backend.ack(rid, token):
-                self.stats.inc_value("wacky/frontier/acked")
-            else:
-                logger.warning("lease of %s was lost before it was acknowledged", request)
-                self.stats.inc_value("wacky/frontier/lease_lost")
+            finished.append((request, rid, token))
+        return finished
+
+    def _acked(self, request: Request, held: bool) -> None:
+        if held:
+            self.stats.inc_value("wacky/frontier/acked")
+        else:
+            logger.warning("lease of %s was lost before it was acknowledged", request)
+            self.stats.inc_value("wacky/frontier/lease_lost")
 
     def beat(self, in_progress) -> None:
         """The heartbeat: acknowledge, renew, and reclaim dead workers' leases. After a

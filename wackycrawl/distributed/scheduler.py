@@ -28,7 +28,8 @@ the queue is empty, ``redis_batch_size`` at a time: one script moves them into t
 each is made into its requests under a lease (:mod:`.queue`), so a killed worker loses none;
 a seed that makes no request is a dead letter. Every other request (the seed file's, links)
 is recorded in the seen SET and queued by one script (:meth:`_atomic_seen_key`); a repeated
-link is answered from the worker's memory or by one SISMEMBER, without its payload.
+link is answered from the worker's memory, else by that script (one round trip for a new link
+and for one another worker recorded: a lookup first would cost a new link two).
 
 Closing: with nothing queued, no seed waiting and no lease held by any worker, a Redis
 worker waits :func:`close_wait` seconds (``WACKY_IDLE_CLOSE_SECONDS``, or scrapy-redis's
@@ -244,8 +245,8 @@ class FrontierScheduler(scrapy_redis_scheduler.Scheduler):
 
     def _enqueue(self, request) -> bool:
         if (key := self._atomic_seen_key()) is not None:
-            if not request.dont_filter and self.df.was_seen(request):
-                self.df.log(request, self.spider)  # a repeated link: no payload, one SISMEMBER
+            if not request.dont_filter and self.df.known(request):
+                self.df.log(request, self.spider)  # a repeated link: no Redis round trip
                 return False
             done = self.queue.push_seen(request, key)
             self.df.remember(request)
@@ -280,8 +281,7 @@ class FrontierScheduler(scrapy_redis_scheduler.Scheduler):
     def _next(self):
         if self._closing:
             return None
-        self.queue.ack_finished(self._slot().inprogress)
-        request = self.queue.pop()
+        request = self.queue.ack_and_pop(self._slot().inprogress)
         if request is None and self._pull_seeds():
             request = self.queue.pop()
         if request is not None:
