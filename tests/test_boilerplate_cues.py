@@ -288,6 +288,14 @@ def test_a_page_whose_text_is_all_in_one_link_keeps_it(article):
     assert has_article(out) and any("grandmother" in p for p in out)
 
 
+def test_article_mode_never_empties_a_page_keeps_the_spans_container():
+    # Nothing but headings between pictures: the rules keep nothing, so the span's container
+    # is kept, not only the span (one heading).
+    markup = page('<div>' + MENU + '</div><article><h2>Flood on the quay</h2><img src="a.jpg">'
+                  '<img src="b.jpg"><h2>Sandbags at the bakery</h2><img src="c.jpg"></article>')
+    assert blocks.extract(markup, article=True) == ["Flood on the quay", "Sandbags at the bakery"]
+
+
 def test_boilerplate_share():
     result = blocks.analyse(page(f"<div>{ARTICLE}</div><p>{LEGAL['en']}</p>"))
     article = blocks.extract(page(ARTICLE))

@@ -308,7 +308,8 @@ def classify(
     """Content (True) or boilerplate (False) for each block; ``span`` in piece indexes,
     ``template[i]`` True when block ``i`` is part of the host's template, ``text_cue`` the
     blocks' :func:`text_cue_of` (computed when None), ``region`` (piece indexes) where a
-    block outside the span may be a second content area (None: anywhere). A block with
+    block outside the span may be a second content area (None: anywhere; given, its blocks
+    are kept when the rules would keep nothing of the span). A block with
     ``cue`` set is boilerplate (call :func:`unwrap_page` first to ignore wrappers' names)."""
     low, high = region or (0, 1 << 62)
     inside = [b.end > span[0] and b.start < span[1] for b in blocks]
@@ -329,6 +330,9 @@ def classify(
         if blocks[i].heading and not text_cue[i]:
             good[i] = i + 1 < len(blocks) and good[i + 1] and blocks[i].link_words == 0
     if span_words and not any(good):  # the rules would empty a page BTE found text in
+        if region is not None:  # the blocks of the span's container
+            inside = [i or (low <= b.start and b.end <= high and not b.cue and not text_cue[n])
+                      for n, (b, i) in enumerate(zip(blocks, inside))]
         good = [i and not (template and template[n]) for n, i in enumerate(inside)]
     elif not any(good):  # no span: all of the page's text is in links (<a><p>...</p></a>)
         good = [not (b.cue or text_cue[n] or (template and template[n]))
