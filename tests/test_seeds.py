@@ -51,10 +51,11 @@ def test_scrapy_crawl_with_bad_arguments_says_why_in_one_line(tmp_path):
     assert "Traceback" not in typo.stderr
     seeds = tmp_path / "seeds.txt"
     seeds.write_text("http://a.test/\n")
-    for setting in ("WACKY_SCOPE_FROM_SEEDS=tld", "WACKY_PROFILE=far"):
+    for setting in ("WACKY_SCOPE_FROM_SEEDS=tld", "WACKY_PROFILE=far",
+                    f"WACKY_BADWORDS_FILE={tmp_path / 'no-such-list.txt'}"):
         bad = crawl("-a", f"seeds={seeds}", "-s", setting)
         assert bad.returncode == 1
-        assert "cannot start the crawl:" in bad.stderr and setting.split("=")[0] in bad.stderr
+        assert "cannot start the crawl:" in bad.stderr and setting.split("=")[1] in bad.stderr
         assert "Traceback" not in bad.stderr
 
 

@@ -5,8 +5,8 @@ state). A crawl that loses the race anyway is closed by the scheduler with the f
 ``frontier_locked``, also exit status 1. The seeds spider's arguments are checked first too:
 no seed list where one is needed is an ERROR line and exit status 2 (a usage error), a seed
 file that does not exist one and exit status 1, without a traceback; so is a component that
-refuses a setting's value (a ``ValueError`` while the crawl starts: ``cannot start the crawl:
-...``, exit status 1). Everything else is Scrapy's own ``crawl``.
+refuses a setting's value or cannot open a file a setting names (a ``ValueError`` or
+``OSError`` while the crawl starts: ``cannot start the crawl: ...``, exit status 1). Everything else is Scrapy's own ``crawl``.
 """
 
 from __future__ import annotations
@@ -85,9 +85,9 @@ class Command(ScrapyCrawl):
 
     @staticmethod
     def _report(exc: BaseException) -> None:
-        """A component that refused its settings (ValueError) in one line, anything else
-        with its traceback."""
-        if isinstance(exc, ValueError):
+        """A component that refused its settings (ValueError) or cannot read a file a setting
+        names (OSError: WACKY_BADWORDS_FILE...) in one line, anything else with its traceback."""
+        if isinstance(exc, (ValueError, OSError)):
             logger.error("cannot start the crawl: %s", exc)
             logger.debug("where the crawl stopped", exc_info=exc)
         else:
