@@ -13,6 +13,7 @@ to be a duplicate of). Exit code 0 when kept, 1 when dropped, 2 for usage or rea
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -29,7 +30,9 @@ from wackycrawl.pipelines.stages import StatsRecorder
 
 
 def _name(stage) -> str:
-    return type(stage).__name__.removesuffix("Pipeline").lower()
+    """``TextPipeline`` -> ``text``, ``TrecPrepareStage`` -> ``trec prepare``."""
+    name = type(stage).__name__.removesuffix("Pipeline").removesuffix("Stage")
+    return re.sub(r"(?<=[a-z])(?=[A-Z])", " ", name).lower()
 
 
 def _show_stats(calls: list[tuple]) -> str:
