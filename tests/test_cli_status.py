@@ -28,3 +28,19 @@ def test_a_url_that_is_no_redis_url_and_a_binary_seed_file_are_short_errors(tmp_
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 12  # 10 lines shown, the count of the rest, "no URL to push"
     assert err[10].endswith("490 more lines that are not http(s) URLs")
+
+
+def test_workers_read_the_crawl_name_from_the_environment_as_the_cli_does():
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = ("from scrapy.utils.project import get_project_settings as g;"
+            "from wackycrawl.distributed.scheduler import crawl_name;"
+            "print(crawl_name(g(), 'seeds'))")
+    root = Path(__file__).parent.parent
+    for env, name in (({"WACKY_CRAWL_NAME": "demo"}, "demo"), ({"WACKY_CRAWL_NAME": ""}, "seeds")):
+        out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True,
+                             text=True, timeout=60, env={**os.environ, **env}, check=True)
+        assert out.stdout.strip() == name

@@ -5,6 +5,8 @@ default. Override any of them with ``-s NAME=VALUE`` on the command line, in Scr
 ``setting=`` parameter, or in the environment (``SCRAPY_NAME``) as Scrapy allows.
 """
 
+import os
+
 BOT_NAME = "wackycrawl"
 SPIDER_MODULES = ["wackycrawl.spiders"]
 NEWSPIDER_MODULE = "wackycrawl.spiders"
@@ -429,7 +431,8 @@ SCHEDULER_IDLE_BEFORE_CLOSE = 0
 WACKY_FRONTIER = "auto"
 REDIS_URL = None
 # Crawl name shared by the workers of one crawl (the Redis key prefix); "" = spider name.
-WACKY_CRAWL_NAME = ""
+# $WACKY_CRAWL_NAME is the default, the variable `wackycrawl seeds push` and `status` read.
+WACKY_CRAWL_NAME = os.environ.get("WACKY_CRAWL_NAME", "")
 # A popped request is leased for this many seconds, renewed every WACKY_LEASE_RENEW_SECONDS
 # while its worker lives (also while it waits for its host's turn); the lease of a dead worker
 # expires and its requests go back into the queue (reliable-queue pattern, Redis docs; C20).
