@@ -246,6 +246,24 @@ def test_one_form_a_purist_standard_excludes_tells_a_text_apart_from_it():
     assert fw.identify(one_hr).lang == "und"
 
 
+# Forms both standards write tell nothing apart (written for these tests): Croatian with njen
+# (standard beside njezin) and two Croatian forms; Bosnian with uvjeti and bit će (both in the
+# Bosnian standard too) and one Bosnian form.
+HR_NJEN = ("Ana je cijeli život provela u malom mjestu na obali. Njen otac bio je ribar, a majka "
+           "je radila u školi. Tijekom ljeta kuća je uvijek bila puna gostiju, a djeca su se "
+           "kupala od jutra do mraka. Kad je odrasla, otišla je na studij u veliki grad, ali se "
+           "svakog tjedna vraćala kući da vidi roditelje i pomogne im oko posla.")
+BS_UVJET = ("Vlada je saopćila da će novi zakon bit usvojen do kraja godine. Ministar je rekao da "
+            "su uvjeti za to ispunjeni i da se ne očekuju veći problemi. Prema njegovim riječima, "
+            "prijedlog će se o tome razmatrati naredne sedmice, a javna rasprava bit će otvorena "
+            "za sve građane koji žele dati svoje mišljenje o novim pravilima.")
+
+
+def test_forms_both_standards_write_are_no_evidence():
+    assert fw.identify(HR_NJEN).lang == "hr"
+    assert fw.identify(BS_UVJET).lang == "bs"  # not hr by uvjeti, bit
+
+
 # Croatian whose opening has no form of one standard only; its end has tko, nitko, tijekom,
 # siječnja (written for this test).
 SHARED = ("Ovo je priča o jednom malom gradu na rijeci, u kojem su ljudi živjeli mirno i "
