@@ -286,6 +286,14 @@ def test_close_languages_told_apart_by_words_after_the_part_read():
     assert fw.Identifier(chunk_chars=0).identify(SHARED + HR_END).lang == "hr"
 
 
+def test_month_names_in_every_case_and_historija_forms_tell_the_standards_apart():
+    opening = SHARED[:len(SHARED) // 2]  # ijekavian, no form of one standard only
+    hr = opening + "Sve se promijenilo u listopadu, a u studenom su u grad došli novi ljudi."
+    bs = (opening + "Sve se promijenilo u oktobru, a u novembru su u grad došli novi ljudi, kao i "
+          "prošle godine kad je bila velika historijska proslava.")
+    assert (fw.identify(hr).lang, fw.identify(bs).lang) == ("hr", "bs")
+
+
 # Indonesian with one Malay spelling (kerana): evidence for both standards, so und.
 ID_MIXED = ("Saya tidak tahu apa yang sebenarnya terjadi, tetapi semuanya menunjukkan bahwa dia "
             "akan pulang besok malam. Dia bilang akan menelepon setelah sampai, tetapi sampai "
