@@ -158,6 +158,17 @@ def test_text_cues_inside_the_span_are_boilerplate(lang):
     assert len(out) == 2, out  # neither banner, newsletter box nor legal line kept
 
 
+@pytest.mark.parametrize("label", ["Advertisement", "- Anzeige -", "PUBLICITÉ", "Werbung"])
+@pytest.mark.parametrize("article", [False, True])
+def test_an_advertisement_label_is_boilerplate(label, article):
+    first, second = ARTICLE.split("</p>", 1)
+    body = f"<div><h2>High water</h2><div>{label}</div>{first}</p><div>{label}</div>{second}"
+    out = blocks.extract(page(body + THIRD + "</div>"), article=article)
+    assert has_article(out) and "High water" in out  # the heading before a label stays
+    assert label not in out
+    assert not cues.is_label("Advertisement of the town's new ferry", 5)
+
+
 def test_a_related_title_that_is_not_a_heading_opens_the_section():
     related = ("<div><p><strong>Das Thema könnte Sie auch interessieren:</strong></p>"
                + "".join(f"<p>Hochwasser im Tal: Teil {i} der Serie über die Flüsse der Region "

@@ -12,10 +12,10 @@ Baroni et al. 2008; jusText issue #24). This extractor:
    inside an article do not cut it while link lists (menus: two ``<a>`` tags per item) do;
    words of host-template blocks (:mod:`wackycrawl.text.templates`) score as tags;
 3. :func:`classify` blocks: link-dense blocks, host-template blocks and cue blocks (consent
-   banners, newsletter boxes, legal footers, "related articles" sections; also inside the
-   span) are boilerplate; other blocks inside the span are content; blocks outside it are
+   banners, newsletter boxes, legal footers, advertisement labels, "related articles"
+   sections; also inside the span) are boilerplate; other blocks inside the span are content; blocks outside it are
    content only if long (a second content area); a heading is content exactly when the block
-   after it is (the context rule of jusText, Pomikálek 2011). When the span holds words but
+   after it is (the context rule of jusText, Pomikálek 2011; advertisement labels skipped). When the span holds words but
    the rules would keep nothing of it, its blocks are kept, and when there is no span (all
    text in links) the blocks outside cues are (never an empty page by rule);
    a boilerplate-named element that wraps the article (:func:`unname_wrappers`) loses its
@@ -316,19 +316,23 @@ def classify(
     if text_cue is None:
         text_cue = text_cue_of(blocks)
     span_words = sum(b.words for b, i in zip(blocks, inside) if i)
+    label = [cues.is_label(b.text, b.words) for b in blocks]
     good = []
     for i, b in enumerate(blocks):
         density = max_link_density if b.words < PROSE_WORDS else MAX_PROSE_LINK_DENSITY
-        if b.link_words > density * b.words or text_cue[i] or b.cue:
+        if b.link_words > density * b.words or text_cue[i] or b.cue or label[i]:
             good.append(False)
         elif template is not None and template[i]:
             good.append(False)
         else:
             good.append(inside[i] or (b.words >= min_outside_words
                                       and low <= b.start and b.end <= high))
+    after = False  # the next block's class, advertisement labels skipped
     for i in range(len(blocks) - 1, -1, -1):
         if blocks[i].heading and not text_cue[i]:
-            good[i] = i + 1 < len(blocks) and good[i + 1] and blocks[i].link_words == 0
+            good[i] = after and blocks[i].link_words == 0
+        if not label[i]:
+            after = good[i]
     if span_words and not any(good):  # the rules would empty a page BTE found text in
         if region is not None:  # the blocks of the span's container
             inside = [i or (low <= b.start and b.end <= high and not b.cue and not text_cue[n])

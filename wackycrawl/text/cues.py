@@ -15,6 +15,8 @@ evidence, both plain regular expressions (no model):
   headings carrying a phrase of :data:`SECTION_PHRASES` ("Related articles", "Das könnte Sie
   auch interessieren", "Lire aussi"...) together with the blocks after them up to the next
   heading.
+* :func:`is_label`: a block that is nothing but an advertisement's label
+  (:data:`LABEL_PHRASES`: "Advertisement", "Anzeige", "Publicité"...).
 
 The phrase lists are ours (collected from the banners and footers of sites in those six
 languages); :mod:`wackycrawl.text.blocks` applies them.
@@ -104,6 +106,14 @@ COMMENT_PHRASES = (
     r"lascia un commento", r"(?:\d+ )?comentarios?\b", r"deja un comentario",
     r"(?:\d+ )?reacties?\b", r"laat een reactie achter",
 )
+#: Labels of advertisements: a block of at most LABEL_WORDS words that is nothing but one
+#: ("Advertisement", "- Anzeige -", "Publicité"; en, de, fr, it, es, nl, pl) is boilerplate.
+LABEL_PHRASES = (
+    r"advertisement", r"advertising", r"sponsored(?: content)?", r"anzeige", r"werbung",
+    r"publicit[ée]", r"pubblicit[àa]", r"publicidad", r"advertentie", r"reklama",
+)
+LABEL_WORDS = 3
+_LABEL_RE = re.compile(r"^\W*(?:{})\W*$".format("|".join(LABEL_PHRASES)), re.IGNORECASE)
 _BLOCK_RE = re.compile("|".join(BLOCK_PHRASES), re.IGNORECASE)
 _SECTION_RE = re.compile(r"^\W*(?:{})\b".format("|".join(SECTION_PHRASES)), re.IGNORECASE)
 #: A block of at most this many words that is nothing but a phrase of SECTION_PHRASES
@@ -201,3 +211,9 @@ def text_cues(texts: list[str], headings: list[bool], words: list[int],
         out.append(section or (n <= MAX_CUE_WORDS and i in candidates
                                and _BLOCK_RE.search(text) is not None))
     return out
+
+
+def is_label(text: str, words: int) -> bool:
+    """True for a block (its text and word count) that is nothing but the label of an
+    advertisement (:data:`LABEL_PHRASES`, at most :data:`LABEL_WORDS` words)."""
+    return words <= LABEL_WORDS and _LABEL_RE.match(text) is not None
