@@ -169,6 +169,14 @@ def test_an_advertisement_label_is_boilerplate(label, article):
     assert not cues.is_label("Advertisement of the town's new ferry", 5)
 
 
+@pytest.mark.parametrize("article", [False, True])
+def test_a_heading_with_an_edit_link_is_a_heading_a_linked_title_is_not(article):
+    body = (f'<div>{ARTICLE}<h2><span>Aftermath</span> [<a href="/edit">edit</a>]</h2>{THIRD}'
+            f'<h3><a href="/other">Another flood story</a></h3><p>{COMMENT}</p></div>')
+    out = blocks.extract(page(body), article=article)
+    assert "Aftermath [edit]" in out and "Another flood story" not in out
+
+
 def test_a_related_title_that_is_not_a_heading_opens_the_section():
     related = ("<div><p><strong>Das Thema könnte Sie auch interessieren:</strong></p>"
                + "".join(f"<p>Hochwasser im Tal: Teil {i} der Serie über die Flüsse der Region "

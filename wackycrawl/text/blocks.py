@@ -13,9 +13,11 @@ Baroni et al. 2008; jusText issue #24). This extractor:
    words of host-template blocks (:mod:`wackycrawl.text.templates`) score as tags;
 3. :func:`classify` blocks: link-dense blocks, host-template blocks and cue blocks (consent
    banners, newsletter boxes, legal footers, advertisement labels, "related articles"
-   sections; also inside the span) are boilerplate; other blocks inside the span are content; blocks outside it are
-   content only if long (a second content area); a heading is content exactly when the block
-   after it is (the context rule of jusText, Pomikálek 2011; advertisement labels skipped). When the span holds words but
+   sections; also inside the span) are boilerplate; other blocks inside the span are
+   content; blocks outside it are content only if long (a second content area); a heading
+   is content exactly when the block after it is (advertisement labels skipped) and at most
+   half of its words are links ("History [edit]" is a heading, a linked teaser's title is
+   not; the context rule of jusText, Pomikálek 2011). When the span holds words but
    the rules would keep nothing of it, its blocks are kept, and when there is no span (all
    text in links) the blocks outside cues are (never an empty page by rule);
    a boilerplate-named element that wraps the article (:func:`unname_wrappers`) loses its
@@ -330,7 +332,7 @@ def classify(
     after = False  # the next block's class, advertisement labels skipped
     for i in range(len(blocks) - 1, -1, -1):
         if blocks[i].heading and not text_cue[i]:
-            good[i] = after and blocks[i].link_words == 0
+            good[i] = after and blocks[i].link_words <= MAX_PROSE_LINK_DENSITY * blocks[i].words
         if not label[i]:
             after = good[i]
     if span_words and not any(good):  # the rules would empty a page BTE found text in
