@@ -69,3 +69,11 @@ def test_empty_input(tmp_path, capsys):
     f = tmp_path / "empty.txt"
     f.write_text("# nothing\n\n")
     assert run(["--engine", "bing", str(f)], capsys)[0] == 1
+
+
+def test_binary_or_non_utf8_input_is_refused(tmp_path, capsys):
+    for name, data in (("ls", b"\x7fELF\x02\x01\x01\x00" * 100), ("l1.txt", b"gr\xfc\xdfe aus\n")):
+        (tmp_path / name).write_bytes(data)
+        code, out, err = run(["--engine", "searxng", "--base", "http://x.test",
+                              str(tmp_path / name)], capsys)
+        assert code == 1 and out == [] and "not a UTF-8 tuple list" in err

@@ -8,7 +8,7 @@ file or ``scrapy crawl seeds -a queries=FILE``. Engines (:mod:`wackycrawl.seedin
 crawl (``# wackycrawl-engine: NAME TEMPLATE``, a comment line to other readers), so the
 spider needs no WACKY_SERP_* setting for it. API keys are not part of the URLs: the crawl
 reads them from the environment (a missing one is noted here, its value never printed).
-Exit codes: 0 done, 1 unreadable or empty input, 2 usage errors (bad engine options).
+Exit codes: 0 done, 1 unreadable, empty, binary or non-UTF-8 input, 2 usage errors (bad engine options).
 """
 
 import os
@@ -18,6 +18,7 @@ from pathlib import Path
 from wackycrawl import settings
 from wackycrawl.cli import write_output
 from wackycrawl.seeding import engines
+from wackycrawl.text.encoding import BinaryContentError, sniff_binary
 
 
 def _err(message: str) -> None:
@@ -35,7 +36,13 @@ def run(args) -> int:
     except OSError as exc:
         _err(f"cannot read {args.file}: {exc}")
         return 1
-    lines = [line.split() for line in data.decode("utf-8", errors="replace").splitlines()
+    try:
+        sniff_binary(data)
+        text = data.decode("utf-8")
+    except (BinaryContentError, UnicodeDecodeError) as exc:
+        _err(f"{args.file}: not a UTF-8 tuple list (wackycrawl tuples writes one): {exc}")
+        return 1
+    lines = [line.split() for line in text.splitlines()
              if line.strip() and not line.lstrip().startswith("#")]
     if not lines:
         _err(f"{args.file}: no tuples")
