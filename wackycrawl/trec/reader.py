@@ -291,7 +291,8 @@ def check(path: str) -> CheckResult:
     try:
         index = read_index(path)
     except FileNotFoundError:
-        result.problems.append(f"no index {index_path(path)}")
+        hint = "" if result.problems else f" (wackycrawl trec index {path} rebuilds it)"
+        result.problems.append(f"no index {index_path(path)}{hint}")
         return result
     except TrecFileError as exc:
         result.problems.append(str(exc))
