@@ -83,7 +83,8 @@ class SafetyMiddleware:
         self.stats.inc_value(f"wacky/safety/{cls}")
         if host not in self.hosts_logged:
             self.hosts_logged.add(host)
-            logger.warning("Refused %s: %s address %s (WACKY_ALLOW_PRIVATE_ADDRESSES is off)",
+            logger.warning("Refused %s: %s address %s (WACKY_ALLOW_PRIVATE_ADDRESSES is off; "
+                           "a server of your own: -s WACKY_PROFILE=local)",
                            host, cls, address)
         drops.record(self.crawler, "unsafe_address", request.url, f"{cls} address {address}")
         raise IgnoreRequest(f"{cls} address {address}")
