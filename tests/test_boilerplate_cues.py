@@ -410,3 +410,10 @@ def test_article_extractor_by_name():
     assert get_analyser("article")(markup).paragraphs == blocks.extract(markup, article=True)
     with pytest.raises(ValueError):
         get_extractor("articles")
+
+
+@pytest.mark.parametrize("article", [False, True])
+def test_a_page_that_is_only_a_menu_of_short_links_comes_out_empty(article):
+    # No span either, but no block of prose: nothing to keep (the crawl drops it as no_text).
+    markup = page("<ul>" + "<li><a href=/x>Home page</a></li>" * 200 + "</ul>")
+    assert blocks.extract(markup, article=article) == []

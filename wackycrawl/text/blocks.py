@@ -19,7 +19,8 @@ Baroni et al. 2008; jusText issue #24). This extractor:
    half of its words are links ("History [edit]" is a heading, a linked teaser's title is
    not; the context rule of jusText, Pomikálek 2011). When the span holds words but
    the rules would keep nothing of it, its blocks are kept, and when there is no span (all
-   text in links) the blocks outside cues are (never an empty page by rule);
+   text in links) the blocks of ``PROSE_WORDS`` words or more outside cues are (prose
+   wrapped in a link is kept, a menu of short links is not);
    a boilerplate-named element that wraps the article (:func:`unname_wrappers`) loses its
    name when the names would leave the page without prose, and so do named elements that
    hold nearly all of the page's words (:func:`unwrap_page`); the named elements nested in
@@ -341,7 +342,7 @@ def classify(
                       for n, (b, i) in enumerate(zip(blocks, inside))]
         good = [i and not (template and template[n]) for n, i in enumerate(inside)]
     elif not any(good):  # no span: all of the page's text is in links (<a><p>...</p></a>)
-        good = [not (b.cue or text_cue[n] or (template and template[n]))
+        good = [b.words >= PROSE_WORDS and not (b.cue or text_cue[n] or (template and template[n]))
                 for n, b in enumerate(blocks)]
     return good
 
