@@ -46,10 +46,11 @@ def test_query_lines_become_serp_requests_with_key_header(tmp_path, monkeypatch)
 
 def test_missing_key_skips_the_query_with_an_error(tmp_path, monkeypatch, caplog):
     monkeypatch.delenv("WACKY_BING_KEY", raising=False)
-    crawler, spider = make_spider(tmp_path, [engines.BING.url(["a", "b"])])
+    crawler, spider = make_spider(tmp_path, [engines.BING.url(["a", "b"]),
+                                             engines.BING.url(["c", "d"])])
     assert start_requests(spider) == []
-    assert crawler.stats.get_value("wacky/serp/no_key") == 1
-    assert "WACKY_BING_KEY" in caplog.text
+    assert crawler.stats.get_value("wacky/serp/no_key") == 2
+    assert caplog.text.count("WACKY_BING_KEY") == 1  # one line, not one per query
 
 
 def test_query_file_lines_must_be_query_urls(tmp_path):

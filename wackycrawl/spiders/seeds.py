@@ -149,6 +149,7 @@ class SeedsSpider(RedisMixin, scrapy.Spider):
         if missing := missing_seed_file(seeds, queries):
             raise FileNotFoundError(missing)
         self.seeds_path, self.queries_path = seeds, queries
+        self.keyless: set[str] = set()  # engines whose API key is missing (logged once)
         self.link_extractor = LinkExtractor(unique=True)
 
     @classmethod
@@ -259,8 +260,10 @@ class SeedsSpider(RedisMixin, scrapy.Spider):
         try:
             headers = engine.headers(os.environ)
         except engines.MissingKeyError as exc:
-            logger.error("%s query skipped: environment variable %s (API key) is not set",
-                         engine.name, exc.args[0])
+            if engine.name not in self.keyless:  # once per engine, not once per query
+                self.keyless.add(engine.name)
+                logger.error("%s queries skipped: environment variable %s (API key) is not set "
+                             "(counted in wacky/serp/no_key)", engine.name, exc.args[0])
             self.crawler.stats.inc_value("wacky/serp/no_key")
             return None
         # depth -1: the result URLs are seeds of depth 0 (DepthMiddleware adds 1)
