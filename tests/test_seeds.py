@@ -36,8 +36,8 @@ def test_scrapy_crawl_with_bad_arguments_says_why_in_one_line(tmp_path):
     import subprocess
     import sys
 
-    def crawl(*args):
-        return subprocess.run([sys.executable, "-m", "scrapy", "crawl", "seeds", *args,
+    def crawl(*args, spider="seeds"):
+        return subprocess.run([sys.executable, "-m", "scrapy", "crawl", spider, *args,
                                "-s", f"WACKY_OUTPUT_DIR={tmp_path / 'out'}"],
                               capture_output=True, text=True, timeout=120,
                               cwd=Path(__file__).parent.parent)
@@ -49,6 +49,9 @@ def test_scrapy_crawl_with_bad_arguments_says_why_in_one_line(tmp_path):
     assert typo.returncode == 2
     assert "needs a seed list" in typo.stderr and "unknown argument(s): seedz" in typo.stderr
     assert "Traceback" not in typo.stderr
+    unknown = crawl(spider="seedz")
+    assert unknown.returncode == 2 and "Traceback" not in unknown.stderr
+    assert "no spider 'seedz' in this project (its spiders: seeds)" in unknown.stderr
     seeds = tmp_path / "seeds.txt"
     seeds.write_text("http://a.test/\n")
     for setting in ("WACKY_SCOPE_FROM_SEEDS=tld", "WACKY_PROFILE=far",
@@ -83,6 +86,9 @@ def test_a_response_scrapy_does_not_read_as_html_is_a_drop(tmp_path):
     from scrapy.http import TextResponse
     from scrapy.utils.test import get_crawler
 
+    unknown = crawl(spider="seedz")
+    assert unknown.returncode == 2 and "Traceback" not in unknown.stderr
+    assert "no spider 'seedz' in this project (its spiders: seeds)" in unknown.stderr
     seeds = tmp_path / "seeds.txt"
     seeds.write_text("http://a.test/\n")
     crawler = get_crawler(SeedsSpider)

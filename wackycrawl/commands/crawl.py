@@ -45,6 +45,11 @@ class Command(ScrapyCrawl):
             return
         try:
             crawler = self._create_crawler(args[0])
+        except KeyError:  # Scrapy's "Spider not found", as a traceback
+            names = ", ".join(self.crawler_process.spider_loader.list())
+            logger.error("no spider %r in this project (its spiders: %s)", args[0], names)
+            self.exitcode = 2
+            return
         except ValueError as exc:  # a bad setting found while the settings are completed
             self._report(exc)
             self.exitcode = 1
