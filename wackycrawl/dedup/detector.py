@@ -198,13 +198,15 @@ class DuplicateDetector:
             return exact
         if n < self.min_features:
             return Decision("too_few_features", digest, fp, n, fpr.sketch)
-        candidates = []
-        for d, doc, match in self.simhashes.candidates(fp):
-            row = self.records[doc]
-            key = int.from_bytes(row[:_CHECKSUM_BYTES], "little")
-            if key == digest:  # an indexed text's checksum is in its record only
-                return exact
-            candidates.append((d, match, row[_CHECKSUM_BYTES:], key))
+        found = self.simhashes.candidates(fp)
+        rows = self.records.take([doc for _, doc, _ in found])
+        keys = rows[:, :_CHECKSUM_BYTES].copy().view("<u8").ravel()
+        if np.any(keys == np.uint64(digest)):  # an indexed text's checksum is in its record only
+            return exact
+        # only the MAX_CONFIRM nearest reach :func:`confirm` (its own order, so the same ones)
+        nearest = sorted(range(len(found)), key=lambda i: (found[i][0], found[i][2]))
+        candidates = [(found[i][0], found[i][2], rows[i, _CHECKSUM_BYTES:].tobytes(),
+                       int(keys[i])) for i in nearest[:MAX_CONFIRM]]
         if candidates and source is None:
             raise ValueError("the text is needed to confirm near-duplicate candidates")
         return confirm(fpr, "" if source is None else source, candidates, self.threshold,

@@ -31,6 +31,7 @@ crash never leaves a half-written file); ``load(path, ...)`` rebuilds.
 """
 
 import mmap
+from collections.abc import Sequence
 import os
 
 import numpy as np
@@ -324,6 +325,19 @@ class Records:
         self._chunks[-1][self._len % self._chunk] = np.frombuffer(row, dtype=np.uint8)
         self._len += 1
         return self._len - 1
+
+    def take(self, docs: Sequence[int]) -> np.ndarray:
+        """The rows of ``docs`` (ids) as a ``(len(docs), width)`` uint8 array, one fancy index
+        per chunk touched; IndexError for an id not stored."""
+        ids = np.asarray(docs, dtype=np.intp)
+        if len(ids) and not (0 <= int(ids.min()) and int(ids.max()) < self._len):
+            raise IndexError(f"record ids outside 0..{self._len - 1}")
+        out = np.empty((len(ids), self.width), dtype=np.uint8)
+        chunks, rows = np.divmod(ids, self._chunk)
+        for c in np.unique(chunks).tolist():
+            where = chunks == c
+            out[where] = self._chunks[c][rows[where]]
+        return out
 
     def __getitem__(self, doc: int) -> bytes:
         if not 0 <= doc < self._len:
