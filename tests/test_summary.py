@@ -13,3 +13,18 @@ def test_drops_are_the_drop_counters_largest_first():
     line = summary_line(stats)
     assert line.startswith("wacky summary: pages fetched 20, docs kept 3")
     assert "drops: http_404 7, too_small 5, not_prose 2, robots_forbidden 1" in line
+
+
+def test_a_crawl_with_the_writer_off_says_why_no_document_was_kept(caplog):
+    import logging
+
+    from scrapy.utils.test import get_crawler
+
+    from wackycrawl.extensions.summary import Summary
+
+    crawler = get_crawler(settings_dict={"WACKY_OUTPUT_DIR": ""})
+    crawler.stats.open_spider()
+    with caplog.at_level(logging.INFO):
+        Summary.from_crawler(crawler).spider_closed(None, "finished")
+    assert ("docs kept 0, words 0, MB written 0.00; drops: none; no document written: "
+            "WACKY_OUTPUT_DIR is empty (close reason: finished)") in caplog.text

@@ -65,7 +65,9 @@ class Summary:
         self.crawler.stats.set_value("wacky/cpu_seconds",
                                      round(time.process_time() - self.cpu_start, 3))
         stats = self.crawler.stats.get_stats()
-        logger.info("%s (close reason: %s)", summary_line(stats, self._corpus(stats)), reason)
+        off = "" if self.outdir else "; no document written: WACKY_OUTPUT_DIR is empty"
+        logger.info("%s%s (close reason: %s)", summary_line(stats, self._corpus(stats)), off,
+                    reason)
         if self.stats_file:
             os.makedirs(os.path.dirname(os.path.abspath(self.stats_file)), exist_ok=True)
             tmp = self.stats_file + ".tmp"
