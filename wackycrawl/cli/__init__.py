@@ -57,6 +57,9 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # `wackycrawl trec cat ... | head`: the reader is gone, not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except OSError as exc:  # an output folder that cannot be made, a full disk...: one line
+        print(f"wackycrawl {args.command}: {exc}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

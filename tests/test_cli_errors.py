@@ -1,4 +1,4 @@
-"""``wackycrawl status``: how a worker's published state reads."""
+"""The command line as a new user meets it: `wackycrawl status` lines, short errors for bad input."""
 
 from wackycrawl.cli.status import worker_state
 
@@ -44,3 +44,15 @@ def test_workers_read_the_crawl_name_from_the_environment_as_the_cli_does():
         out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True,
                              text=True, timeout=60, env={**os.environ, **env}, check=True)
         assert out.stdout.strip() == name
+
+
+def test_an_output_folder_that_cannot_be_made_is_one_error_line(tmp_path, capsys):
+    from wackycrawl.cli import main
+
+    page = tmp_path / "p.html"
+    page.write_text("<html><body><p>Some words here.</p></body></html>")
+    blocked = tmp_path / "file"
+    blocked.write_text("")  # a file where the output folder's parent should be
+    assert main(["clean", "-o", str(blocked / "out"), str(page)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("wackycrawl clean: [Errno 20] Not a directory") and "Traceback" not in err
