@@ -4,6 +4,8 @@ import argparse
 import subprocess
 import sys
 
+import pytest
+
 from tests.neardup_texts import ARTICLE, SAME_TOPIC, edited, retemplated, text, truncated
 from wackycrawl.cli import dedup
 
@@ -85,3 +87,18 @@ def test_unreadable_and_non_utf8_files_are_reported_and_skipped(tmp_path):
 def test_bad_settings_are_an_error(tmp_path, capsys):
     assert main(["dedup", "--k", "16", *write(tmp_path)[:1]]) == 2
     assert "k must be in 0..15" in capsys.readouterr().err
+    for option, value, message in (("--shingle-size", "0", "shingle size must be in 1..10"),
+                                   ("--sketch-size", "0", "sketch size must be >= 1"),
+                                   ("--threshold", "2", "threshold must be in 0..1")):
+        assert main(["dedup", option, value, *write(tmp_path)[:1]]) == 2
+        assert message in capsys.readouterr().err
+
+
+def test_a_shingle_size_out_of_range_stops_the_stage_when_it_is_built():
+    from scrapy.settings import Settings
+
+    from wackycrawl.pipelines.dedup import shingle_settings
+
+    with pytest.raises(ValueError, match="WACKY_SHINGLE_SIZE"):
+        shingle_settings(Settings({"WACKY_SHINGLE_SIZE": 11}))
+    assert shingle_settings(Settings({})) == {"shingle_size": 5, "sketch_size": 40}

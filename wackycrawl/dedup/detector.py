@@ -173,7 +173,10 @@ class DuplicateDetector:
         self.checksums = checksums if checksums is not None else ChecksumSet()
         self.simhashes = simhashes if simhashes is not None else SimhashIndex(k=k)
         self.simhashes.max_candidates = max_candidates
-        width = _CHECKSUM_BYTES + len(sketch(shingle_hashes(""), sketch_size))
+        if not 0 <= threshold <= 1:  # 0: every simhash candidate is a near duplicate
+            raise ValueError(f"resemblance threshold must be in 0..1, not {threshold}")
+        # ValueError here, not at the first document, for a shingle or sketch size out of range
+        width = _CHECKSUM_BYTES + len(sketch(shingle_hashes("", shingle_size), sketch_size))
         self.records = records if records is not None else Records(width)
         if len(self.records) != len(self.simhashes) or self.records.width != width:
             raise ValueError(f"{len(self.records)} records of {self.records.width} bytes for "

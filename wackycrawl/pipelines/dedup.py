@@ -45,7 +45,8 @@ from wackycrawl.dedup.detector import (
     near_meta,
 )
 from wackycrawl.dedup.index import MAX_CANDIDATES
-from wackycrawl.dedup.shingles import RESEMBLANCE, SHINGLE_SIZE, SKETCH_SIZE
+from wackycrawl.dedup.shingles import (RESEMBLANCE, SHINGLE_SIZE, SKETCH_SIZE, shingle_hashes,
+                                       sketch)
 from wackycrawl.dedup.simhash import to_hex
 from wackycrawl.distributed.keys import CrawlKeys
 from wackycrawl.distributed.pipeline import dedup_checks_written
@@ -65,9 +66,15 @@ SHINGLES_KEY = "shingle_hashes"
 
 def shingle_settings(settings) -> dict:
     """``shingle_size`` and ``sketch_size`` from ``WACKY_SHINGLE_SIZE`` and
-    ``WACKY_SHINGLE_SKETCH_SIZE`` (the fingerprint stage and the dedup stage must agree)."""
-    return {"shingle_size": settings.getint("WACKY_SHINGLE_SIZE", SHINGLE_SIZE),
-            "sketch_size": settings.getint("WACKY_SHINGLE_SKETCH_SIZE", SKETCH_SIZE)}
+    ``WACKY_SHINGLE_SKETCH_SIZE`` (the fingerprint stage and the dedup stage must agree);
+    ValueError for a size out of range (shingles 1..10 words, sketch >= 1)."""
+    size = settings.getint("WACKY_SHINGLE_SIZE", SHINGLE_SIZE)
+    m = settings.getint("WACKY_SHINGLE_SKETCH_SIZE", SKETCH_SIZE)
+    try:  # refused when the stage is built, not at every document
+        sketch(shingle_hashes("", size), m)
+    except ValueError as exc:
+        raise ValueError(f"WACKY_SHINGLE_SIZE / WACKY_SHINGLE_SKETCH_SIZE: {exc}") from None
+    return {"shingle_size": size, "sketch_size": m}
 
 
 def _text(item: dict) -> str:
