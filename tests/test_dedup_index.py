@@ -1,8 +1,11 @@
 """Compact checksum set, permuted-table simhash index and the dedup decision."""
 
+import os
 import random
 import subprocess
 import sys
+import zipfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -105,6 +108,29 @@ def test_compiled_loops_load_only_when_an_index_is_used():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.split()
     assert out == ["False", "True"]
+
+
+def test_compiled_loops_run_where_numba_cannot_cache_them(tmp_path):
+    # a zipped egg (as Scrapyd runs a project) and no writable user cache directory: numba
+    # finds no place for its cache; the loops are compiled in the process, with a warning
+    egg = tmp_path / "1700000000.egg"
+    package = Path(__file__).resolve().parent.parent / "wackycrawl"
+    with zipfile.ZipFile(egg, "w") as zf:
+        for path in package.rglob("*.py"):
+            zf.write(path, path.relative_to(package.parent).as_posix())
+    code = ("import logging, sys; logging.basicConfig(); sys.path.insert(0, sys.argv[1])\n"
+            "from wackycrawl.dedup.index import ChecksumSet, SimhashIndex\n"
+            "import wackycrawl; assert wackycrawl.__file__.startswith(sys.argv[1])\n"
+            "index = SimhashIndex([5, 7], k=3, buffer_size=2); index.add(6); index.add(1)\n"
+            "checksums = ChecksumSet(buffer_size=2); checksums.add(9); checksums.add(3)\n"
+            "print(index.candidates(5), 3 in checksums)\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NUMBA_", "XDG_"))}
+    done = subprocess.run([sys.executable, "-c", code, str(egg)], capture_output=True,
+                          text=True, env={**env, "HOME": os.devnull}, cwd=tmp_path,
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout == "[(0, 0, 5), (1, 1, 7), (1, 3, 1), (2, 2, 6)] True\n"
+    assert done.stderr.count("WARNING") == 1 and "compiled in this process" in done.stderr
 
 
 def test_simhash_index_save_load_round_trip(tmp_path):

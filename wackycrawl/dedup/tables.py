@@ -16,9 +16,13 @@ starts; ``ids`` is table 0's document id per entry.
 
 numba compiles these on first use and caches the machine code (``__pycache__`` beside this
 file, or numba's user cache directory where that is not writable): a later process loads
-it in about 0.15 s of CPU. The cache is keyed on this file alone, so a change of the layout
+it in about 0.15 s of CPU. Where numba finds no place for a cache (a zipped egg, as Scrapyd
+runs a project; a read-only install with no writable home or ``NUMBA_CACHE_DIR``) every
+process compiles them again, about 5 s of CPU on its first lookup, with one WARNING. The cache is keyed on this file alone, so a change of the layout
 constants (from :mod:`~wackycrawl.dedup.index`) must come with a change here.
 """
+
+import logging
 
 import numpy as np
 from llvmlite import ir
@@ -29,8 +33,25 @@ from numba.extending import intrinsic
 from wackycrawl.dedup.index import (BUCKETS, ENTRY, HI_SHIFTS, LO_SHIFTS, SHIFTS,
                                      TABLES)
 
+logger = logging.getLogger(__name__)
 _U64 = np.uint64
 _M16, _M32 = _U64(0xFFFF), _U64(0xFFFFFFFF)
+_uncached = False
+
+
+def _compile(func):
+    """``njit(cache=True)``, or ``njit`` where numba has nowhere to cache (RuntimeError
+    "no locator available" when the function is decorated)."""
+    global _uncached
+    try:
+        return njit(cache=True)(func)
+    except RuntimeError as exc:
+        if not _uncached:
+            logger.warning("dedup loops compiled in this process, not cached (about 5 s of "
+                           "CPU; a writable NUMBA_CACHE_DIR caches them unless the code is "
+                           "in a zip or egg): %s", exc)
+        _uncached = True
+        return njit(func)
 
 
 @intrinsic
@@ -59,7 +80,7 @@ def prefetch(typingctx, array, index):
     return types.void(array, index), codegen
 
 
-@njit(cache=True)
+@_compile
 def lookup(q, k, offsets, tab, ids, n, buffer, pending, ptable, pmask, order, own, cap):
     """Every stored fingerprint within ``k`` bits of ``q`` (uint64) that the probes reach.
 
@@ -138,7 +159,7 @@ def lookup(q, k, offsets, tab, ids, n, buffer, pending, ptable, pmask, order, ow
     return dist[rank], doc[rank], fps[rank], capped
 
 
-@njit(cache=True)
+@_compile
 def _same(f, offsets, tab, ids, out):
     """Documents whose fingerprint is ``f`` (table 0), written to ``out`` unless None."""
     block = np.int64(f >> _U64(SHIFTS[0]))
@@ -152,7 +173,7 @@ def _same(f, offsets, tab, ids, out):
     return got
 
 
-@njit(cache=True)
+@_compile
 def merge(tab, ids, offsets, n, fps):
     """Insert ``fps`` (uint64, ids ``n``, ``n + 1``, ...) into the tables of ``n``
     documents, in place: ``tab`` has room for ``4 * (n + len(fps))`` entries and ``ids``
@@ -195,7 +216,7 @@ def merge(tab, ids, offsets, n, fps):
         offsets[key] += e
 
 
-@njit(cache=True)
+@_compile
 def insert(values, n, where, new):
     """``values[:n + len(new)]`` becomes ``np.insert(values[:n], where, new)`` (``where``
     non-decreasing), from the back so that no entry is overwritten before it has moved."""
