@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 
 from scrapy.utils.test import get_crawler
 
@@ -120,3 +121,21 @@ def _doc(url):
     from wackycrawl.trec.format import TrecDoc
 
     return TrecDoc(url=url, paragraphs=["Some words of a rejected page."], meta={"Depth": "0"})
+
+
+def test_no_output_dir_means_no_drops_or_yield_file_unless_the_path_is_absolute(tmp_path):
+    from scrapy.utils.test import get_crawler
+
+    from wackycrawl import settings
+    from wackycrawl.crawl.worker import worker_file
+
+    files = {"WACKY_DROPS_FILE": settings.WACKY_DROPS_FILE,  # the project's defaults
+             "WACKY_YIELD_FILE": settings.WACKY_YIELD_FILE, "WACKY_WORKER_ID": "w1"}
+    off = get_crawler(settings_dict={**files, "WACKY_OUTPUT_DIR": ""})
+    assert worker_file(off, "WACKY_DROPS_FILE") == ""  # not ./drops-w1.tsv
+    assert worker_file(off, "WACKY_YIELD_FILE") == ""
+    absolute = get_crawler(settings_dict={**files, "WACKY_OUTPUT_DIR": "",
+                                          "WACKY_DROPS_FILE": str(tmp_path / "d-{worker}.tsv")})
+    assert worker_file(absolute, "WACKY_DROPS_FILE") == str(tmp_path / "d-w1.tsv")
+    on = get_crawler(settings_dict={**files, "WACKY_OUTPUT_DIR": "out"})
+    assert worker_file(on, "WACKY_DROPS_FILE") == os.path.join("out", "drops-w1.tsv")

@@ -23,9 +23,12 @@ def crawl_worker_id(crawler) -> str:
 
 def worker_file(crawler, setting: str) -> str:
     """The path a file setting such as ``WACKY_YIELD_FILE`` names for this process:
-    ``{worker}`` replaced by the worker id, a relative path put under WACKY_OUTPUT_DIR
-    (when set); "" when the setting is empty (file off)."""
+    ``{worker}`` replaced by the worker id, a relative path put under WACKY_OUTPUT_DIR; ""
+    (file off) when the setting is empty, or when it is relative and WACKY_OUTPUT_DIR is
+    empty (the writer off: no stray files in the working directory)."""
     s = crawler.settings
     path = (s.get(setting) or "").replace("{worker}", crawl_worker_id(crawler))
     outdir = s.get("WACKY_OUTPUT_DIR") or ""
-    return os.path.join(outdir, path) if path and outdir else path
+    if not path or os.path.isabs(path):
+        return path
+    return os.path.join(outdir, path) if outdir else ""
