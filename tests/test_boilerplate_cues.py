@@ -60,6 +60,31 @@ def test_many_unclosed_openers_stay_linear():
     assert bte.strip_invisible(hostile).count("<p>") == 2
 
 
+def test_elements_hidden_by_their_style_are_removed_with_their_content():
+    markup = page(
+        '<div style="display: none"><p>A hidden menu <div>with a box</div> inside</p></div>'
+        f"{ARTICLE}"
+        '<span class="x" style="color: red;visibility:hidden">An invisible note</span>'
+        '<p><a data-x="display:none">shown link</a> and display:none as words</p>')
+    visible = bte.strip_hidden(markup)
+    assert not any(w in visible for w in ("hidden menu", "with a box", "invisible note"))
+    assert "shown link" in visible and "display:none as words" in visible
+    assert has_article(blocks.extract(markup))
+
+
+@pytest.mark.parametrize("markup", [
+    '<p style="display:none">its end tag is optional: kept',
+    '<div style="display:none">never closed: kept',
+])
+def test_a_hidden_element_without_an_end_tag_hides_nothing(markup):
+    assert "kept" in bte.strip_hidden(markup)
+
+
+def test_many_unclosed_hidden_elements_stay_linear():
+    hostile = '<div style="display:none">' * 20000 + ARTICLE + "<span style='display:none'>" * 20000
+    assert has_article(blocks.extract(hostile))
+
+
 @pytest.mark.parametrize("extract", [bte.extract, blocks.extract])
 def test_angle_brackets_in_quoted_attribute_values_stay_in_the_tag(extract):
     props = "{&quot;items&quot;:[{&quot;n&quot;:3}],&quot;cond&quot;:&quot;a > b &amp;&amp; c < 4&quot;}"

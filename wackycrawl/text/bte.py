@@ -10,13 +10,15 @@ i.e. tags outside the span plus words inside it. That equals the total tag count
 sum over [i, j] of (+1 per word, -1 per tag), so the span is a maximum-sum subarray, found in
 O(N) (Kadane / prefix minima) instead of trying every (i, j) pair (O(N^2) or O(N^3)).
 
-Stages: :func:`strip_invisible` (comments, script, style, title... out, unclosed ones too) -> :func:`pieces`
+Stages: :func:`strip_invisible` (comments, script, style, title..., elements hidden by their
+style, out; unclosed ones too) -> :func:`pieces`
 (alternating text chunks and tags, by one compiled regex) -> :func:`weights` ->
 :func:`best_span` -> :func:`paragraphs` (one string per block-level element or line break).
 """
 
 import html
 import re
+from functools import lru_cache
 from itertools import accumulate
 
 #: Elements whose content is never running text (dropped with their content; ``title`` is
@@ -25,6 +27,13 @@ INVISIBLE_ELEMENTS = (
     "script", "style", "noscript", "template", "svg", "math", "select", "iframe", "object",
     "textarea", "title",
 )
+#: Elements whose end tag HTML lets authors leave out, and void elements: a hidden one
+#: (:func:`strip_hidden`) is left in place, its end would be a guess (HTML 5 13.1.2.4).
+NO_END_TAG = frozenset([
+    "area", "base", "body", "br", "caption", "col", "colgroup", "dd", "dt", "embed", "head",
+    "hr", "html", "img", "input", "li", "link", "meta", "optgroup", "option", "p", "rp", "rt",
+    "source", "tbody", "td", "tfoot", "th", "thead", "tr", "track", "wbr",
+])
 #: Elements that start a new paragraph in the output (HTML "block-level" plus br/td/li).
 BLOCK_ELEMENTS = frozenset(
     [
@@ -49,6 +58,17 @@ _INVISIBLE_CLOSE_RE = {
 # HTML 5 13.2.5.43-52: "-->" ends a comment, so do "--!>" and the abrupt "<!-->", "<!--->".
 _COMMENT_END_RE = re.compile(r"--!?>")
 _NEXT_TAG_RE = re.compile(r"<[A-Za-z/!?]")
+# Declarations that hide an element (CSS 2.1 9.2.4 display: none, 11.2 visibility: hidden):
+# their values first (a fast search led by ":"), then the property before one, the style
+# attribute before that and the element's name.
+_HIDING_VALUE_RE = re.compile(r":\s*(none|hidden)")
+_HIDING_PROPERTY_RE = {"none": re.compile(r"display\s*\Z"),
+                       "hidden": re.compile(r"visibility\s*\Z")}
+_STYLE_VALUE_RE = re.compile(r"""style\s*=\s*["']?[^"'<>]*""", re.IGNORECASE)
+_ELEMENT_NAME_RE = re.compile(r"<([A-Za-z][A-Za-z0-9-]*)")
+# Hidden elements of at most this many element names per page are removed (each name's
+# elements are matched to their end tags by one scan at most).
+_MAX_HIDDEN_NAMES = 16
 _NEXT_GT_RE = re.compile(">")
 # A tag is "<" followed by a letter, "/", "!" or "?" (a tag start; so "a < b" in text stays
 # text) and ends at the first ">" outside a quoted attribute value: as in the HTML 5 tokenizer
@@ -80,8 +100,9 @@ def strip_invisible(markup: str) -> str:
     document; a corpus would then lose a whole page to one typo. Here an unclosed
     ``<title>``, ``<script>`` (etc.) ends at the next tag and an unclosed comment at the next
     ``>``, and a malformed end tag (``</title foo>``, ``</script`` without ``>``) still ends
-    its element. Linear time, also on hostile markup (many unclosed openers): each search
-    for an end is remembered. Returns the remaining markup (str).
+    its element. Then :func:`strip_hidden`. Linear time, also on hostile markup (many
+    unclosed openers): each search for an end is remembered. Returns the remaining markup
+    (str).
     """
     out: list[str] = []
     found: dict = {}  # pattern -> (searched from, match or None)
@@ -113,6 +134,68 @@ def strip_invisible(markup: str) -> str:
                 end = close.end()
         out.append(" ")
         pos = end
+    out.append(markup[pos:])
+    return strip_hidden("".join(out))
+
+
+@lru_cache(maxsize=64)
+def _same_name_tags(name: str) -> re.Pattern:
+    """Start and end tags of element ``name`` (any case): group 1 is "/" for an end tag."""
+    return re.compile(rf"<(/?)(?i:{re.escape(name)})(?![A-Za-z0-9-])")
+
+
+def strip_hidden(markup: str) -> str:
+    """Remove the elements an inline style hides (``style="display:none"``,
+    ``visibility:hidden``, in lower case as sites write them) with their content, as a
+    reader never sees them (Readability.js skips them too). An element without an end tag of
+    its own (:data:`NO_END_TAG`) or whose end tag never comes is left as it is, so a typo
+    cannot hide the rest of a page. Linear time: each tag is tested once, and the end tags
+    of each hidden element's name (at most 16 names) are scanned once. Returns the markup.
+    """
+    starts: list[tuple[int, str]] = []  # (start of the hidden element's tag, its name)
+    names: set[str] = set()
+    seen = lt = -1  # lt: start of the tag open at prev (-1: prev lies in text)
+    prev = 0
+    for m in _HIDING_VALUE_RE.finditer(markup):
+        i = m.start()
+        prop = _HIDING_PROPERTY_RE[m.group(1)].search(markup, max(prev, i - 24), i)
+        if prop is None:
+            continue
+        i = prop.start()
+        before = markup.rfind("<", prev, i)
+        if before >= 0:
+            lt = before
+        if lt >= 0 and markup.find(">", max(lt, prev), i) >= 0:
+            lt = -1  # i lies in text
+        prev = i
+        if lt <= seen:
+            continue
+        seen = lt  # one test per tag
+        at = markup.rfind("style", lt, i)
+        value = _STYLE_VALUE_RE.match(markup, at, i) if at > lt else None
+        name = _ELEMENT_NAME_RE.match(markup, lt)
+        if value and value.end() == i and markup[at - 1].isspace() and name:
+            key = name.group(1).lower()
+            if key not in NO_END_TAG and (key in names or len(names) < _MAX_HIDDEN_NAMES):
+                names.add(key)
+                starts.append((lt, key))
+    out, pos = [], 0
+    unclosed: set[str] = set()
+    for start, name in starts:
+        if start < pos or name in unclosed:  # inside a hidden element already cut
+            continue
+        depth = 0
+        for t in _same_name_tags(name).finditer(markup, start):
+            depth += -1 if t.group(1) else 1
+            if not depth:
+                end = markup.find(">", t.end())
+                out += (markup[pos:start], " ")
+                pos = len(markup) if end < 0 else end + 1
+                break
+        else:  # never closed: kept, and so are the later ones of this name
+            unclosed.add(name)
+    if not out:
+        return markup
     out.append(markup[pos:])
     return "".join(out)
 
