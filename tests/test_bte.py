@@ -177,6 +177,15 @@ def test_words_of_text_without_spaces_are_counted_by_characters():
     assert short.words == 1
 
 
+def test_a_mathml_formula_stays_in_its_sentence_without_its_tex_source():
+    formula = ("<math><semantics><mrow><mi>x</mi><mo>=</mo><mn>2</mn></mrow>"
+               "<annotation encoding='application/x-tex'>x = 2</annotation></semantics></math>")
+    page = (f"<p>The water stood highest when {formula} metres were measured on the gauge at "
+            "the bridge, the morning after the storm had passed over the old town.</p>")
+    (text,) = blocks.extract(page)
+    assert "when x=2 metres were measured" in text and "x = 2" not in text
+
+
 def test_thresholds_are_parameters():
     # (class "side", not "sidebar": a class naming boilerplate removes a block at any threshold)
     page = ARTICLE.replace("<!-- author -->", TAG_CLOUD + AUTHOR).replace("sidebar", "side")

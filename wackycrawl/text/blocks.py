@@ -53,6 +53,13 @@ NEUTRAL_ELEMENTS = frozenset(
         "kbd", "li", "mark", "ol", "q", "s", "small", "span", "strong", "sub", "sup", "tt",
         "u", "ul", "var",
     ]
+) | frozenset(  # MathML presentation markup: a formula in a sentence is a run of its text
+    [
+        "math", "menclose", "mfenced", "mfrac", "mi", "mmultiscripts", "mn", "mo", "mover",
+        "mpadded", "mphantom", "mroot", "mrow", "ms", "mspace", "msqrt", "mstyle", "msub",
+        "msubsup", "msup", "mtable", "mtd", "mtext", "mtr", "munder", "munderover",
+        "semantics",
+    ]
 )
 #: Score of a word inside ``<a>``: neither text (+1) nor tag (-1) evidence.
 LINK_WORD_WEIGHT = 0

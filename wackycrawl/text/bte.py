@@ -22,10 +22,11 @@ from functools import lru_cache
 from itertools import accumulate
 
 #: Elements whose content is never running text (dropped with their content; ``title`` is
-#: the only text of ``<head>``).
+#: the only text of ``<head>``; ``annotation``: the TeX source a MathML formula carries
+#: besides the formula the reader sees, which stays).
 INVISIBLE_ELEMENTS = (
-    "script", "style", "noscript", "template", "svg", "math", "select", "iframe", "object",
-    "textarea", "title",
+    "script", "style", "noscript", "template", "svg", "annotation", "select", "iframe",
+    "object", "textarea", "title",
 )
 #: Elements whose end tag HTML lets authors leave out, and void elements: a hidden one
 #: (:func:`strip_hidden`) is left in place, its end would be a guess (HTML 5 13.1.2.4).
