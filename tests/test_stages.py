@@ -107,12 +107,15 @@ def test_worker_gives_the_same_items_drops_stats_and_log_lines(caplog):
 
 
 class Probe:
-    """A test stage: records its process and SIGTERM disposition; "kill" in the URL kills
-    its process, "boom" raises."""
+    """A test stage: records its process, the process that warmed it up and its SIGTERM
+    disposition; "kill" in the URL kills its process, "boom" raises."""
 
     @classmethod
     def from_crawler(cls, crawler):
         return cls()
+
+    def warm_up(self):
+        self.warmed_in = os.getpid()
 
     def process_item(self, item):
         if "kill" in item["url"]:
@@ -120,6 +123,7 @@ class Probe:
         if "boom" in item["url"]:
             raise ValueError("boom stage failure")
         item["pid"] = os.getpid()
+        item["warmed_in"] = getattr(self, "warmed_in", None)
         item["sigterm_ignored"] = signal.getsignal(signal.SIGTERM) == signal.SIG_IGN
         item["sigint_ignored"] = signal.getsignal(signal.SIGINT) == signal.SIG_IGN
         return item
@@ -146,6 +150,9 @@ def test_dead_worker_drops_its_items_and_is_replaced(caplog):
 
     before, after = asyncio.run(main())
     assert before["pid"] != os.getpid() and after["pid"] not in (before["pid"], os.getpid())
+    # each worker warmed its stages up itself; the crawl process's copy is not warmed up
+    assert (before["warmed_in"], after["warmed_in"]) == (before["pid"], after["pid"])
+    assert not hasattr(pipe.stages[0], "warmed_in")
     assert before["sigterm_ignored"] and before["sigint_ignored"]
     assert crawler.stats.get_value("wacky/drop/stage_worker_died") == 1
     assert crawler.stats.get_value("wacky/stages/worker_restarts") == 1
@@ -189,7 +196,7 @@ def test_workers_exit_when_the_crawl_process_is_killed():
 def test_in_process_mode_and_settings():
     _, pipe = pipeline(WACKY_STAGE_WORKERS=0, WACKY_STAGES=PROBE[:2])
     [out] = run(pipe, [item("http://en.test/1", page("One", prose(1)))])
-    assert out["pid"] == os.getpid() and not pipe.pool
+    assert out["pid"] == out["warmed_in"] == os.getpid() and not pipe.pool
     _, auto = pipeline(WACKY_STAGE_WORKERS=None)
     assert auto.workers == default_workers() == (1 if os.cpu_count() >= 2 else 0)
     _, off = pipeline(WACKY_DEDUP_ENABLED=False, WACKY_STAGE_WORKERS=0)

@@ -12,7 +12,10 @@ item (a plain pipe: 0.08-0.10 ms), and a profile of benchmarks/crawl.py showed t
 loop blocked ~1.9 ms per item in the wake-up write, waiting for the GIL.
 
 A stage is a class with ``from_crawler(crawler)`` and ``process_item(item)`` (raising
-``DropItem``, or ``NotConfigured`` to be left out). Its ``crawler`` is a
+``DropItem``, or ``NotConfigured`` to be left out), and optionally ``warm_up()``, called
+once where the stage runs (each worker, or this process with 0 workers) before the spider
+opens: loads that only a process running the stage should pay (the language model), so the
+first pages do not wait for them. Its ``crawler`` is a
 :class:`StageContext`: only ``settings`` and ``stats`` (``inc_value``, ``set_value``,
 ``max_value``, ``min_value``, ``get_value``), in both modes. The stages are always built
 here too, so a bad setting stops the crawl at start-up in both modes.
@@ -116,6 +119,13 @@ def build_stages(paths: list[str], context: StageContext) -> list:
     return stages
 
 
+def warm_up(stages: list) -> None:
+    """Call each stage's ``warm_up()``, if it has one."""
+    for stage in stages:
+        if hasattr(stage, "warm_up"):
+            stage.warm_up()
+
+
 def run_stages(stages: list, item: dict) -> dict:
     """Pass ``item`` through ``stages`` in order; raises the DropItem of the stage dropping it."""
     for stage in stages:
@@ -182,6 +192,7 @@ def worker_main(sock: socket.socket, paths: list[str], settings: dict, level: in
     def stages() -> list:
         if not built:
             built.append(build_stages(paths, StageContext(Settings(settings), stats)))
+            warm_up(built[0])
             stats.take()  # start-up lines and counts were given by the crawl process
             capture.take()
         return built[0]
@@ -310,6 +321,8 @@ class StagesPipeline:
     async def open_spider(self):
         where = f"{self.workers} worker process(es)" if self.workers else "the crawl process"
         logger.info("stages %s in %s", ", ".join(type(s).__name__ for s in self.stages), where)
+        if not self.workers:
+            warm_up(self.stages)
         self.pool = list(await asyncio.gather(*(self._start_worker()
                                                 for _ in range(self.workers))))
 
