@@ -424,6 +424,13 @@ def test_article_mode_keeps_a_long_block_in_the_spans_container():
     assert has_article(article) and any("twelfth century" in p for p in article)
     assert not any("grandmother" in p for p in article)
     assert blocks.span_container(bte.pieces("<div><p>a b</p></div>"), (3, 4)) == (1, 7)
+    assert blocks.span_container(bte.pieces("<p>a b</p>"), (1, 2)) == (0, 5)  # no container
+
+
+def test_article_mode_keeps_a_long_block_of_a_page_without_containers():
+    # <body><h2>..</h2><p>..</p><table>...</table><p>..</p>: the container is the page.
+    markup = page(f"{LEAD}{INFOBOX}{ARTICLE}{THIRD}")
+    assert any("twelfth century" in p for p in blocks.extract(markup, article=True))
 
 
 def test_article_extractor_by_name():

@@ -385,8 +385,8 @@ def _prose_blocks(blocks: list[Block], span: tuple[int, int]) -> int:
 
 def span_container(parts: list[str], span: tuple[int, int]) -> tuple[int, int]:
     """Piece indexes ``(start, end)`` of the innermost container element (``div``,
-    ``section``, ``article``...) holding all of ``span``; ``(0, 0)`` if none does (the span
-    reaches into ``<body>`` itself)."""
+    ``section``, ``article``...) holding all of ``span``; the whole page, ``(0, len(parts))``,
+    if none does (the text lies in ``<body>`` itself); ``(0, 0)`` for an empty span."""
     start, end = span
     if start >= end:
         return 0, 0
@@ -403,7 +403,7 @@ def span_container(parts: list[str], span: tuple[int, int]) -> tuple[int, int]:
     for top in reversed(opened):  # never closed: they run to the end of the page
         if top < start:
             return top, len(parts)
-    return 0, 0
+    return 0, len(parts)
 
 
 _TITLE_RE = re.compile(r"<title\b[^>]*>([^<]*)", re.IGNORECASE)
