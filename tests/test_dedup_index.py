@@ -1,5 +1,6 @@
 """Compact checksum set, permuted-table simhash index and the dedup decision."""
 
+import io
 import os
 import random
 import subprocess
@@ -11,7 +12,7 @@ import numpy as np
 import pytest
 
 from wackycrawl.dedup.detector import DuplicateDetector
-from wackycrawl.dedup.index import ChecksumSet, SimhashIndex
+from wackycrawl.dedup.index import ChecksumSet, Records, SimhashIndex
 from wackycrawl.dedup.simhash import hamming
 
 MASK = 2**64 - 1
@@ -158,6 +159,20 @@ def test_load_rejects_a_foreign_file(tmp_path):
         ChecksumSet.load(str(path))
 
 
+def test_load_rejects_a_header_claiming_more_than_the_file_holds(tmp_path):
+    # a damaged header must not become an allocation of the size it claims (MemoryError)
+    path = tmp_path / "x.npy"
+    for descr, shape, load in (("<u8", (10**15,), SimhashIndex.load),
+                               ("<u8", (10**15,), ChecksumSet.load),
+                               ("|u1", (10**14, 92), lambda p: Records.load(p, 92))):
+        header = io.BytesIO()
+        np.lib.format.write_array_header_1_0(
+            header, {"descr": descr, "fortran_order": False, "shape": shape})
+        path.write_bytes(header.getvalue() + bytes(64))
+        with pytest.raises(ValueError):
+            load(str(path))
+
+
 # --- ChecksumSet ---------------------------------------------------------------------
 
 def test_checksum_set_membership_across_merges_and_round_trip(tmp_path):
@@ -271,6 +286,27 @@ def test_detector_save_load(tmp_path):
     assert again.check(c16_variants()[0]).verdict == "near_duplicate"
     empty = DuplicateDetector.load(str(tmp_path / "missing"))
     assert len(empty) == 0
+
+
+def test_a_save_cut_between_its_files_loads_as_the_state_before_it(tmp_path):
+    # save() replaces simhashes.npy, then near-records.npy: a kill in between leaves the
+    # fingerprints of documents whose records are not written; both are in id order
+    det = DuplicateDetector()
+    texts = [ARTICLE, c16_variants()[0]] + [f"Seite {i}: " + " ".join(
+        f"wort{i}x{j}" for j in range(60)) for i in range(3)]
+    det.add(det.check(texts[0]))
+    det.add(det.check(texts[2]))
+    state, later = tmp_path / "state", tmp_path / "later"
+    det.save(str(state))
+    for text in texts[3:]:
+        det.add(det.check(text))
+    det.save(str(later))
+    (later / "simhashes.npy").replace(state / "simhashes.npy")
+    loaded = DuplicateDetector.load(str(state))
+    assert len(loaded.simhashes) == len(loaded.records) == 2 and loaded.cut_on_load == 2
+    assert loaded.check(texts[0]).verdict == "exact_duplicate"
+    assert loaded.check(texts[1]).verdict == "near_duplicate"
+    assert loaded.check(texts[3]).verdict == "new"
 
 
 def test_exact_copies_found_through_the_index_records_and_an_older_state(tmp_path):

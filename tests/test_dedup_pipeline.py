@@ -137,6 +137,23 @@ def test_corrupt_state_is_logged_and_counted(tmp_path, caplog):
     assert p.process_item(item(prose(1)))
 
 
+def test_state_of_a_cut_save_is_logged_and_counted(tmp_path, caplog):
+    _, first = pipeline(tmp_path, WACKY_DEDUP_SAVE_EVERY=1)
+    first.open_spider()
+    first.process_item(item(prose(1)))
+    state = tmp_path / "job" / STATE_DIR
+    records = (state / "near-records.npy").read_bytes()
+    first.process_item(item(prose(4)))
+    (state / "near-records.npy").write_bytes(records)  # the second save killed before it
+    crawler, p = pipeline(tmp_path)
+    p.open_spider()
+    assert crawler.stats.get_value("wacky/dedup/state_cut") == 1
+    assert crawler.stats.get_value("wacky/dedup/loaded") == 1 and "cut in a save" in caplog.text
+    with pytest.raises(DropItem, match="exact_duplicate"):
+        p.process_item(item(prose(1)))
+    assert p.process_item(item(prose(4)))
+
+
 def test_settings_k_and_off_switch():
     _, p = pipeline(WACKY_SIMHASH_K=1, WACKY_SIMHASH_MIN_FEATURES=10)
     assert p.detector.k == 1 and p.detector.simhashes.k == 1 and p.detector.min_features == 10

@@ -178,6 +178,7 @@ class DuplicateDetector:
         # ValueError here, not at the first document, for a shingle or sketch size out of range
         width = _CHECKSUM_BYTES + len(sketch(shingle_hashes("", shingle_size), sketch_size))
         self.records = records if records is not None else Records(width)
+        self.cut_on_load = 0
         if len(self.records) != len(self.simhashes) or self.records.width != width:
             raise ValueError(f"{len(self.records)} records of {self.records.width} bytes for "
                              f"{len(self.simhashes)} simhashes (sketch size {sketch_size})")
@@ -247,7 +248,9 @@ class DuplicateDetector:
     def load(cls, directory: str, k: int = K, min_features: int = MIN_FEATURES, **settings):
         """Read a state written by :meth:`save`; a missing file gives an empty part.
         ``settings`` are the other constructor arguments. Raises ValueError if a file is
-        not the expected array or the parts do not match (a state from another version)."""
+        not the expected array or the parts do not match (a state from another version).
+        Of a save cut between its files, the documents of the save before are kept:
+        :attr:`cut_on_load` says how many fingerprints and records were left out."""
         path = os.path.join(directory, CHECKSUMS_FILE)
         checksums = ChecksumSet.load(path) if os.path.exists(path) else None
         path = os.path.join(directory, SIMHASHES_FILE)
@@ -256,4 +259,16 @@ class DuplicateDetector:
         width = _CHECKSUM_BYTES + len(sketch(shingle_hashes(""),
                                              settings.get("sketch_size", SKETCH_SIZE)))
         records = Records.load(path, width) if os.path.exists(path) else None
-        return cls(k, min_features, checksums, simhashes, records=records, **settings)
+        cut = 0
+        if simhashes is not None and records is not None:
+            # a save cut between its files (a kill) leaves one of the two longer: both are
+            # in id order, so their common part is the state of the save before
+            n = min(len(simhashes), len(records))
+            cut = len(simhashes) - n + len(records) - n
+            if len(simhashes) > n:
+                simhashes = SimhashIndex(simhashes.values()[:n], k)
+            if len(records) > n:
+                records = Records(width, records.take(range(n)))
+        detector = cls(k, min_features, checksums, simhashes, records=records, **settings)
+        detector.cut_on_load = cut
+        return detector

@@ -49,8 +49,14 @@ def _atomic_save(path: str, values: np.ndarray) -> None:
     os.replace(tmp, path)
 
 
+def _read(path: str) -> np.ndarray:
+    """The array of a ``.npy`` file, read through a memory map: a header claiming more
+    than the file holds is a ValueError, not an allocation of the size it claims."""
+    return np.array(np.load(path, mmap_mode="r", allow_pickle=False))
+
+
 def _load(path: str) -> np.ndarray:
-    values = np.load(path, allow_pickle=False)
+    values = _read(path)
     if values.ndim != 1 or values.dtype != np.dtype("<u8"):
         raise ValueError(f"{path}: expected a 1-d uint64 array, got {values.dtype} {values.shape}")
     return values
@@ -355,7 +361,7 @@ class Records:
     @classmethod
     def load(cls, path: str, width: int) -> "Records":
         """Raises OSError if unreadable, ValueError if not a 2-d uint8 array of ``width``."""
-        rows = np.load(path, allow_pickle=False)
+        rows = _read(path)
         if rows.ndim != 2 or rows.dtype != np.uint8 or rows.shape[1] != width:
             raise ValueError(f"{path}: expected uint8 rows of {width}, got {rows.dtype} {rows.shape}")
         return cls(width, rows)

@@ -189,6 +189,11 @@ class DedupPipeline:
             self.stats.inc_value("wacky/dedup/state_unreadable")
             return
         self.stats.set_value("wacky/dedup/loaded", len(self.detector))
+        if self.detector.cut_on_load:
+            logger.warning("dedup state in %s was cut in a save (a kill?): %d entries of the "
+                           "documents after the save before left out", self.state_dir,
+                           self.detector.cut_on_load)
+            self.stats.set_value("wacky/dedup/state_cut", self.detector.cut_on_load)
         logger.info("dedup state loaded from %s: %d documents, %d simhashes",
                     self.state_dir, len(self.detector), len(self.detector.simhashes))
 
