@@ -54,6 +54,9 @@ def test_scrapy_crawl_with_bad_arguments_says_why_in_one_line(tmp_path):
     assert "no spider 'seedz' in this project (its spiders: seeds)" in unknown.stderr
     seeds = tmp_path / "seeds.txt"
     seeds.write_text("http://a.test/\n")
+    nothing = crawl("-a", f"seeds={seeds}", "-s", "REDIS_URL=redis://127.0.0.1:1/0")
+    assert nothing.returncode == 1 and "Traceback" not in nothing.stderr
+    assert "the crawl's Redis redis://127.0.0.1:1/0 does not answer" in nothing.stderr
     for setting in ("WACKY_SCOPE_FROM_SEEDS=tld", "WACKY_PROFILE=far",
                     f"WACKY_BADWORDS_FILE={tmp_path / 'no-such-list.txt'}"):
         bad = crawl("-a", f"seeds={seeds}", "-s", setting)

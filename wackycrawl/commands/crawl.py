@@ -2,7 +2,9 @@
 (:func:`wackycrawl.distributed.local.check_free`, an ``flock``) is refused in one ERROR line
 with exit status 1, before any component opens a file of that job (its TREC files, dedup
 state). A crawl that loses the race anyway is closed by the scheduler with the finish reason
-``frontier_locked``, also exit status 1. The seeds spider's arguments are checked first too:
+``frontier_locked``, also exit status 1. A distributed crawl whose Redis does not answer at
+the start (not running, a wrong REDIS_URL) stops in one ERROR line, exit status 1, instead
+of waiting WACKY_REDIS_OUTAGE_SECONDS as a running worker does through an outage. The seeds spider's arguments are checked first too:
 no seed list where one is needed is an ERROR line and exit status 2 (a usage error), a seed
 file that does not exist one and exit status 1, without a traceback; so is a component that
 refuses a setting's value or cannot open a file a setting names (a ``ValueError`` or
@@ -14,6 +16,8 @@ from __future__ import annotations
 import asyncio
 import logging
 
+import redis
+
 from scrapy.commands.crawl import Command as ScrapyCrawl
 
 from wackycrawl.distributed.local import FrontierLockedError, check_free
@@ -23,15 +27,50 @@ from wackycrawl.spiders.seeds import SeedsSpider, missing_seed_file, missing_see
 logger = logging.getLogger(__name__)
 
 
+PROBE_SECONDS = 5.0  # how long the start waits for the crawl's Redis to answer
+
+
+def redis_unreachable(settings) -> str | None:
+    """Why the crawl's Redis does not answer a PING at the start, or None. A worker waits
+    through a Redis outage once it runs (WACKY_REDIS_OUTAGE_SECONDS); at the start a Redis
+    that is not there is a wrong address or a server not started, said at once."""
+    from scrapy_redis import connection
+
+    from wackycrawl.distributed.keys import redis_url
+
+    s = settings.copy()
+    if url := redis_url(settings):
+        s.set("REDIS_URL", url, priority="cmdline")
+    if not (url or s.get("REDIS_HOST")):
+        return None  # the frontier says what is missing
+    params = {**s.getdict("REDIS_PARAMS"), "socket_connect_timeout": PROBE_SECONDS,
+              "socket_timeout": PROBE_SECONDS, "retry_on_timeout": False}
+    s.set("REDIS_PARAMS", params, priority="cmdline")
+    where = url or f"{s.get('REDIS_HOST')}:{s.getint('REDIS_PORT', 6379)}"
+    try:
+        client = connection.get_redis_from_settings(s)
+        client.ping()
+        client.close()
+    except (redis.RedisError, ValueError) as exc:
+        return (f"the crawl's Redis {where} does not answer ({exc}): start redis-server or "
+                "correct REDIS_URL / REDIS_HOST")
+    return None
+
+
 class Command(ScrapyCrawl):
     def run(self, args, opts) -> None:
         if args and args[0] == SeedsSpider.name and self._bad_arguments(opts.spargs):
             return
         jobdir = self.settings.get("JOBDIR")
         try:
-            local = bool(jobdir) and frontier_mode(self.settings) == "local"
+            mode = frontier_mode(self.settings)
         except ValueError:  # a bad WACKY_FRONTIER: the scheduler reports it
-            local = False
+            mode = ""
+        if mode == "redis" and (problem := redis_unreachable(self.settings)):
+            logger.error("%s", problem)
+            self.exitcode = 1
+            return
+        local = bool(jobdir) and mode == "local"
         if local:
             try:
                 check_free(jobdir)
