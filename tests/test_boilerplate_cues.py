@@ -433,6 +433,19 @@ def test_article_mode_keeps_a_long_block_of_a_page_without_containers():
     assert any("twelfth century" in p for p in blocks.extract(markup, article=True))
 
 
+@pytest.mark.parametrize("heading", ["Leave a Reply", "Schreibe einen Kommentar",
+                                     "Laisser un commentaire"])
+def test_a_comment_form_is_boilerplate_the_comments_before_it_are_not(heading):
+    form = (f'<div id="respond"><h3>{heading}</h3><p>Your email address will not be published. '
+            "Required fields are marked with a star.</p><p>Save my name, email, and website in "
+            "this browser for the next time I comment.</p></div>")
+    markup = page(f"<div><article>{ARTICLE}{THIRD}</article><div><p>{COMMENT}</p></div>"
+                  f"{form}</div>")
+    out = blocks.extract(markup)
+    assert has_article(out) and any("grandmother" in p for p in out)
+    assert not any("email" in p or heading in p for p in out)
+
+
 def test_article_extractor_by_name():
     from wackycrawl.text.extractors import EXTRACTORS, get_analyser, get_extractor
 

@@ -96,15 +96,19 @@ SECTION_PHRASES = (
 ARTICLE_WORDS = ("comment(?!ary|ator)", "disqus", "respond", "replies", "reply", "byline",
                  "author", "timestamp", "dateline", "caption", "credit", "gallery")
 #: Article mode only: headings that open a comment section ("34 responses to ...",
-#: "Leave a reply", "Kommentare", "3 commentaires").
+#: "Kommentare", "3 commentaires"; comment forms: :data:`FORM_PHRASES`, both modes).
 COMMENT_PHRASES = (
     r"(?:\d+|no|one|two|three) (?:comments?|responses?|replies|thoughts?)\b",
-    r"(?:leave|post|add|write) a (?:comment|reply|response)", r"comments?\b",
-    r"reader comments", r"join the (?:discussion|conversation)", r"discussion\b",
-    r"(?:\d+ )?kommentare?\b", r"(?:schreibe|hinterlasse) einen kommentar",
-    r"(?:\d+ )?commentaires?\b", r"laisser un commentaire", r"(?:\d+ )?commenti\b",
-    r"lascia un commento", r"(?:\d+ )?comentarios?\b", r"deja un comentario",
-    r"(?:\d+ )?reacties?\b", r"laat een reactie achter",
+    r"comments?\b", r"reader comments", r"join the (?:discussion|conversation)",
+    r"discussion\b", r"(?:\d+ )?kommentare?\b", r"(?:\d+ )?commentaires?\b",
+    r"(?:\d+ )?commenti\b", r"(?:\d+ )?comentarios?\b", r"(?:\d+ )?reacties?\b",
+)
+#: Headings of a comment form ("Leave a reply", "Schreibe einen Kommentar"): its prompts and
+#: fields are no running text in either mode (the section ends with the form's container).
+FORM_PHRASES = (
+    r"(?:leave|post|add|write) a (?:comment|reply|response)",
+    r"(?:schreibe|hinterlasse) einen kommentar", r"laisser un commentaire",
+    r"lascia un commento", r"deja un comentario", r"laat een reactie achter",
 )
 #: Labels of advertisements: a block of at most LABEL_WORDS words that is nothing but one
 #: ("Advertisement", "- Anzeige -", "Publicité"; en, de, fr, it, es, nl, pl) is boilerplate.
@@ -115,14 +119,16 @@ LABEL_PHRASES = (
 LABEL_WORDS = 3
 _LABEL_RE = re.compile(r"^\W*(?:{})\W*$".format("|".join(LABEL_PHRASES)), re.IGNORECASE)
 _BLOCK_RE = re.compile("|".join(BLOCK_PHRASES), re.IGNORECASE)
-_SECTION_RE = re.compile(r"^\W*(?:{})\b".format("|".join(SECTION_PHRASES)), re.IGNORECASE)
+_SECTION_RE = re.compile(r"^\W*(?:{})\b".format("|".join(SECTION_PHRASES + FORM_PHRASES)),
+                         re.IGNORECASE)
 #: A block of at most this many words that is nothing but a phrase of SECTION_PHRASES
 #: (``<p><strong>Auch interessant</strong></p>``) opens a section as such a heading does.
 TITLE_WORDS = 6
 _SECTION_TITLE_RE = re.compile(r"^\W*(?:{})\W*$".format("|".join(SECTION_PHRASES)),
                                re.IGNORECASE)
-_COMMENT_SECTION_RE = re.compile(r"^\W*(?:{})".format("|".join(COMMENT_PHRASES + SECTION_PHRASES)),
-                                 re.IGNORECASE)
+_COMMENT_SECTION_RE = re.compile(
+    r"^\W*(?:{})".format("|".join(COMMENT_PHRASES + SECTION_PHRASES + FORM_PHRASES)),
+    re.IGNORECASE)
 _COMMENT_ATTR_RE = re.compile(
     r"""\b(?:class|id)\s*=\s*(?:"[^"]*?|'[^']*?|[^\s>]*?)(?<![a-z])(?:{})""".format(
         "|".join(ARTICLE_WORDS)), re.IGNORECASE)
@@ -181,7 +187,8 @@ def text_cues(texts: list[str], headings: list[bool], words: list[int],
     """For each block (its text, whether it is a heading, its word count, where it starts
     and where the container element its text starts in ends, both as positions in the page
     in one order): True when its text marks it as boilerplate, or it follows a "related
-    articles" heading (with ``article`` also a comment-section heading,
+    articles" or comment-form heading (:data:`FORM_PHRASES`; with ``article`` also a
+    comment-section heading,
     :data:`COMMENT_PHRASES`) or a short block that is only such a phrase
     (:data:`TITLE_WORDS`), up to the next heading or the end of the heading's container.
     A heading in a container nested in the section's that is all link (``linked`` True for
