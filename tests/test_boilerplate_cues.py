@@ -327,9 +327,10 @@ def test_block_pass_never_empties_a_page_bte_found_text_in():
 @pytest.mark.parametrize("article", [False, True])
 def test_a_page_whose_text_is_all_in_one_link_keeps_it(article):
     # Link words score 0, so there is no span at all; the blocks are kept, not an empty page.
-    markup = page(f'<a href="javascript:">{ARTICLE}<p>{COMMENT}</p></a>')
+    markup = page(f'<a href="javascript:">{ARTICLE}<p>{COMMENT}</p><p>Short ones</p>too</a>')
     out = blocks.extract(markup, article=article)
     assert has_article(out) and any("grandmother" in p for p in out)
+    assert "Short ones" in out and "too" in out  # wrapped in the link with the rest
 
 
 def test_article_mode_never_empties_a_page_keeps_the_spans_container():

@@ -19,8 +19,9 @@ Baroni et al. 2008; jusText issue #24). This extractor:
    half of its words are links ("History [edit]" is a heading, a linked teaser's title is
    not; the context rule of jusText, Pomikálek 2011). When the span holds words but
    the rules would keep nothing of it, its blocks are kept, and when there is no span (all
-   text in links) the blocks of ``PROSE_WORDS`` words or more outside cues are (prose
-   wrapped in a link is kept, a menu of short links is not);
+   text in links) the blocks of ``PROSE_WORDS`` words or more outside cues are, and those
+   of a link that wraps several blocks (prose wrapped in a link is kept, a menu of short
+   links is not);
    a boilerplate-named element that wraps the article (:func:`unname_wrappers`) loses its
    name when the names would leave the page without prose, and so do named elements that
    hold nearly all of the page's words (:func:`unwrap_page`); the named elements nested in
@@ -110,6 +111,7 @@ class Block:
     cue: int = 0  # number of the boilerplate-named element it lies in (1, 2...), 0 if none
     box_end: int = 0  # index of the piece that closes its container (see segment())
     cues: tuple[int, ...] = ()  # numbers of all named elements it lies in, outermost first
+    wrapped: bool = False  # text inside a link that spans several blocks (<a><p>..</p></a>)
 
 
 @dataclass(slots=True)
@@ -149,6 +151,7 @@ def segment(parts: list[str], article: bool = False) -> tuple[list[Block], list[
     chunks: list[str] = []
     words = link_words = 0
     in_link = heading = False
+    wrapping = wrapped = False  # the open link has crossed a block boundary; the block's text
     first = 0
     box_starts: list[int] = []  # first piece of each container element (div, section...)
     box_ends: list[int] = []  # and the piece that closes it
@@ -181,6 +184,7 @@ def segment(parts: list[str], article: bool = False) -> tuple[list[Block], list[
                 chunks.append(piece)
                 words += n
                 link_words += n if in_link else 0
+                wrapped = wrapped or wrapping
             elif chunks:
                 chunks.append(" ")
         else:
@@ -195,14 +199,15 @@ def segment(parts: list[str], article: bool = False) -> tuple[list[Block], list[
         piece = parts[k]
         closing = piece[1] == "/"
         if name == "a":
-            in_link = not closing
+            in_link, wrapping = not closing, False
         elif name in block_elements:
             if chunks:
                 blocks.append(Block(bte.normalise("".join(chunks)), words, link_words,
                                     heading, first, k, inside[0] if inside else 0,
-                                    first_box, inside))
-            chunks, words, link_words = [], 0, 0
+                                    first_box, inside, wrapped))
+            chunks, words, link_words, wrapped = [], 0, 0, False
             heading = name in HEADINGS and not closing
+            wrapping = in_link
         if name in nesting:
             if not closing:
                 box_parents.append(open_boxes[-1] if open_boxes else -1)
@@ -228,7 +233,7 @@ def segment(parts: list[str], article: bool = False) -> tuple[list[Block], list[
     if chunks:
         blocks.append(Block(bte.normalise("".join(chunks)), words, link_words, heading,
                             first, len(parts), inside[0] if inside else 0,
-                            first_box, inside))
+                            first_box, inside, wrapped))
     for i, b in enumerate(blocks):  # first_box -> the end of the container with another block
         box = b.box_end
         before = blocks[i - 1].start if i else -1
@@ -349,7 +354,8 @@ def classify(
                       for n, (b, i) in enumerate(zip(blocks, inside))]
         good = [i and not (template and template[n]) for n, i in enumerate(inside)]
     elif not any(good):  # no span: all of the page's text is in links (<a><p>...</p></a>)
-        good = [b.words >= PROSE_WORDS and not (b.cue or text_cue[n] or (template and template[n]))
+        good = [(b.words >= PROSE_WORDS or b.wrapped)
+                and not (b.cue or text_cue[n] or (template and template[n]))
                 for n, b in enumerate(blocks)]
     return good
 
