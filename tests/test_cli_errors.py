@@ -56,3 +56,14 @@ def test_an_output_folder_that_cannot_be_made_is_one_error_line(tmp_path, capsys
     assert main(["clean", "-o", str(blocked / "out"), str(page)]) == 1
     err = capsys.readouterr().err
     assert err.startswith("wackycrawl clean: [Errno 20] Not a directory") and "Traceback" not in err
+
+
+def test_version(capsys):
+    import pytest as _pytest
+
+    from wackycrawl import __version__
+    from wackycrawl.cli import main
+
+    with _pytest.raises(SystemExit) as exit_:
+        main(["--version"])
+    assert exit_.value.code == 0 and capsys.readouterr().out.strip() == f"wackycrawl {__version__}"

@@ -57,6 +57,8 @@ def test_scrapy_crawl_with_bad_arguments_says_why_in_one_line(tmp_path):
     nothing = crawl("-a", f"seeds={seeds}", "-s", "REDIS_URL=redis://127.0.0.1:1/0")
     assert nothing.returncode == 1 and "Traceback" not in nothing.stderr
     assert "the crawl's Redis redis://127.0.0.1:1/0 does not answer" in nothing.stderr
+    typed = crawl("-a", f"seeds={seeds}", "-s", "WACKY_MIN_CLEAN_WORDS=many")
+    assert typed.returncode == 1 and "value of the wrong type?" in typed.stderr
     for setting in ("WACKY_SCOPE_FROM_SEEDS=tld", "WACKY_PROFILE=far",
                     f"WACKY_BADWORDS_FILE={tmp_path / 'no-such-list.txt'}"):
         bad = crawl("-a", f"seeds={seeds}", "-s", setting)

@@ -10,6 +10,8 @@ import importlib
 import os
 import sys
 
+from wackycrawl import __version__
+
 SUBCOMMANDS = ["clean", "langid", "encoding", "trec", "tuples", "queries", "seeds", "status",
                "filter", "export", "report", "stats",
                "process", "judge", "dedup"]
@@ -44,6 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="wackycrawl", description="WaCky corpus tools (cleaning, language ID, TREC files)."
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     for name in SUBCOMMANDS:
         importlib.import_module(f"wackycrawl.cli.{name}").register(sub)

@@ -132,7 +132,10 @@ class Command(ScrapyCrawl):
         """A component that refused its settings (ValueError) or cannot read a file a setting
         names (OSError: WACKY_BADWORDS_FILE...) in one line, anything else with its traceback."""
         if isinstance(exc, (ValueError, OSError)):
-            logger.error("cannot start the crawl: %s", exc)
+            typed = str(exc).startswith(("invalid literal for int()", "could not convert string"))
+            logger.error("cannot start the crawl: %s%s", exc,
+                         " (a -s NAME=VALUE setting with a value of the wrong type?)" if typed
+                         else "")
             logger.debug("where the crawl stopped", exc_info=exc)
         else:
             logger.error("the crawl failed", exc_info=exc)
