@@ -116,3 +116,12 @@ def test_undecodable_page_is_reported_and_the_others_are_cleaned(tmp_path, capsy
     assert f"{garbled}: not cleaned:" in err and "Traceback" not in err
     assert sorted(p.name for p in out.iterdir()) == ["a.txt", "z.txt"]
     assert "Six: water it again" in (out / "z.txt").read_text(encoding="utf-8")
+
+
+def test_an_empty_input_is_named_as_such(tmp_path, capsys):
+    from wackycrawl.cli import main
+
+    (tmp_path / "blank.html").write_bytes(b"")
+    assert main(["clean", "-o", str(tmp_path / "out"), str(tmp_path / "blank.html")]) == 0
+    assert "blank.html: empty file (" in capsys.readouterr().err
+    assert (tmp_path / "out" / "blank.txt").read_text() == ""

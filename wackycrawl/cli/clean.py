@@ -106,7 +106,8 @@ def clean(args) -> int:
             continue
         written.add(target)
         if not paragraphs:
-            _err(f"{name}: no text left after boilerplate removal ({target} is empty)")
+            why = "no text left after boilerplate removal" if text.strip() else "empty file"
+            _err(f"{name}: {why} ({target} is empty)")
     return status
 
 
