@@ -67,3 +67,15 @@ def test_version(capsys):
     with _pytest.raises(SystemExit) as exit_:
         main(["--version"])
     assert exit_.value.code == 0 and capsys.readouterr().out.strip() == f"wackycrawl {__version__}"
+
+
+def test_worker_counts_under_one_are_usage_errors(tmp_path, capsys):
+    import pytest as _pytest
+
+    from wackycrawl.cli import main
+
+    for argv in (["export", str(tmp_path), "--workers", "0"],
+                 ["report", str(tmp_path), "-o", str(tmp_path / "r"), "--workers", "-1"]):
+        with _pytest.raises(SystemExit) as exit_:
+            main(argv)
+        assert exit_.value.code == 2 and "must be at least 1" in capsys.readouterr().err

@@ -17,6 +17,14 @@ SUBCOMMANDS = ["clean", "langid", "encoding", "trec", "tuples", "queries", "seed
                "process", "judge", "dedup"]
 
 
+def positive_int(value: str) -> int:
+    """argparse type: an integer of at least 1 (worker counts, page counts)."""
+    n = int(value)
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {n}")
+    return n
+
+
 def write_output(command: str, output: str | None, text: str) -> bool:
     """Write ``text`` (UTF-8) to the file ``output``, or to stdout when it is empty.
 

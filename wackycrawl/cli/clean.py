@@ -24,6 +24,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from wackycrawl import settings
+from wackycrawl.cli import positive_int
 from wackycrawl.text import blocks
 from wackycrawl.text.encoding import EncodingError, decode_html
 from wackycrawl.text.extractors import EXTRACTORS, get_analyser
@@ -111,13 +112,6 @@ def clean(args) -> int:
     return status
 
 
-def _positive(value: str) -> int:
-    n = int(value)
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {n}")
-    return n
-
-
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "clean", help="remove boilerplate from HTML files (one paragraph a line)"
@@ -135,7 +129,7 @@ def register(subparsers) -> None:
         help="remove blocks shared by several pages of one site (default: on)",
     )
     parser.add_argument(
-        "--template-min-pages", type=_positive, default=settings.WACKY_TEMPLATE_MIN_PAGES,
+        "--template-min-pages", type=positive_int, default=settings.WACKY_TEMPLATE_MIN_PAGES,
         metavar="N", help="pages of a site a block must be on to be template "
         f"(default: {settings.WACKY_TEMPLATE_MIN_PAGES})",
     )

@@ -16,7 +16,7 @@ import os
 import sys
 from contextlib import nullcontext
 
-from wackycrawl.cli import damage_exit
+from wackycrawl.cli import damage_exit, positive_int
 from wackycrawl.corpus import export
 from wackycrawl.corpus.source import SourceErrors, corpus_files, iter_corpus, nothing_found
 
@@ -93,6 +93,6 @@ def register(subparsers) -> None:
     p.add_argument("--rejects", action="store_true", help="also the rejects/ documents")
     p.add_argument("--one-per-file", action="store_true",
                    help="txt: one file per document in the directory -o")
-    p.add_argument("--workers", type=int, default=1,
+    p.add_argument("--workers", type=positive_int, default=1,
                    help="tokenizer processes for vrt (default 1)")
     p.set_defaults(func=run)

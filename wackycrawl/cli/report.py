@@ -14,7 +14,7 @@ import gzip
 import json
 import sys
 
-from wackycrawl.cli import damage_exit
+from wackycrawl.cli import damage_exit, positive_int
 from wackycrawl.corpus.export import paragraphs_of, read_vertical, text_attributes, tokenized
 from wackycrawl.corpus.source import SourceErrors, corpus_files, iter_corpus, nothing_found
 from wackycrawl.corpus.stats import CorpusStats
@@ -92,6 +92,6 @@ def register(subparsers) -> None:
                    help="corpus directory, TREC files or .vrt[.gz] files from export")
     p.add_argument("-o", "--output", required=True, metavar="DIR")
     p.add_argument("--stats", metavar="FILE", help="the crawl's stats JSON (drop reasons)")
-    p.add_argument("--workers", type=int, default=1, help="tokenizer processes (TREC input)")
+    p.add_argument("--workers", type=positive_int, default=1, help="tokenizer processes (TREC input)")
     p.add_argument("--title", default="Corpus report")
     p.set_defaults(func=run)
