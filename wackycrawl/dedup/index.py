@@ -31,8 +31,8 @@ crash never leaves a half-written file); ``load(path, ...)`` rebuilds.
 """
 
 import mmap
-from collections.abc import Sequence
 import os
+from collections.abc import Sequence
 
 import numpy as np
 
