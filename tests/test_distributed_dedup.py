@@ -5,6 +5,7 @@ two worker processes keeping one document of pages copied across hosts."""
 
 from __future__ import annotations
 
+import asyncio
 import random
 import threading
 
@@ -221,11 +222,15 @@ def test_dedup_pipeline_uses_the_shared_index_with_redis_url(redis_server):
     items = [{"url": f"http://h{i}.test/", "paragraphs": ["x"]} for i in range(2)]
     for item in items:
         set_fingerprint(item, fp)
-    assert pipes[0].process_item(items[0]) is items[0]
+    loop = asyncio.new_event_loop()  # with Redis, process_item gives a coroutine
+    assert loop.run_until_complete(pipes[0].process_item(items[0])) is items[0]
     with pytest.raises(Exception, match="exact_duplicate: http://h1.test/"):
-        pipes[1].process_item(items[1])
+        loop.run_until_complete(pipes[1].process_item(items[1]))
     assert pipes[1].stats.get_value("wacky/drop/exact_duplicate") == 1
     assert not pipes[1].detector.checksums  # nothing kept in memory
+    for pipe in pipes:
+        loop.run_until_complete(pipe.close_spider())
+    loop.close()
     local = DedupPipeline.from_crawler(get_crawler(settings_dict={}))
     assert local.shared is None
 
@@ -256,8 +261,51 @@ def test_the_written_set_is_looked_up_with_the_index(redis_server):
             assert pipe.shared.written == keys.written
             item = {"url": "http://a.test/done", "paragraphs": [text]}
             set_fingerprint(item, fp)
+
+            async def process_and_close():
+                try:
+                    await pipe.process_item(item)
+                finally:
+                    await pipe.close_spider()
+
             with pytest.raises(Exception, match="already_written: http://a.test/done"):
-                pipe.process_item(item)
+                asyncio.run(process_and_close())
+
+
+def test_async_check_hands_an_outage_to_the_blocking_client(caplog):
+    """The asyncio client does not retry: a check sent while redis-server is down goes on
+    through the blocking client, which waits until the server is back (one WARNING each
+    way), and gives the same decision."""
+    import logging
+    import threading
+
+    from scrapy.settings import Settings
+
+    from wackycrawl.distributed.connection import async_from_settings, from_settings
+
+    with RedisServer() as srv:  # no AOF: a restart answers at once
+        settings = Settings({"REDIS_URL": srv.url, "WACKY_REDIS_OUTAGE_SECONDS": "20"})
+        w = RedisDedupIndex(from_settings(settings), CrawlKeys("outage"),
+                            aserver=async_from_settings(settings))
+        text = words(random.Random(6))
+        fp = fingerprint(0x0F0F_0F0F_0F0F_0F0F, text, 120, 5)
+
+        async def main() -> list[str]:
+            verdicts = [(await w.check_and_add_async(fp, "http://a.test/", text)).verdict]
+            srv.kill()
+            restart = threading.Timer(1.0, srv.start)
+            restart.start()
+            verdicts.append((await w.check_and_add_async(fp, "http://b.test/", text)).verdict)
+            await asyncio.to_thread(restart.join)
+            await w.aserver.aclose()
+            return verdicts
+
+        with caplog.at_level(logging.WARNING, "wackycrawl.distributed.connection"):
+            verdicts = asyncio.run(main())
+    assert verdicts == ["new", "new"]  # the server restarted empty (no AOF)
+    messages = [r.getMessage() for r in caplog.records]
+    assert [m.split(" ", 2)[:2] for m in messages] == [["Redis", "unreachable"],
+                                                       ["Redis", "answers"]]
 
 
 # --- two worker processes -------------------------------------------------------------------

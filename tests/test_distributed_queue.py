@@ -370,3 +370,4 @@ def test_dupefilter_remembers_what_it_recorded(r):
         cached.request_seen(req)
     r.delete(KEYS.seen)
     assert not cached.request_seen(a)
+

@@ -13,7 +13,11 @@ clients). A command whose pooled socket went stale (the server restarted in betw
 sent again at once on a new connection; only when that fails too is it an outage. Waiting blocks the crawl process: nothing is scheduled, fetched or acknowledged
 meanwhile, so no component sees a half-done step and nothing spins. Past the limit the
 error is raised (the caller logs it) and the worker is closed with reason ``redis_outage``
-by the scheduler. Commands that Redis ran before it died are in its AOF
+by the scheduler. :func:`async_from_settings` gives a client of redis-py's asyncio API with
+the same settings but no retry, for the item pipelines' commands: the reactor runs while
+they wait for an answer; a command it cannot deliver (an outage, a restarted server) is
+sent again by the blocking client above, so an outage is the same clean pause. Commands
+that Redis ran before it died are in its AOF
 (``appendfsync always`` to lose none) and are not run twice: only a command whose reply
 was lost is sent again, and every frontier step is an idempotent Lua script.
 """
@@ -26,6 +30,8 @@ import socket
 import time
 
 import redis
+import redis.asyncio
+import redis.asyncio.retry
 from redis.retry import Retry
 from scrapy_redis import connection
 
@@ -111,6 +117,19 @@ def redis_configured(settings) -> bool:
 def from_settings(settings) -> redis.Redis:
     """A client for the crawl's Redis (module doc) from Scrapy ``settings``; ValueError if
     none is configured."""
+    return _client(settings)
+
+
+def async_from_settings(settings) -> redis.asyncio.Redis:
+    """:func:`from_settings` for redis-py's asyncio API, without retries (module doc): a
+    ``ConnectionError`` or ``TimeoutError`` is for the caller to hand to the blocking client.
+    ``redis_cls`` and ``retry`` of ``REDIS_PARAMS`` are replaced; connections open on first
+    use, in the running event loop."""
+    return _client(settings, {"redis_cls": redis.asyncio.Redis, "retry_on_error": [],
+                              "retry": redis.asyncio.retry.Retry(_NoBackoff(), 0)})
+
+
+def _client(settings, replace: dict | None = None):
     if not redis_configured(settings):
         raise ValueError("WACKY_FRONTIER is 'redis' but neither REDIS_URL nor REDIS_HOST is set")
     s = settings.copy()
@@ -121,5 +140,6 @@ def from_settings(settings) -> redis.Redis:
     params.setdefault("retry", OutageRetry(s.getfloat("WACKY_REDIS_OUTAGE_SECONDS",
                                                       OUTAGE_SECONDS)))
     params.setdefault("retry_on_error", [redis.ConnectionError, redis.TimeoutError])
+    params.update(replace or {})
     s.set("REDIS_PARAMS", params, priority="cmdline")
     return connection.get_redis_from_settings(s)

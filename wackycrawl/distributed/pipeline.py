@@ -23,12 +23,13 @@ from __future__ import annotations
 import logging
 import os
 
+import redis
 from scrapy import signals
 from scrapy.exceptions import NotConfigured
 from scrapy.utils.conf import build_component_list
 from scrapy.utils.misc import load_object
 
-from wackycrawl.distributed import local, replay
+from wackycrawl.distributed import connection, local, replay
 from wackycrawl.distributed.fingerprint import url_fingerprint
 from wackycrawl.distributed.keys import CrawlKeys
 from wackycrawl.distributed.scheduler import connect, crawl_name, frontier_mode
@@ -56,8 +57,8 @@ def dedup_checks_written(settings) -> bool:
 
 
 class WrittenOncePipeline:
-    def __init__(self, crawler, written, output_dir: str, jobdir: str | None):
-        self.crawler, self.stats = crawler, crawler.stats
+    def __init__(self, crawler, written, output_dir: str, jobdir: str | None, aserver=None):
+        self.crawler, self.stats, self.aserver = crawler, crawler.stats, aserver
         self.written, self.output_dir, self.jobdir = written, output_dir, jobdir
         self.resuming = bool(jobdir) and os.path.exists(os.path.join(jobdir, local.FILENAME))
         self.check = jobdir is not None or not dedup_checks_written(crawler.settings)
@@ -71,9 +72,10 @@ class WrittenOncePipeline:
         if mode == "redis":
             keys = CrawlKeys(crawl_name(s, crawler.spidercls.name))
             written, jobdir = RedisSeenSet(connect(s), keys.written), None
+            aserver = connection.async_from_settings(s)
         else:
-            written, jobdir = set(), s.get("JOBDIR")
-        pipe = cls(crawler, written, s.get("WACKY_OUTPUT_DIR"), jobdir)
+            written, jobdir, aserver = set(), s.get("JOBDIR"), None
+        pipe = cls(crawler, written, s.get("WACKY_OUTPUT_DIR"), jobdir, aserver)
         crawler.signals.connect(pipe.item_scraped, signal=signals.item_scraped)
         crawler.signals.connect(pipe.spider_opened, signal=signals.spider_opened)
         return pipe
@@ -83,9 +85,24 @@ class WrittenOncePipeline:
             raise drop(self.stats, "already_written", item)
         return item
 
-    def item_scraped(self, item, response, spider) -> None:
-        if item.get("docno"):
-            self.written.add(url_fingerprint(item["url"]))
+    def item_scraped(self, item, response, spider):
+        """Record a written item's URL; with Redis a coroutine through the asyncio client
+        (Scrapy awaits it before the request is done, so before its lease is acknowledged)."""
+        if not item.get("docno"):
+            return None
+        if self.aserver is not None:
+            return self._record(url_fingerprint(item["url"]))
+        self.written.add(url_fingerprint(item["url"]))
+        return None
+
+    async def _record(self, fp: bytes) -> None:
+        try:
+            await self.aserver.sadd(self.written.key, fp)
+        except (redis.ConnectionError, redis.TimeoutError):
+            self.written.add(fp)  # the blocking client waits out an outage
+
+    def close_spider(self):
+        return self.aserver.aclose() if self.aserver is not None else None
 
     def spider_opened(self, spider) -> None:
         """On a local resume (after every pipeline opened: the TREC writer has recovered

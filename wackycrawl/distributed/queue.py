@@ -248,7 +248,8 @@ class FrontierQueue(Base):
         finished = []
         for request in [r for r in self.held if r not in in_progress]:
             rid, token = self.held.pop(request)
-            del self._ids[rid]
+            if self._ids.get(rid) is request:  # else leased again since (a lost lease)
+                del self._ids[rid]
             finished.append((request, rid, token))
         return finished
 

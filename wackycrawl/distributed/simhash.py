@@ -52,6 +52,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
+import redis
 
 from wackycrawl.dedup.detector import MAX_CONFIRM, MIN_FEATURES, Decision, Fingerprint, K, confirm
 from wackycrawl.dedup.index import BLOCK_BITS, MAX_K, TABLES, block_values, probe_masks
@@ -191,12 +192,13 @@ class RedisDedupIndex:
     as in :class:`~wackycrawl.dedup.detector.DuplicateDetector` (the sketch comes with each
     :class:`Fingerprint`). ``written``: the key of the crawl's written SET
     (:mod:`wackycrawl.distributed.pipeline`), looked up in the same script before the index:
-    a document whose URL is in it gets the verdict ``"already_written"``.
+    a document whose URL is in it gets the verdict ``"already_written"``. ``aserver``: a
+    ``redis.asyncio.Redis`` client of the same server, for :meth:`check_and_add_async`.
     """
 
     def __init__(self, server, keys: CrawlKeys, k: int = K, min_features: int = MIN_FEATURES,
                  threshold: float = RESEMBLANCE, shingle_size: int = SHINGLE_SIZE,
-                 written: str | None = None):
+                 written: str | None = None, aserver=None):
         if not 0 <= k <= MAX_K:
             raise ValueError(f"the Redis simhash index needs k in 0..{MAX_K}, not {k}")
         self.server, self.keys, self.k, self.min_features = server, keys, k, min_features
@@ -205,6 +207,8 @@ class RedisDedupIndex:
         self._near = keys.near_bucket_prefix
         self._version = keys.near_bucket_prefix + "version"
         self._script = server.register_script(CHECK_AND_ADD)
+        self.aserver = aserver
+        self._ascript = aserver.register_script(CHECK_AND_ADD) if aserver is not None else None
 
     def check_and_add(self, fp: Fingerprint, url: str, text: str | np.ndarray = "") -> Decision:
         """The decision for the document at ``url`` (str) with fingerprint ``fp`` of the clean
@@ -213,11 +217,45 @@ class RedisDedupIndex:
         at once. Verdicts: those of :meth:`DuplicateDetector.check` (an ``"empty"`` text is
         neither checked nor stored), plus ``"refetched"`` (matched the same URL's own earlier
         copy: keep it) and, with ``written``, ``"already_written"``."""
+        steps = self._steps(fp, url, text)
+        try:
+            call = next(steps)
+            while True:
+                call = steps.send(self._call(call))
+        except StopIteration as done:
+            return done.value
+
+    async def check_and_add_async(self, fp: Fingerprint, url: str,
+                                  text: str | np.ndarray = "") -> Decision:
+        """:meth:`check_and_add` through ``aserver`` (the event loop runs while it waits); a
+        call it cannot deliver is sent again through ``server``, whose retry waits out an
+        outage (:mod:`wackycrawl.distributed.connection`)."""
+        steps = self._steps(fp, url, text)
+        try:
+            call = next(steps)
+            while True:
+                try:
+                    reply = await (self.aserver.sismember(*call[1:]) if call[0] == "sismember"
+                                   else self._ascript(keys=call[1], args=call[2]))
+                except (redis.ConnectionError, redis.TimeoutError):
+                    reply = self._call(call)
+                call = steps.send(reply)
+        except StopIteration as done:
+            return done.value
+
+    def _call(self, call: tuple):
+        if call[0] == "sismember":
+            return self.server.sismember(*call[1:])
+        return self._script(keys=call[1], args=call[2])
+
+    def _steps(self, fp: Fingerprint, url: str, text: str | np.ndarray):
+        """The check as a generator: yields each Redis call (``("script", keys, args)`` or
+        ``("sismember", key, member)``), is sent its reply, returns the Decision."""
         url_fp = url_fingerprint(url)
         if fp.n_features == 0:
-            verdict = "already_written" if self.written and self.server.sismember(
-                self.written, url_fp) else "empty"
-            return Decision(verdict, fp.checksum, fp.simhash, 0, fp.sketch)
+            seen = self.written and (yield "sismember", self.written, url_fp)
+            return Decision("already_written" if seen else "empty", fp.checksum, fp.simhash, 0,
+                            fp.sketch)
         owner = url_fp[:OWNER_BYTES]
         shard, rest = split(fp.checksum, 0, CHECKSUM_SHARD_BITS)
         blocks = block_values(fp.simhash)
@@ -233,10 +271,9 @@ class RedisDedupIndex:
         record = owner + fp.checksum.to_bytes(8, "little") + fp.sketch
         excluded, candidates, version = [], {}, ""
         while True:
-            answer = self._script(keys=keys, args=[rest, owner, "1" if near else "0", self.k,
-                                                   record, self._near, self._masks, *blocks,
-                                                   *rests, version, MAX_CONFIRM, written,
-                                                   *excluded])
+            answer = yield "script", keys, [rest, owner, "1" if near else "0", self.k, record,
+                                            self._near, self._masks, *blocks, *rests, version,
+                                            MAX_CONFIRM, written, *excluded]
             verdict, written = answer[0].decode(), b""  # the written SET: looked up once
             if verdict != "candidates":
                 break

@@ -27,9 +27,11 @@ every ``WACKY_DEDUP_SAVE_EVERY`` kept documents and on close. In a distributed c
 (:mod:`wackycrawl.distributed.simhash`: check and add in one atomic step; a match owned by the
 same URL, its own copy from before a worker died, is kept: ``wacky/dedup/refetched``); the same
 script looks the URL up in the crawl's written set first (drop ``already_written``,
-:mod:`wackycrawl.distributed.pipeline`).
+:mod:`wackycrawl.distributed.pipeline`). There :meth:`DedupPipeline.process_item` returns a
+coroutine: the crawl goes on while Redis answers.
 """
 
+import asyncio
 import logging
 import os
 
@@ -48,6 +50,7 @@ from wackycrawl.dedup.index import MAX_CANDIDATES
 from wackycrawl.dedup.shingles import (RESEMBLANCE, SHINGLE_SIZE, SKETCH_SIZE, shingle_hashes,
                                        sketch)
 from wackycrawl.dedup.simhash import to_hex
+from wackycrawl.distributed.connection import async_from_settings
 from wackycrawl.distributed.keys import CrawlKeys
 from wackycrawl.distributed.pipeline import dedup_checks_written
 from wackycrawl.distributed.scheduler import connect, crawl_name, frontier_mode
@@ -140,6 +143,7 @@ class DedupPipeline:
         self.near = near
         self.detector = DuplicateDetector(k, min_features, **near)
         self.shared = shared
+        self._shared_lock = asyncio.Lock()
         self._unsaved = 0
         self._sketch_bytes = len(self.detector.fingerprint("").sketch)
 
@@ -158,7 +162,8 @@ class DedupPipeline:
             keys = CrawlKeys(crawl_name(settings, crawler.spidercls.name))
             shared = RedisDedupIndex(connect(settings), keys, k, min_features, near["threshold"],
                                      near["shingle_size"],
-                                     keys.written if dedup_checks_written(settings) else None)
+                                     keys.written if dedup_checks_written(settings) else None,
+                                     async_from_settings(settings))
             jobdir = None
         near["max_candidates"] = settings.getint("WACKY_SIMHASH_MAX_CANDIDATES", MAX_CANDIDATES)
         return cls(
@@ -199,6 +204,8 @@ class DedupPipeline:
 
     def close_spider(self):
         self._save()
+        if self.shared is not None:
+            return self.shared.aserver.aclose()
 
     def process_item(self, item):
         text = _text(item)
@@ -211,15 +218,24 @@ class DedupPipeline:
         # the fingerprint stage's shingle hashes of the text, or the text to compute them
         source = (np.frombuffer(shingles, dtype=np.uint64)
                   if isinstance(shingles, bytes) and len(shingles) % 8 == 0 else text)
-        capped = self.detector.simhashes.capped
         if self.shared is not None:
-            decision = self.shared.check_and_add(fp, item.get("url", ""), source)
-        else:
-            decision = self.detector.check(fp, source)
-        if decision.verdict == "already_written":  # the written SET, looked up with the index
-            raise drop(self.stats, "already_written", item)
+            return self._shared_check(item, fp, source)
+        capped = self.detector.simhashes.capped
+        decision = self.detector.check(fp, source)
         if self.detector.simhashes.capped > capped:
             self.stats.inc_value("wacky/dedup/capped")
+        return self._decided(item, decision)
+
+    async def _shared_check(self, item, fp, source):
+        """The shared index's decision, through its asyncio client (the reactor runs while
+        Redis answers); one check at a time, so the second call of a check stores at once."""
+        async with self._shared_lock:
+            decision = await self.shared.check_and_add_async(fp, item.get("url", ""), source)
+        if decision.verdict == "already_written":  # the written SET, looked up with the index
+            raise drop(self.stats, "already_written", item)
+        return self._decided(item, decision)
+
+    def _decided(self, item, decision):
         item.setdefault("meta", {}).update(near_meta(decision))
         if decision.is_duplicate:
             detail = (f"matches {to_hex(decision.near_of)} at distance {decision.distance}, "
