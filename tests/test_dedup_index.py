@@ -338,3 +338,19 @@ def test_texts_sharing_only_function_words_are_not_near_duplicates():
     det = DuplicateDetector(k=3)
     fps = [det.check("\n".join(prose(seed))).simhash for seed in range(30)]
     assert min(hamming(a, b) for a, b in combinations(fps, 2)) > 3
+
+
+# --- Records -------------------------------------------------------------------------
+
+def test_records_take_gives_the_rows_of_any_ids_in_one_or_many_chunks():
+    for n in (5, 23):  # one chunk, several chunks
+        records = Records(3, chunk=8)
+        rows = [bytes([i, i + 1, i + 2]) for i in range(n)]
+        for row in rows:
+            records.append(row)
+        ids = [n - 1, 0, 2, n - 1]
+        assert [bytes(r) for r in records.take(ids)] == [rows[i] for i in ids]
+        assert [records[i] for i in ids] == [rows[i] for i in ids]
+        assert records.take([]).shape == (0, 3)
+        with pytest.raises(IndexError):
+            records.take([n])

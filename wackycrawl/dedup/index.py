@@ -338,6 +338,10 @@ class Records:
         ids = np.asarray(docs, dtype=np.intp)
         if len(ids) and not (0 <= int(ids.min()) and int(ids.max()) < self._len):
             raise IndexError(f"record ids outside 0..{self._len - 1}")
+        if not len(ids):
+            return np.empty((0, self.width), dtype=np.uint8)
+        if self._len <= self._chunk:  # one chunk (the first 4096 documents)
+            return self._chunks[0][ids]
         out = np.empty((len(ids), self.width), dtype=np.uint8)
         chunks, rows = np.divmod(ids, self._chunk)
         for c in np.unique(chunks).tolist():

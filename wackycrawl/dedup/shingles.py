@@ -113,12 +113,13 @@ def resemblances(hashes: np.ndarray, records: Sequence[bytes]) -> list[float]:
     pass of array operations: ~20 us for one sketch, ~1 us more per sketch (m = 40; one at a
     time with Python sets it was ~8 us each)."""
     records = list(records)
-    for record in records:
-        if len(record) < _BOUND_BYTES + 2 or (len(record) - _BOUND_BYTES) % 2:
-            raise ValueError(f"not a shingle sketch: {len(record)} bytes")
+    sizes = {len(record) for record in records}
+    for size in sizes:
+        if size < _BOUND_BYTES + 2 or (size - _BOUND_BYTES) % 2:
+            raise ValueError(f"not a shingle sketch: {size} bytes")
     if not records or not len(hashes):
         return [0.0] * len(records)
-    if any(len(record) != len(records[0]) for record in records):  # sketches of other sizes
+    if len(sizes) > 1:  # sketches of other sizes
         return [r for record in records for r in resemblances(hashes, [record])]
     rows = np.frombuffer(b"".join(records), dtype=_sketch_dtype(sketch_size(records[0])))
     # the query's shingles ranked (top 32 bits) at or below each sketch's bound
