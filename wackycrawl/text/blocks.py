@@ -91,6 +91,10 @@ HEADINGS = frozenset(["h1", "h2", "h3", "h4", "h5", "h6"])
 #: :data:`LONG_TOKEN` characters).
 CHARS_PER_WORD = 3
 LONG_TOKEN = 12
+#: Named elements open at once that segment() follows; one opened deeper counts as unnamed
+#: (no published value: the devset's pages nest at most 11; a page of thousands of unclosed
+#: named divs cost time cubic in their number: 19 s of CPU for 2,000).
+MAX_NAMED_DEPTH = 32
 _NESTING = cues.CONTAINERS | {"article", "header", "main"}
 # Tags that change the state of segment() (links, blocks, nesting, cue containers).
 _STRUCTURAL = frozenset({"a"} | bte.BLOCK_ELEMENTS | _NESTING | cues.CONTAINERS)
@@ -141,8 +145,8 @@ def segment(parts: list[str], article: bool = False) -> tuple[list[Block], list[
     kept (``<b>Hallo</b> <i>Welt</i>`` is "Hallo Welt"). Blocks inside an element whose
     opening tag names boilerplate (:func:`wackycrawl.text.cues.names_boilerplate`, with
     ``article`` also comment sections and :data:`FIGURES`) get ``cues``, the numbers of the
-    named elements they lie in (1, 2... in page order, outermost first; named elements nest),
-    and ``cue``, the outermost of them. ``box_end`` is the piece index that closes the
+    named elements they lie in (1, 2... in page order, outermost first; named elements nest,
+    :data:`MAX_NAMED_DEPTH` of them at most), and ``cue``, the outermost of them. ``box_end`` is the piece index that closes the
     innermost container element (:data:`wackycrawl.text.cues.CONTAINERS`, ``article``...)
     holding the block's text and another block (a heading alone in its ``<div>`` belongs to
     the container around that div), ``len(parts)`` if none."""
@@ -225,8 +229,9 @@ def segment(parts: list[str], article: bool = False) -> tuple[list[Block], list[
             if closed:
                 open_cues = [e for e in open_cues if e[1]]
                 inside = tuple(e[2] for e in open_cues)
-        if not closing and ((name in containers and cues.names_boilerplate(piece, name, article))
-                            or (article and name in figures)):
+        if not closing and len(open_cues) < MAX_NAMED_DEPTH and (
+                (name in containers and cues.names_boilerplate(piece, name, article))
+                or (article and name in figures)):
             cue_count += 1
             open_cues.append([name, 1, cue_count])
             inside += (cue_count,)
