@@ -72,6 +72,9 @@ def test_ack_and_pop_acknowledges_then_leases_in_one_step(r):
     assert q.in_flight() == 2 and not r.hexists(KEYS.requests, "a")
     assert q.ack_and_pop([(b.id, b.token), (a.id, a.token)]) == ([True, False], None)
     assert q.in_flight() == 1
+    assert q.ack_and_pop([], KEYS.start_urls) == ([], None) and not q.seeds_waiting
+    r.lpush(KEYS.start_urls, "http://s.test/")
+    assert q.ack_and_pop([], KEYS.start_urls) == ([], None) and q.seeds_waiting
 
 
 def test_push_of_a_queued_id_is_a_no_op(r):

@@ -75,11 +75,12 @@ else
 end
 return 1
 """
-# KEYS: queue, requests, inflight, leases, seq, parked, parked_hosts; ARGV: token, lease s, limit,
-# then (id, token) of each lease to acknowledge first (as ACK). Returns {id, payload} of the
-# request leased (false, false if none), then 1 per lease acknowledged, 0 per one lost.
+# KEYS: queue, requests, inflight, leases, seq, parked, parked_hosts[, start-URL key]; ARGV:
+# token, lease s, limit, then (id, token) of each lease to acknowledge first (as ACK). Returns
+# {id, payload} of the request leased (false, false if none), 1 if none was and the start-URL
+# key exists (else 0), then 1 per lease acknowledged, 0 per one lost.
 POP = _NOW + """
-local reply = {false, false}
+local reply = {false, false, 0}
 for i = 4, #ARGV, 2 do
   local id, token = ARGV[i], ARGV[i + 1]
   local v = redis.call('HGET', KEYS[4], id)
@@ -101,7 +102,10 @@ for _, id in ipairs(due) do
   redis.call('ZADD', KEYS[1], 'NX', string.format('%.0f', -prio * 1e12 + redis.call('INCR', KEYS[5])), id)
 end
 local r = redis.call('ZPOPMIN', KEYS[1])
-if #r == 0 then return reply end
+if #r == 0 then
+  if KEYS[8] then reply[3] = redis.call('EXISTS', KEYS[8]) end
+  return reply
+end
 redis.call('ZADD', KEYS[3], string.format('%.3f', now + tonumber(ARGV[2])), r[1])
 redis.call('HSET', KEYS[4], r[1], ARGV[1] .. '|' .. r[2])
 reply[1], reply[2] = r[1], redis.call('HGET', KEYS[2], r[1]) or false
@@ -223,6 +227,7 @@ class LeaseQueue:
         self.server, self.keys, self.worker = server, keys, worker
         self.lease_seconds = lease_seconds
         self._tokens, self._run = itertools.count(), os.urandom(3).hex()  # unique per process
+        self.seeds_waiting = True  # see ack_and_pop
         self._put, self._pop, self._ack, self._renew, self._reclaim, self._pull, self._seed = (
             server.register_script(s) for s in (PUT, POP, ACK, RENEW, RECLAIM, PULL, SEED))
         k = keys
@@ -251,13 +256,18 @@ class LeaseQueue:
         parked requests whose time has come are queued first."""
         return self.ack_and_pop([])[1]
 
-    def ack_and_pop(self, leases: list[tuple[str, str]]) -> tuple[list[bool], Leased | None]:
+    def ack_and_pop(self, leases: list[tuple[str, str]],
+                    start_key: str | None = None) -> tuple[list[bool], Leased | None]:
         """:meth:`ack` each of ``leases`` ``(id, token)`` (True if held, False if lost),
-        then :meth:`pop`, in one step (one round trip)."""
+        then :meth:`pop`, in one step (one round trip). With ``start_key`` (a start-URL key),
+        :attr:`seeds_waiting` says after a pop that leased nothing whether that key exists
+        (so :meth:`pull_seeds` has something to pull)."""
         token = f"{self.worker}#{self._run}.{next(self._tokens)}"
-        r = self._pop(keys=self._k7, args=[token, self.lease_seconds, PROMOTE_LIMIT,
-                                           *(x for lease in leases for x in lease)])
-        acked = [bool(int(x)) for x in r[2:]]
+        r = self._pop(keys=self._k7 + ([start_key] if start_key else []),
+                      args=[token, self.lease_seconds, PROMOTE_LIMIT,
+                            *(x for lease in leases for x in lease)])
+        self.seeds_waiting = bool(int(r[2]))
+        acked = [bool(int(x)) for x in r[3:]]
         return acked, Leased(r[0].decode(), token, r[1]) if r[0] is not None else None
 
     def ack(self, rid: str, token: str, requeue: bool = False, dead: bytes | None = None) -> bool:

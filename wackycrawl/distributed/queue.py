@@ -161,10 +161,13 @@ class FrontierQueue(Base):
         stalls the reactor, notes/stack.md 4.4). Undecodable entries become dead letters."""
         return self._take(self.backend.pop())
 
-    def ack_and_pop(self, in_progress) -> Request | None:
-        """:meth:`ack_finished` and :meth:`pop` with one round trip to the frontier."""
+    def ack_and_pop(self, in_progress, start_key: str | None = None) -> Request | None:
+        """:meth:`ack_finished` and :meth:`pop` with one round trip to the frontier;
+        ``start_key``: see :meth:`.LeaseQueue.ack_and_pop` (Redis only)."""
         finished = self._finished(in_progress)
-        acked, leased = self.backend.ack_and_pop([(rid, token) for _, rid, token in finished])
+        leases = [(rid, token) for _, rid, token in finished]
+        acked, leased = (self.backend.ack_and_pop(leases, start_key) if self.server is not None
+                         else self.backend.ack_and_pop(leases))
         for (request, _, _), held in zip(finished, acked, strict=True):
             self._acked(request, held)
         return self._take(leased)

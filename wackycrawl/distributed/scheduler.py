@@ -281,8 +281,11 @@ class FrontierScheduler(scrapy_redis_scheduler.Scheduler):
     def _next(self):
         if self._closing:
             return None
-        request = self.queue.ack_and_pop(self._slot().inprogress)
-        if request is None and self._pull_seeds():
+        key = getattr(self.spider, "redis_key", None) if self.server is not None else None
+        request = self.queue.ack_and_pop(self._slot().inprogress, key)
+        # an empty queue asks for seeds only when the start-URL key exists (the pop said)
+        if request is None and getattr(self.queue.backend, "seeds_waiting", True) \
+                and self._pull_seeds():
             request = self.queue.pop()
         if request is not None:
             self._idle_since = None
