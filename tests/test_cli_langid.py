@@ -106,3 +106,9 @@ def test_binary_file_refused_and_latin1_text_read_with_a_note(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "prog: not text: ELF executable" in err
     assert "de.txt: not UTF-8 (byte" in err
+
+
+def test_empty_file_is_und_short(tmp_path):
+    (tmp_path / "empty.txt").write_bytes(b"")
+    status, out = run([str(tmp_path / "empty.txt")])
+    assert status == 0 and out.split("\t")[1:4] == ["und", "0.000", "short"]

@@ -69,6 +69,9 @@ def test_empty_input(tmp_path, capsys):
     f = tmp_path / "empty.txt"
     f.write_text("# nothing\n\n")
     assert run(["--engine", "bing", str(f)], capsys)[0] == 1
+    f.write_bytes(b"")  # no byte at all: the binary test must not divide by its length
+    code, urls, err = run(["--engine", "bing", str(f)], capsys)
+    assert code == 1 and urls == [] and "no tuples" in err
 
 
 def test_binary_or_non_utf8_input_is_refused(tmp_path, capsys):

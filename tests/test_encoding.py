@@ -131,6 +131,7 @@ def test_too_many_repairs_is_an_encoding_error():
 
 def test_empty_body_gives_empty_text():
     assert decode_html(b"", "text/html") == Decoded("", "utf-8", 0, "empty")
+    assert sniff_binary(b"") is None
 
 
 def test_plain_ascii_without_any_label():

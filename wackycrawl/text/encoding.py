@@ -141,6 +141,8 @@ def sniff_binary(body: bytes, declared: str | None = None,
         return
     if b"\x00" in body[:SNIFF_BYTES]:
         raise BinaryContentError("NUL byte in the first 1445 bytes")
+    if not body:  # no byte is no binary data
+        return
     share = len(body.translate(None, _TEXT_BYTES)) / len(body)
     if share > max_share:
         raise BinaryContentError(f"{share:.1%} control bytes")
