@@ -474,3 +474,13 @@ def test_thousands_of_unclosed_named_divs_are_followed_to_a_bounded_depth():
     parts = bte.pieces(bte.strip_invisible(markup))
     assert max(len(b.cues) for b in blocks.segment(parts)[0]) == blocks.MAX_NAMED_DEPTH
     assert len(blocks.extract(markup)) == 3000  # named elements holding all of the text
+
+
+@pytest.mark.parametrize("article", [False, True])
+def test_a_menu_with_separators_between_its_links_comes_out_empty(article):
+    # the "|" between two links is the page's only text outside links: it drew the span,
+    # and the span's block was kept when the rules kept nothing
+    markup = page("<nav>" + "".join(f'<div><a href="/{i}">Home page {i}</a> | '
+                                    f'<a href="/a{i}">About</a></div>' for i in range(30))
+                  + "</nav>")
+    assert blocks.extract(markup, article=article) == []

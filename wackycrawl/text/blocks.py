@@ -357,7 +357,9 @@ def classify(
         if region is not None:  # the blocks of the span's container
             inside = [i or (low <= b.start and b.end <= high and not b.cue and not text_cue[n])
                       for n, (b, i) in enumerate(zip(blocks, inside))]
-        good = [i and not (template and template[n]) for n, i in enumerate(inside)]
+        good = [i and not (template and template[n])
+                and b.link_words <= MAX_PROSE_LINK_DENSITY * b.words  # a menu's "|" drew it
+                for n, (b, i) in enumerate(zip(blocks, inside))]
     elif not any(good):  # no span: all of the page's text is in links (<a><p>...</p></a>)
         good = [(b.words >= PROSE_WORDS or b.wrapped)
                 and not (b.cue or text_cue[n] or (template and template[n]))
