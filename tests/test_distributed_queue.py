@@ -374,3 +374,18 @@ def test_dupefilter_remembers_what_it_recorded(r):
     r.delete(KEYS.seen)
     assert not cached.request_seen(a)
 
+
+
+def test_dupefilter_refuses_an_unknown_seen_store(server):
+    from scrapy.utils.test import get_crawler
+
+    from wackycrawl.distributed.dupefilter import FrontierDupeFilter
+    from wackycrawl.spiders.seeds import SeedsSpider
+    for kind, ok in (("cuckoo", False), ("bloom", True), ("set", True)):
+        crawler = get_crawler(SeedsSpider, {"REDIS_URL": server.url, "WACKY_DUPEFILTER": kind})
+        spider = SeedsSpider.from_crawler(crawler, seeds=None)
+        if ok:
+            assert FrontierDupeFilter.from_spider(spider) is not None
+        else:
+            with pytest.raises(ValueError, match="WACKY_DUPEFILTER must be one of set, bloom, not 'cuckoo'"):
+                FrontierDupeFilter.from_spider(spider)

@@ -26,6 +26,7 @@ from wackycrawl.distributed.fingerprint import fingerprint
 logger = logging.getLogger(__name__)
 
 DEFAULT_KEY = "wacky:%(spider)s:seen"
+SEEN_STORES = ("set", "bloom")  # WACKY_DUPEFILTER: an exact Redis SET or a Bloom filter
 SEEN_CACHE = 200_000  # fingerprints remembered per worker (~100 bytes each: ~20 MB)
 
 
@@ -48,8 +49,12 @@ class FrontierDupeFilter(RFPDupeFilter):
 
         s = spider.crawler.settings
         key = (s.get("SCHEDULER_DUPEFILTER_KEY") or DEFAULT_KEY) % {"spider": name or spider.name}
+        kind = s.get("WACKY_DUPEFILTER", "set")
+        if kind not in SEEN_STORES:
+            raise ValueError(f"WACKY_DUPEFILTER must be one of {', '.join(SEEN_STORES)}, "
+                             f"not {kind!r}")
         server = from_settings(s)
-        if s.get("WACKY_DUPEFILTER", "set") == "bloom":
+        if kind == "bloom":
             store = seen.RedisBloom(server, key, s.getint("WACKY_BLOOM_CAPACITY", seen.CAPACITY),
                                     s.getfloat("WACKY_BLOOM_ERROR_RATE", seen.ERROR_RATE))
         else:
