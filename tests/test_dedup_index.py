@@ -134,6 +134,27 @@ def test_compiled_loops_run_where_numba_cannot_cache_them(tmp_path):
     assert done.stderr.count("WARNING") == 1 and "compiled in this process" in done.stderr
 
 
+def test_compiled_loops_run_when_numba_cache_files_are_damaged(tmp_path):
+    # numba raises a damaged cache file's unpickling error on every call, a full disk's
+    # OSError on the first: the loops are compiled again without the cache
+    code = ("import logging; logging.basicConfig()\n"
+            "from wackycrawl.dedup.index import ChecksumSet, SimhashIndex\n"
+            "index = SimhashIndex([5, 7], k=3, buffer_size=2); index.add(6)\n"
+            "checksums = ChecksumSet(buffer_size=1); checksums.add(9)\n"
+            "print(index.candidates(5), 9 in checksums)\n")
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    runs = []
+    for _ in range(2):
+        runs.append(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                   env=env, timeout=120, check=False))
+        for index_file in (tmp_path / "cache").rglob("*.nbi"):
+            index_file.write_bytes(b"\x80\x04 not a pickle")
+    assert [r.returncode for r in runs] == [0, 0], runs[1].stderr[-2000:]
+    assert {r.stdout for r in runs} == {"[(0, 0, 5), (1, 1, 7), (2, 2, 6)] True\n"}
+    assert "WARNING" not in runs[0].stderr
+    assert "compiled again without numba's cache: UnpicklingError" in runs[1].stderr
+
+
 def test_simhash_index_save_load_round_trip(tmp_path):
     stored = random_fps(5000)
     index = SimhashIndex(k=3, buffer_size=1000)

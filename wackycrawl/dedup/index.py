@@ -30,8 +30,11 @@ Persistence: ``save(path)`` writes one ``.npy`` array (temp file + ``os.replace`
 crash never leaves a half-written file); ``load(path, ...)`` rebuilds.
 """
 
+import importlib
+import logging
 import mmap
 import os
+import sys
 from collections.abc import Sequence
 
 import numpy as np
@@ -133,15 +136,29 @@ MAX_CANDIDATES = 1 << 15  # table entries compared per lookup at most (the candi
 MAX_DOCUMENTS = (2**32 - 1) // TABLES  # the directories' offsets are uint32
 _HUGE_PAGE = 4 << 20  # maps from this size ask for transparent huge pages (as numpy does)
 _loops = None
+UNCACHED = False  # set when numba's cache of the loops failed: compiled without it
+logger = logging.getLogger(__name__)
 
 
 def _compiled():
     """:mod:`wackycrawl.dedup.tables`, imported on the first merge or lookup: numba takes
     about 0.3 s of CPU and 45 MiB of memory to load, which processes that only fingerprint
-    texts (the pipeline's stage workers) never pay."""
-    global _loops
+    texts (the pipeline's stage workers) never pay. Each loop runs once on a tiny input
+    first: where numba cannot load or save its cache (damaged files, a full disk) the
+    module is imported again with the cache off (:data:`UNCACHED`), one WARNING."""
+    global _loops, UNCACHED
     if _loops is None:
         from wackycrawl.dedup import tables as _loops
+        try:  # every loop once, so that a damaged or unwritable cache fails here
+            ChecksumSet(buffer_size=1).add(1)
+            SimhashIndex([1], k=1, buffer_size=1).add(2)
+            SimhashIndex(k=1).candidates(1)
+        except Exception as exc:  # numba raises the cache's own errors (pickle, OSError)
+            logger.warning("dedup loops compiled again without numba's cache: %s: %s",
+                           type(exc).__name__, exc)
+            UNCACHED = True
+            sys.modules.pop(_loops.__name__, None)
+            _loops = importlib.import_module(_loops.__name__)
     return _loops
 
 

@@ -18,8 +18,11 @@ numba compiles these on first use and caches the machine code (``__pycache__`` b
 file, or numba's user cache directory where that is not writable): a later process loads
 it in about 0.15 s of CPU. Where numba finds no place for a cache (a zipped egg, as Scrapyd
 runs a project; a read-only install with no writable home or ``NUMBA_CACHE_DIR``) every
-process compiles them again, about 5 s of CPU on its first lookup, with one WARNING. The cache is keyed on this file alone, so a change of the layout
-constants (from :mod:`~wackycrawl.dedup.index`) must come with a change here.
+process compiles them again, about 5 s of CPU on its first lookup, with one WARNING; so does
+a process that cannot load or save the cache (damaged files, a full disk:
+:func:`~wackycrawl.dedup.index._compiled`). The cache is keyed on this file alone, so a
+change of the layout constants (from :mod:`~wackycrawl.dedup.index`) must come with a
+change here.
 """
 
 import logging
@@ -30,6 +33,7 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from wackycrawl.dedup import index
 from wackycrawl.dedup.index import (BUCKETS, ENTRY, HI_SHIFTS, LO_SHIFTS, SHIFTS,
                                      TABLES)
 
@@ -43,6 +47,8 @@ def _compile(func):
     """``njit(cache=True)``, or ``njit`` where numba has nowhere to cache (RuntimeError
     "no locator available" when the function is decorated)."""
     global _uncached
+    if index.UNCACHED:
+        return njit(func)
     try:
         return njit(cache=True)(func)
     except RuntimeError as exc:
