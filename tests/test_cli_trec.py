@@ -68,6 +68,9 @@ def test_check_names_a_missing_and_an_empty_file(corpus, capsys):
     assert out[0].startswith(f"OK {files[0]}")
     assert out[1:] == [f"MISSING {directory / 'nope.trec.gz'}: no such file",
                        f"DAMAGED {directory / 'empty.trec.gz'}: empty file (0 bytes), no document"]
+    os.mkfifo(directory / "pipe.trec.gz")  # exists, but no file: never opened (no writer)
+    assert run("check", str(directory / "pipe.trec.gz")) == 1
+    assert capsys.readouterr().out == f"DAMAGED {directory / 'pipe.trec.gz'}: not a regular file\n"
 
 
 def test_index_rebuilds_a_lost_index(corpus):

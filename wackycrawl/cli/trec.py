@@ -85,9 +85,13 @@ def check(args) -> int:
         _err("no .trec.gz file to check")
         return 1
     for path in files:
-        if not os.path.isfile(path):
+        if not os.path.exists(path):
             status = 1
             print(f"MISSING {path}: no such file")
+            continue
+        if not os.path.isfile(path):  # a FIFO, a device: not read (it may never end)
+            status = 1
+            print(f"DAMAGED {path}: not a regular file")
             continue
         if os.path.getsize(path) == 0:
             status = 1
