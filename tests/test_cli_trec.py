@@ -73,6 +73,11 @@ def test_check_names_a_missing_and_an_empty_file(corpus, capsys):
     assert capsys.readouterr().out == f"DAMAGED {directory / 'pipe.trec.gz'}: not a regular file\n"
 
 
+def test_index_of_a_folder_without_trec_files_says_so(tmp_path, capsys):
+    assert run("index", str(tmp_path)) == 1
+    assert "no .trec.gz file in" in capsys.readouterr().err
+
+
 def test_index_rebuilds_a_lost_index(corpus):
     _, files, _ = corpus
     index = Path(reader.index_path(files[0]))

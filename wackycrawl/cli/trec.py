@@ -129,7 +129,11 @@ def _index_one(path: str) -> int:
 
 def index(args) -> int:
     """Rebuild ``FILE.idx.tsv`` from the members of each complete file."""
-    return max((_index_one(path) for path in _files(args.files)), default=0)
+    files = _files(args.files)
+    if not files:
+        _err(f"no .trec.gz file in {', '.join(args.files)}")
+        return 1
+    return max(_index_one(path) for path in files)
 
 
 def recover(args) -> int:
