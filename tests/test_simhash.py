@@ -10,6 +10,7 @@ from wackycrawl.dedup.simhash import (
     checksum,
     feature_hash64,
     features,
+    feature_hashes,
     fingerprint,
     hamming,
     normalise,
@@ -173,3 +174,12 @@ def test_equals_the_simhash_package_with_the_same_features_weights_hash_and_widt
         assert simhash(text, stopwords) == fingerprint(features(text, stopwords))
     assert checked == 2 * len(texts)
     assert package({"x": 1}) == fingerprint({"x": 1}) == feature_hash64("x")
+
+
+def test_feature_hashes_equal_feature_hash64_also_when_the_cache_fills(monkeypatch):
+    import wackycrawl.dedup.simhash as module
+
+    monkeypatch.setattr(module, "HASH_CACHE_SIZE", 3)
+    monkeypatch.setattr(module, "_HASHES", {})
+    for words in (["a", "b"], ["b", "c", "d"], ["e"], ["a", "é", "काम", "z", "y"], []):
+        assert feature_hashes(words).tolist() == [feature_hash64(w) for w in words]

@@ -42,11 +42,12 @@ from wackycrawl.dedup.shingles import (
     RESEMBLANCE,
     SHINGLE_SIZE,
     SKETCH_SIZE,
+    coded_shingle_hashes,
     resemblances,
     shingle_hashes,
     sketch,
 )
-from wackycrawl.dedup.simhash import checksum, features, fingerprint, tokens
+from wackycrawl.dedup.simhash import checksum, encode, hashed_vector, tokens, vector_fingerprint
 from wackycrawl.text.funcwords import function_words
 
 K = 11  # bits; devset/neardup: near-dup pairs up to 11 bits apart, distinct pages >= 10
@@ -78,9 +79,18 @@ def fingerprint_shingles(text: str, stopwords: frozenset[str], shingle_size: int
     and the text's :func:`~wackycrawl.dedup.shingles.shingle_hashes` (what :func:`confirm`
     needs of it: a worker process that fingerprints the text can hand them on)."""
     words = tokens(text)
-    weighted = features(words, stopwords)
-    hashes = shingle_hashes(words, shingle_size)
-    return Fingerprint(checksum(text), fingerprint(weighted), sum(weighted.values()),
+    if not words:
+        hashes = shingle_hashes(words, shingle_size)
+        return Fingerprint(checksum(text), 0, 0, sketch(hashes, sketch_size)), hashes
+    # the features and shingles of fingerprint(features(words)) and shingle_hashes(words),
+    # each distinct word hashed once for both
+    index, codes, word_hashes = encode(words)
+    kept = np.fromiter(map(stopwords.__contains__, index), dtype=bool, count=len(index))
+    np.logical_not(kept, out=kept)
+    counts = np.bincount(codes, minlength=len(index))[kept]
+    simhash = vector_fingerprint(hashed_vector(word_hashes[kept], counts.astype(np.float64)))
+    hashes = coded_shingle_hashes(word_hashes[codes], shingle_size)
+    return Fingerprint(checksum(text), simhash, int(counts.sum()),
                        sketch(hashes, sketch_size)), hashes
 
 

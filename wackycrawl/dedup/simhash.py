@@ -19,7 +19,7 @@ No Scrapy import: the pipeline in :mod:`wackycrawl.pipelines.dedup` is an adapte
 import hashlib
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 
 import numpy as np
@@ -91,7 +91,36 @@ def features(text: str | list[str], stopwords: frozenset[str] = frozenset()) -> 
 def feature_hash64(feature: str) -> int:
     """Stable 64-bit hash of a feature: BLAKE2b (``digest_size=8``) of its UTF-8 bytes,
     little-endian. Unlike Python's ``hash`` it is the same in every process."""
+    return _blake64(feature)
+
+
+def _blake64(feature: str) -> int:
     return int.from_bytes(hashlib.blake2b(feature.encode("utf-8"), digest_size=8).digest(), "little")
+
+
+_HASHES: dict[str, int] = {}  # feature_hash64 of the words seen lately (cleared when full)
+
+
+def feature_hashes(distinct: Sequence[str] | Mapping[str, object]) -> np.ndarray:
+    """:func:`feature_hash64` of each of ``distinct`` (distinct words, in order), as a
+    ``uint64`` array of shape ``(len(distinct),)``. Same values; faster for a document's
+    vocabulary than one call per word: a dict of up to ``HASH_CACHE_SIZE`` recent words is
+    read in C, and only new words are hashed."""
+    missing = [w for w in distinct if w not in _HASHES]
+    if len(_HASHES) + len(missing) > HASH_CACHE_SIZE:
+        _HASHES.clear()
+        missing = list(distinct)
+    _HASHES.update(zip(missing, map(_blake64, missing)))
+    return np.fromiter(map(_HASHES.__getitem__, distinct), dtype=np.uint64, count=len(distinct))
+
+
+def encode(words: list[str]) -> tuple[dict[str, int], np.ndarray, np.ndarray]:
+    """Words coded for array work: (each distinct word -> its index, in order of first
+    occurrence; ``intp`` array of shape ``(len(words),)``: each word's index; ``uint64``
+    array of shape ``(len(distinct),)``: :func:`feature_hash64` of each distinct word)."""
+    index = dict(zip(dict.fromkeys(words), range(len(words))))
+    codes = np.fromiter(map(index.__getitem__, words), dtype=np.intp, count=len(words))
+    return index, codes, feature_hashes(index)
 
 
 def weight_vector(
@@ -108,12 +137,28 @@ def weight_vector(
     (a float64 product, which BLAS does faster than an int64 one)."""
     if not 1 <= bits <= 64:
         raise ValueError(f"bits must be in 1..64, not {bits}")
-    if not weighted:
-        return np.zeros(bits, dtype=np.int64)
-    hashes = np.fromiter(map(hashfunc, weighted), dtype="<u8", count=len(weighted))
+    if hashfunc is feature_hash64:
+        hashes = feature_hashes(weighted)
+    else:
+        hashes = np.fromiter(map(hashfunc, weighted), dtype=np.uint64, count=len(weighted))
     weights = np.fromiter(weighted.values(), dtype=np.float64, count=len(weighted))
-    hash_bits = np.unpackbits(hashes.view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")
+    return hashed_vector(hashes, weights, bits)
+
+
+def hashed_vector(hashes: np.ndarray, weights: np.ndarray,
+                  bits: int = FINGERPRINT_BITS) -> np.ndarray:
+    """:func:`weight_vector` of features given by their hashes (``uint64``, shape ``(n,)``)
+    and weights (``float64``, shape ``(n,)``); ``n = 0`` gives zeros."""
+    if not len(hashes):
+        return np.zeros(bits, dtype=np.int64)
+    hash_bits = np.unpackbits(hashes.astype("<u8").view(np.uint8).reshape(-1, 8), axis=1,
+                              bitorder="little")
     return (2 * (weights @ hash_bits[:, :bits]) - weights.sum()).astype(np.int64)
+
+
+def vector_fingerprint(vector: np.ndarray) -> int:
+    """Fingerprint of a simhash vector: bit ``i`` is 1 iff ``vector[i] > 0``."""
+    return int.from_bytes(np.packbits(vector > 0, bitorder="little").tobytes(), "little")
 
 
 def fingerprint(
@@ -124,8 +169,7 @@ def fingerprint(
     """Simhash fingerprint of weighted features: bit ``i`` is 1 iff ``V[i] > 0``.
 
     Returns an int in ``[0, 2**bits)``; no features give 0. See :func:`weight_vector`."""
-    positive = np.packbits(weight_vector(weighted, bits, hashfunc) > 0, bitorder="little")
-    return int.from_bytes(positive.tobytes(), "little")
+    return vector_fingerprint(weight_vector(weighted, bits, hashfunc))
 
 
 def simhash(text: str, stopwords: frozenset[str] = frozenset()) -> int:
