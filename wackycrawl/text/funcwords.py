@@ -50,8 +50,10 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from functools import cache
 from importlib.resources import files
-from itertools import compress, filterfalse
+from itertools import chain, compress, filterfalse, repeat
 from operator import not_
+
+import numpy as np
 
 from wackycrawl.text import langmodel
 
@@ -102,6 +104,7 @@ _SPACE = re.compile(r"\s")
 # Every ASCII byte that is not a letter separates words (bytes.translate runs in C).
 _ASCII_NON_LETTERS = bytes(c for c in range(128) if not chr(c).isalpha())
 _TO_SPACE = bytes.maketrans(_ASCII_NON_LETTERS, b" " * len(_ASCII_NON_LETTERS))
+_TO_SPACE_BUT_NL = _TO_SPACE[:10] + b"\n" + _TO_SPACE[11:]
 # Per-language counters packed into one int, _FIELD bits a language (no text has 2**40 words).
 _FIELD = 40
 _FIELD_MASK = (1 << _FIELD) - 1
@@ -217,20 +220,22 @@ def count(freq: Counter[str]) -> tuple[list[int], list[int]]:
 def paragraph_tokens(paragraphs: list[str]) -> list[list[int]]:
     """Function-word tokens per language (aligned with :func:`languages`) of each paragraph
     (raw: normalised here). Cheaper than :func:`count` for many short texts: one Unicode pass
-    over them all, and words split at ASCII non-letters only (a word glued to non-ASCII
-    punctuation, ``„die``, is not counted)."""
+    over them all, words split at ASCII non-letters only (a word glued to non-ASCII
+    punctuation, ``„die``, is not counted), and the packed counters unpacked by numpy."""
     langs, masks = _lexicon()
-    norm = normalise("\n".join(paragraphs))
-    pieces = norm.encode("utf-8", "surrogatepass").split(b"\n")
+    norm = normalise("\n".join(paragraphs)).encode("utf-8", "surrogatepass")
+    pieces = norm.translate(_TO_SPACE_BUT_NL).split(b"\n")
     if len(pieces) != len(paragraphs):  # a paragraph held a line break: one at a time
-        pieces = [normalise(p).encode("utf-8", "surrogatepass") for p in paragraphs]
-    shifts = range(0, _FIELD * len(langs), _FIELD)
-    out = []
-    n_langs = len(langs)
-    for piece in pieces:
-        packed = sum(filter(None, map(masks.get, piece.translate(_TO_SPACE).split())))
-        out.append([packed >> s & _FIELD_MASK for s in shifts] if packed else [0] * n_langs)
-    return out
+        pieces = [normalise(p).encode("utf-8", "surrogatepass").translate(_TO_SPACE)
+                  for p in paragraphs]
+    packed = [sum(filter(None, map(masks.get, piece.split()))) for piece in pieces]
+    # each field of _FIELD bits is 5 little-endian bytes; widened to 8 they read as uint64
+    size = _FIELD // 8 * len(langs)
+    fields = np.frombuffer(b"".join(map(int.to_bytes, packed, repeat(size), repeat("little"))),
+                           dtype=np.uint8).reshape(len(packed), len(langs), _FIELD // 8)
+    wide = np.zeros((len(packed), len(langs), 8), dtype=np.uint8)
+    wide[:, :, : _FIELD // 8] = fields
+    return wide.view("<u8")[:, :, 0].astype(np.int64).tolist()
 
 
 def _function_words(freq: dict[bytes, int]) -> Counter[bytes]:
