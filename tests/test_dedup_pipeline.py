@@ -126,6 +126,19 @@ def test_periodic_save(tmp_path):
     assert len(reopened.detector) == 2
 
 
+def test_a_failed_save_is_tried_again_after_save_every_documents(tmp_path, caplog):
+    (tmp_path / "job").write_text("a file where the state's folder would go")
+    crawler, p = pipeline(tmp_path, WACKY_DEDUP_SAVE_EVERY=2)
+    p.open_spider()
+    for n in range(1, 6):
+        p.process_item(item(prose(n)))
+    # one try at 2 documents, the next at 4, not one at every document after the first
+    assert crawler.stats.get_value("wacky/dedup/save_failed") == 2
+    p.close_spider()
+    assert crawler.stats.get_value("wacky/dedup/save_failed") == 3
+    assert caplog.text.count("cannot save dedup state") == 3
+
+
 def test_corrupt_state_is_logged_and_counted(tmp_path, caplog):
     state = tmp_path / "job" / STATE_DIR
     state.mkdir(parents=True)

@@ -145,6 +145,7 @@ class DedupPipeline:
         self.shared = shared
         self._shared_lock = asyncio.Lock()
         self._unsaved = 0
+        self._save_at = save_every  # unsaved documents at the next save (later after a failure)
         self._sketch_bytes = len(self.detector.fingerprint("").sketch)
 
     @classmethod
@@ -248,7 +249,7 @@ class DedupPipeline:
         if self.shared is None:
             self.detector.add(decision)
         self._unsaved += 1
-        if self._unsaved >= self.save_every:
+        if self._unsaved >= self._save_at:
             self._save()
         return item
 
@@ -260,6 +261,7 @@ class DedupPipeline:
         except OSError as exc:
             logger.error("cannot save dedup state to %s: %s", self.state_dir, exc)
             self.stats.inc_value("wacky/dedup/save_failed")
+            self._save_at = self._unsaved + self.save_every  # not again at every document
             return
-        self._unsaved = 0
+        self._unsaved, self._save_at = 0, self.save_every
         self.stats.inc_value("wacky/dedup/saves")
