@@ -9,7 +9,7 @@ from scrapy.exceptions import DropItem, NotConfigured
 from scrapy.utils.test import get_crawler
 
 from wackycrawl.dedup.detector import DuplicateDetector, fingerprint_text
-from wackycrawl.dedup.simhash import _PUNCTUATION_TO_SPACE
+from wackycrawl.dedup.simhash import tokens
 from wackycrawl.pipelines.dedup import (
     STATE_DIR,
     DedupPipeline,
@@ -249,7 +249,13 @@ def test_detector_check_of_a_fingerprint_equals_check_of_the_text():
         det.add(by_text)
 
 
-def test_punctuation_table_filled_on_demand_matches_unicode_categories():
-    for cp in [*range(0x3000), *range(0xFE30, 0xFF70), 0x1F600, 0x10FFFF]:
-        expected = " " if unicodedata.category(chr(cp)).startswith("P") else chr(cp)
-        assert chr(cp).translate(_PUNCTUATION_TO_SPACE) == expected, hex(cp)
+def test_tokens_split_at_every_unicode_punctuation_mark_and_nothing_else():
+    def by_category(text):  # the definition: punctuation (categories P*) to spaces, split
+        text = unicodedata.normalize("NFC", text).casefold()
+        return "".join(" " if unicodedata.category(c).startswith("P") else c
+                       for c in text).split()
+
+    for _ in range(2):  # the second time from the cache of characters seen
+        for cp in [*range(0x3000), *range(0xFE30, 0xFF70), 0x1F600, 0x10FFFF]:
+            text = f"x{chr(cp)}y {chr(cp)} Zé"
+            assert tokens(text) == by_category(text), hex(cp)

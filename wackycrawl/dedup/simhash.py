@@ -28,19 +28,14 @@ FINGERPRINT_BITS = 64
 # Distinct words whose hashes are kept in memory; a Zipfian vocabulary repeats them.
 HASH_CACHE_SIZE = 1 << 16
 
-class _PunctuationToSpace(dict):
-    """``str.translate`` table: every Unicode punctuation character (categories Pc Pd Ps Pe
-    Pi Pf Po) to a space, anything else to itself. Letters, combining marks (Mn Mc Me),
-    digits and symbols stay, so Devanagari vowel signs and Thai tone marks are part of their
-    words (case C15). Filled on demand: a full table costs ~0.6 s at import."""
-
-    def __missing__(self, cp: int) -> int:
-        value = 32 if unicodedata.category(chr(cp)).startswith("P") else cp
-        self[cp] = value
-        return value
+def _is_punctuation(char: str) -> bool:
+    """Unicode punctuation: general categories Pc Pd Ps Pe Pi Pf Po."""
+    return unicodedata.category(char).startswith("P")
 
 
-_PUNCTUATION_TO_SPACE = _PunctuationToSpace()
+_ASCII_PUNCTUATION_TO_SPACE = {c: 32 for c in range(128) if _is_punctuation(chr(c))}
+# Characters seen that are no punctuation (a bounded set; Unicode has ~800 punctuation marks)
+_NOT_PUNCTUATION: set[str] = set()
 
 
 def normalise(text: str) -> str:
@@ -64,13 +59,15 @@ def tokens(text: str) -> list[str]:
     Combining marks and symbols stay inside tokens (``"काम" != "कम"``). Scripts written
     without spaces (Thai, Chinese) give one token per space-delimited run; no word
     segmentation is attempted."""
-    words = []
-    for word in unicodedata.normalize("NFC", text).casefold().split():
-        if word.isalnum():  # the common case, without the slow per-character translate
-            words.append(word)
-        else:
-            words.extend(word.translate(_PUNCTUATION_TO_SPACE).split())
-    return words
+    text = unicodedata.normalize("NFC", text).casefold()
+    if text.isascii():
+        return text.translate(_ASCII_PUNCTUATION_TO_SPACE).split()
+    for char in set(text).difference(_NOT_PUNCTUATION):
+        if _is_punctuation(char):
+            text = text.replace(char, " ")
+        elif len(_NOT_PUNCTUATION) < HASH_CACHE_SIZE:
+            _NOT_PUNCTUATION.add(char)
+    return text.split()
 
 
 def features(text: str | list[str], stopwords: frozenset[str] = frozenset()) -> Counter:
