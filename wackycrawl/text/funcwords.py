@@ -222,6 +222,12 @@ def paragraph_tokens(paragraphs: list[str]) -> list[list[int]]:
     (raw: normalised here). Cheaper than :func:`count` for many short texts: one Unicode pass
     over them all, words split at ASCII non-letters only (a word glued to non-ASCII
     punctuation, ``„die``, is not counted), and the packed counters unpacked by numpy."""
+    return paragraph_counts(paragraphs).tolist()
+
+
+def paragraph_counts(paragraphs: list[str]) -> np.ndarray:
+    """:func:`paragraph_tokens` as an ``int64`` array of shape ``(len(paragraphs),
+    len(languages()))``."""
     langs, masks = _lexicon()
     norm = normalise("\n".join(paragraphs)).encode("utf-8", "surrogatepass")
     pieces = norm.translate(_TO_SPACE_BUT_NL).split(b"\n")
@@ -235,7 +241,7 @@ def paragraph_tokens(paragraphs: list[str]) -> list[list[int]]:
                            dtype=np.uint8).reshape(len(packed), len(langs), _FIELD // 8)
     wide = np.zeros((len(packed), len(langs), 8), dtype=np.uint8)
     wide[:, :, : _FIELD // 8] = fields
-    return wide.view("<u8")[:, :, 0].astype(np.int64).tolist()
+    return wide.view("<u8")[:, :, 0].astype(np.int64)
 
 
 def _function_words(freq: dict[bytes, int]) -> Counter[bytes]:

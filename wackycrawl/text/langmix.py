@@ -1,7 +1,7 @@
 """Language mix of a document's paragraphs: which paragraphs are in another language.
 
 Cheap by design (it reads every paragraph of every kept page): the paragraphs' function words
-(:func:`wackycrawl.text.funcwords.paragraph_tokens`, one pass over the document) decide first;
+(:func:`wackycrawl.text.funcwords.paragraph_counts`, one pass over the document) decide first;
 the n-gram model (:mod:`wackycrawl.text.langmodel`) reads a paragraph of at least
 ``langid_min_chars`` characters only when its lists point away from the document's language,
 or when it has no function word of the document's language at all.
@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+
+import numpy as np
 
 from wackycrawl.text import funcwords, langmodel
 
@@ -54,11 +56,13 @@ def mix(paragraphs: list[str], doc_lang: str, identifier: funcwords.Identifier,
     home = langmodel.group(doc_lang)
     home_idx = [i for i, lang in enumerate(langs) if lang in home]
     labels = []
-    for text, tokens in zip(paragraphs, funcwords.paragraph_tokens(paragraphs)):
-        listed = _listed(tokens, langs, min_tokens, identifier.min_margin)
+    tokens = funcwords.paragraph_counts(paragraphs)
+    some_home = tokens[:, home_idx].any(axis=1).tolist()
+    for text, listed, home_words in zip(paragraphs, _listed(tokens, langs, min_tokens,
+                                                            identifier.min_margin), some_home):
         if listed in home:
             labels.append(doc_lang)
-        elif listed is None and any(tokens[i] for i in home_idx):
+        elif listed is None and home_words:
             labels.append(funcwords.UND)  # some of the document's function words: too few
         else:
             labels.append(_model_says(text.strip(), listed, doc_lang, identifier,
@@ -70,14 +74,19 @@ def mix(paragraphs: list[str], doc_lang: str, identifier: funcwords.Identifier,
     return Mix(shares, foreign)
 
 
-def _listed(tokens: list[int], langs, min_tokens: int, min_margin: float) -> str | None:
-    """The language the paragraph's lists point at, or None."""
-    best = max(tokens)
-    if best < min_tokens:
-        return None
-    i = tokens.index(best)
-    second = max(tokens[:i] + tokens[i + 1:])
-    return langs[i] if (best - second) / best >= min_margin else None
+def _listed(tokens: np.ndarray, langs, min_tokens: int, min_margin: float) -> list[str | None]:
+    """The language each paragraph's lists point at, or None (``tokens``: int64, shape
+    ``(paragraphs, languages)``): the list with most tokens, at least ``min_tokens`` and
+    ``min_margin`` of them ahead of the runner-up (the first of equals)."""
+    rows = np.arange(len(tokens))
+    best_at = tokens.argmax(axis=1)
+    best = tokens[rows, best_at]
+    others = tokens.copy()
+    others[rows, best_at] = -1
+    lead = best - others.max(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        points = (best >= min_tokens) & (lead / best >= min_margin)
+    return [langs[i] if p else None for i, p in zip(best_at.tolist(), points.tolist())]
 
 
 def _model_says(text: str, listed: str | None, doc_lang: str, identifier, min_chars: int) -> str:
