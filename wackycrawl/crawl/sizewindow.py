@@ -41,7 +41,7 @@ except ImportError:  # PyPy: Scrapy depends on brotlicffi there, same API
 if sys.version_info >= (3, 14):
     from compression import zstd
 else:
-    from backports import zstd  # as Scrapy imports it (scrapy.utils._compression)
+    import backports.zstd as zstd  # the package Scrapy uses too (scrapy.utils._compression)
 
 # Bounds in bytes of the decoded body (WACKY_MIN_DOC_BYTES, WACKY_MAX_DOC_BYTES).
 MIN_DOC_BYTES = 5 * 1024
