@@ -50,7 +50,7 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from functools import cache
 from importlib.resources import files
-from itertools import chain, compress, filterfalse, repeat
+from itertools import compress, filterfalse, repeat
 from operator import not_
 
 import numpy as np
