@@ -104,7 +104,9 @@ _DIGITS = str.maketrans("0123456789", "0000000000")
 @dataclass(slots=True)
 class Block:
     """One block-level element's text: ``words`` and ``link_words`` are counts of words;
-    ``cue`` is non-zero inside an element whose class/id names boilerplate."""
+    ``cue`` is non-zero inside an element whose class/id names boilerplate; ``start``,
+    ``end`` and ``box_end`` are indexes into :func:`segment`'s ``parts`` (pieces, not
+    characters)."""
 
     text: str
     words: int
@@ -146,10 +148,11 @@ def segment(parts: list[str], article: bool = False) -> tuple[list[Block], list[
     opening tag names boilerplate (:func:`wackycrawl.text.cues.names_boilerplate`, with
     ``article`` also comment sections and :data:`FIGURES`) get ``cues``, the numbers of the
     named elements they lie in (1, 2... in page order, outermost first; named elements nest,
-    :data:`MAX_NAMED_DEPTH` of them at most), and ``cue``, the outermost of them. ``box_end`` is the piece index that closes the
-    innermost container element (:data:`wackycrawl.text.cues.CONTAINERS`, ``article``...)
-    holding the block's text and another block (a heading alone in its ``<div>`` belongs to
-    the container around that div), ``len(parts)`` if none."""
+    :data:`MAX_NAMED_DEPTH` of them at most), and ``cue``, the outermost of them.
+    ``box_end`` is the piece index that closes the innermost container element
+    (:data:`wackycrawl.text.cues.CONTAINERS`, ``article``...) holding the block's text and
+    another block (a heading alone in its ``<div>`` belongs to the container around that
+    div), ``len(parts)`` if none."""
     blocks: list[Block] = []
     scores: list[int] = []
     chunks: list[str] = []
