@@ -184,9 +184,10 @@ def _named(tag: str) -> bool:
 def text_cues(texts: list[str], headings: list[bool], words: list[int],
               starts: list[int], box_ends: list[int], article: bool = False,
               linked: list[bool] | None = None) -> list[bool]:
-    """For each block (its text, whether it is a heading, its word count, where it starts
-    and where the container element its text starts in ends, both as positions in the page
-    in one order): True when its text marks it as boilerplate, or it follows a "related
+    """For each block (lists aligned by block: its text, whether it is a heading, its word
+    count, where it starts and where the container element its text starts in ends, both
+    positions in one order, e.g. :class:`wackycrawl.text.blocks.Block`'s piece indexes
+    ``start`` and ``box_end``): True when its text marks it as boilerplate, or it follows a "related
     articles" or comment-form heading (:data:`FORM_PHRASES`; with ``article`` also a
     comment-section heading,
     :data:`COMMENT_PHRASES`) or a short block that is only such a phrase
