@@ -71,8 +71,10 @@ def shingle_hashes(text: str | list[str], size: int = SHINGLE_SIZE) -> np.ndarra
 
 
 def coded_shingle_hashes(word_hashes: np.ndarray, size: int = SHINGLE_SIZE) -> np.ndarray:
-    """:func:`shingle_hashes` of a text given by the :func:`~wackycrawl.dedup.simhash.feature_hash64`
-    of each of its words (``uint64``, shape ``(number of words,)``, at least one)."""
+    """:func:`shingle_hashes` of a text given by the
+    :func:`~wackycrawl.dedup.simhash.feature_hash64` of each of its words (``uint64``,
+    shape ``(number of words,)``, at least one word). Returns the sorted unique ``uint64``
+    shingle hashes; raises ValueError unless ``1 <= size <= 10`` (words)."""
     if not 1 <= size <= len(_POSITION):
         raise ValueError(f"shingle size must be in 1..{len(_POSITION)}, not {size}")
     width = min(size, len(word_hashes))
@@ -116,9 +118,14 @@ def resemblance(hashes: np.ndarray, record: bytes) -> float:
 
 
 def resemblances(hashes: np.ndarray, records: Sequence[bytes]) -> list[float]:
-    """:func:`resemblance` of the query to each of ``records``, all sketches compared in one
-    pass of array operations: ~20 us for one sketch, ~1 us more per sketch (m = 40; one at a
-    time with Python sets it was ~8 us each)."""
+    """:func:`resemblance` of the query to each of ``records``: a list of ``len(records)``
+    floats in ``[0, 1]``, the same values one call per record gives (the bottom-k estimate
+    of the module docstring, Broder 1997). ``hashes``: sorted unique ``uint64`` array of
+    :func:`shingle_hashes`; ``records``: :func:`sketch` bytes, of any sizes. Raises
+    ValueError if a record is not a sketch (shorter than a bound and a tag, or an odd
+    number of tag bytes). All sketches of one size are compared in one pass of array
+    operations: ~20 us for one sketch, ~1 us more per sketch (m = 40; one at a time with
+    Python sets it was ~8 us each)."""
     records = list(records)
     sizes = {len(record) for record in records}
     for size in sizes:

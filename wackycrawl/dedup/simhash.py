@@ -92,7 +92,8 @@ def feature_hash64(feature: str) -> int:
 
 
 def _blake64(feature: str) -> int:
-    return int.from_bytes(hashlib.blake2b(feature.encode("utf-8"), digest_size=8).digest(), "little")
+    digest = hashlib.blake2b(feature.encode("utf-8"), digest_size=8).digest()
+    return int.from_bytes(digest, "little")
 
 
 _HASHES: dict[str, int] = {}  # feature_hash64 of the words seen lately (cleared when full)
@@ -145,7 +146,9 @@ def weight_vector(
 def hashed_vector(hashes: np.ndarray, weights: np.ndarray,
                   bits: int = FINGERPRINT_BITS) -> np.ndarray:
     """:func:`weight_vector` of features given by their hashes (``uint64``, shape ``(n,)``)
-    and weights (``float64``, shape ``(n,)``); ``n = 0`` gives zeros."""
+    and weights (``float64``, shape ``(n,)``): the int64 simhash vector of shape
+    ``(bits,)`` (Charikar 2002), ``n = 0`` giving zeros. ``bits`` must be in ``1..64``
+    (not checked here: :func:`weight_vector` checks it)."""
     if not len(hashes):
         return np.zeros(bits, dtype=np.int64)
     hash_bits = np.unpackbits(hashes.astype("<u8").view(np.uint8).reshape(-1, 8), axis=1,
@@ -154,7 +157,9 @@ def hashed_vector(hashes: np.ndarray, weights: np.ndarray,
 
 
 def vector_fingerprint(vector: np.ndarray) -> int:
-    """Fingerprint of a simhash vector: bit ``i`` is 1 iff ``vector[i] > 0``."""
+    """Fingerprint of a simhash vector (shape ``(bits,)``, ``bits <= 64``, as from
+    :func:`hashed_vector`): an int in ``[0, 2**bits)`` whose bit ``i`` is 1 iff
+    ``vector[i] > 0`` (Charikar 2002)."""
     return int.from_bytes(np.packbits(vector > 0, bitorder="little").tobytes(), "little")
 
 
