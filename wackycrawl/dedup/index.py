@@ -285,8 +285,9 @@ class SimhashIndex:
         """``(Hamming distance, document id, fingerprint)`` of every stored fingerprint
         within ``k`` of ``fp`` that the lookup reached, nearest first (ties by id)."""
         dist, doc, fps, capped = _compiled().lookup(
-            _U64(fp), self.k, self._offsets, self._tab.mapped, self._ids.mapped, self._n, self._buffer, self._pending, self._ptable, self._pmask,
-            self._by_radius, self._own, self.max_candidates)
+            _U64(fp), self.k, self._offsets, self._tab.mapped, self._ids.mapped, self._n,
+            self._buffer, self._pending, self._ptable, self._pmask, self._by_radius, self._own,
+            self.max_candidates)
         self.capped += capped
         return list(zip(dist.tolist(), doc.tolist(), fps.tolist()))
 

@@ -71,9 +71,10 @@ BLOCKS = [(BLOCK_BITS * t, BLOCK_BITS) for t in range(TABLES)]  # (start from th
 # ('<crawl prefix>near:'), probe masks (2 bytes each, big-endian), the query's block per table
 # (4 integers), its rest per table (4 x 6 bytes), the version the client's candidates came
 # from ('' on a first call), the most candidates to return, the URL fingerprint to look up in
-# the written SET ('' = none), then the excluded candidates' names. A candidate's name is '<block 0>:<rest of table 0>' (integers); the reply gives the
-# version, then name, distance and record of each candidate, nearest first (ties: the
-# smaller simhash), as many as asked for: the client compares no more than that.
+# the written SET ('' = none), then the excluded candidates' names. A candidate's name is
+# '<block 0>:<rest of table 0>' (integers); the reply gives the version, then name, distance
+# and record of each candidate, nearest first (ties: the smaller simhash), as many as asked
+# for: the client compares no more than that.
 CHECK_AND_ADD = """
 if ARGV[18] ~= '' and redis.call('SISMEMBER', KEYS[8], ARGV[18]) == 1 then
   return {'already_written'}
