@@ -229,8 +229,9 @@ class RedisDedupIndex:
     async def check_and_add_async(self, fp: Fingerprint, url: str,
                                   text: str | np.ndarray = "") -> Decision:
         """:meth:`check_and_add` through ``aserver`` (the event loop runs while it waits); a
-        call it cannot deliver is sent again through ``server``, whose retry waits out an
-        outage (:mod:`wackycrawl.distributed.connection`)."""
+        call it cannot deliver (``ConnectionError``, ``TimeoutError``) is sent again through
+        ``server``, whose retry waits out an outage (:mod:`wackycrawl.distributed.connection`);
+        other errors (``ResponseError``) as they come. Needs ``aserver``."""
         steps = self._steps(fp, url, text)
         try:
             call = next(steps)
