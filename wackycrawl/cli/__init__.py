@@ -42,6 +42,19 @@ def write_output(command: str, output: str | None, text: str) -> bool:
     return True
 
 
+def redis_client(command: str, url: str):
+    """A ``redis.Redis`` client for ``url`` (``redis://``, ``rediss://`` or ``unix://``; no
+    connection is made yet), or None after printing ``wackycrawl <command>: <url>: <why>`` on
+    stderr when ``url`` is no Redis URL (redis-py raises ValueError)."""
+    import redis  # only the commands that talk to Redis pay for the import
+
+    try:
+        return redis.Redis.from_url(url)
+    except ValueError as exc:
+        print(f"wackycrawl {command}: {url}: {exc}", file=sys.stderr)
+        return None
+
+
 def damage_exit(command: str, damaged: list[tuple[str, str]]) -> int:
     """Print ``wackycrawl <command>: damaged <path>: <message>`` on stderr for each damaged
     input file (their complete documents were used); 1 if there was any, else 0."""

@@ -18,6 +18,7 @@ import sys
 
 import redis
 
+from wackycrawl.cli import redis_client
 from wackycrawl.distributed.keys import CrawlKeys, default_crawl, known_crawls, redis_url
 from wackycrawl.spiders.seeds import read_seeds
 
@@ -60,10 +61,7 @@ def run(args) -> int:
         print(f"wackycrawl seeds: {args.file}: no URL to push", file=sys.stderr)
         return 1
     key = args.key or CrawlKeys(args.crawl).start_urls
-    try:
-        server = redis.Redis.from_url(url)
-    except ValueError as exc:  # not a redis://, rediss:// or unix:// URL
-        print(f"wackycrawl seeds: {url}: {exc}", file=sys.stderr)
+    if (server := redis_client("seeds", url)) is None:
         return 2
     try:
         with server.pipeline() as pipe:

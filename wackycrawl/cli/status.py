@@ -19,6 +19,7 @@ import time
 
 import redis
 
+from wackycrawl.cli import redis_client
 from wackycrawl.distributed.keys import CrawlKeys, default_crawl, known_crawls, redis_url
 from wackycrawl.distributed.status import collect
 
@@ -38,10 +39,7 @@ def run(args) -> int:
     if not url:
         print("wackycrawl status: no Redis URL (--redis or REDIS_URL)", file=sys.stderr)
         return 2
-    try:
-        server = redis.Redis.from_url(url)
-    except ValueError as exc:  # not a redis://, rediss:// or unix:// URL
-        print(f"wackycrawl status: {url}: {exc}", file=sys.stderr)
+    if (server := redis_client("status", url)) is None:
         return 2
     try:
         s = collect(server, CrawlKeys(args.crawl))
