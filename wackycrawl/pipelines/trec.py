@@ -61,7 +61,12 @@ def item_to_doc(item: dict) -> TrecDoc:
 
 
 def prepare(doc: TrecDoc, level: int, paragraphs: list) -> Prepared:
-    """Format and deflate ``doc`` but its DOCNO lines (see :mod:`wackycrawl.trec.parts`)."""
+    """Format and deflate ``doc`` but its DOCNO lines (see :mod:`wackycrawl.trec.parts`) at
+    zlib ``level`` (0-9): a :class:`~wackycrawl.trec.parts.Prepared` whose ``head`` holds the
+    DOCHDR and the metadata of ``doc.meta`` as it is now, ``body`` the paragraphs.
+    ``paragraphs`` is the item's own list, kept by identity so the writer can tell it was not
+    replaced since. A forbidden character is recorded in its part (``Part.bad``), not raised:
+    the writer refuses the document."""
     meta = tuple(doc.meta.items())
     head = format_head(doc.url, doc.ip, doc.fetched, doc.content_type, doc.raw_length,
                        doc.status_line, doc.headers, meta)
