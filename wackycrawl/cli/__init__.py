@@ -18,7 +18,9 @@ SUBCOMMANDS = ["clean", "langid", "encoding", "trec", "tuples", "queries", "seed
 
 
 def positive_int(value: str) -> int:
-    """argparse type: an integer of at least 1 (worker counts, page counts)."""
+    """argparse type: an integer of at least 1 (worker counts, page counts); raises
+    ValueError for a non-integer and argparse.ArgumentTypeError below 1 (argparse turns both
+    into a usage error, exit 2)."""
     n = int(value)
     if n < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, not {n}")
