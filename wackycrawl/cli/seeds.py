@@ -20,9 +20,7 @@ import redis
 
 from wackycrawl.cli import redis_client
 from wackycrawl.distributed.keys import CrawlKeys, default_crawl, known_crawls, redis_url
-from wackycrawl.spiders.seeds import read_seeds
-
-BAD_LINES_SHOWN = 10  # a binary file given by mistake: not one message per line
+from wackycrawl.spiders.seeds import BAD_LINES_LOGGED, read_seeds
 
 
 def register(subparsers) -> None:
@@ -51,11 +49,11 @@ def run(args) -> int:
     except OSError as exc:
         print(f"wackycrawl seeds: {args.file}: {exc.strerror}", file=sys.stderr)
         return 1
-    for n, line in bad[:BAD_LINES_SHOWN]:
+    for n, line in bad[:BAD_LINES_LOGGED]:
         print(f"wackycrawl seeds: {args.file}:{n}: not an http(s) URL: {line[:200]!r}",
               file=sys.stderr)
-    if len(bad) > BAD_LINES_SHOWN:
-        print(f"wackycrawl seeds: {args.file}: {len(bad) - BAD_LINES_SHOWN} more lines that are "
+    if len(bad) > BAD_LINES_LOGGED:
+        print(f"wackycrawl seeds: {args.file}: {len(bad) - BAD_LINES_LOGGED} more lines that are "
               "not http(s) URLs", file=sys.stderr)
     if not urls:
         print(f"wackycrawl seeds: {args.file}: no URL to push", file=sys.stderr)

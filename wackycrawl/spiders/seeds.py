@@ -117,7 +117,9 @@ def seed_request(raw: bytes | str, encoding: str = "utf-8") -> scrapy.Request | 
         return None
 
 
-BAD_LINES_LOGGED = 10  # a binary file given by mistake: not one WARNING per line
+# Bad seed lines named one by one (here and by `wackycrawl seeds`): a binary file given by
+# mistake gets no message per line.
+BAD_LINES_LOGGED = 10
 
 
 def missing_seed_file(seeds: str | None = None, queries: str | None = None) -> str | None:
