@@ -59,6 +59,12 @@ RECORDS_FILE = "near-records.npy"
 _CHECKSUM_BYTES = 8
 
 
+def _record_width(sketch_size: int, shingle_size: int = SHINGLE_SIZE) -> int:
+    """Bytes of a record: the checksum, then the :func:`sketch`. ValueError for a shingle
+    or sketch size out of range."""
+    return _CHECKSUM_BYTES + len(sketch(shingle_hashes("", shingle_size), sketch_size))
+
+
 @dataclass(frozen=True)
 class Fingerprint:
     """The stateless part of the decision for one clean text: ``checksum`` (64-bit
@@ -186,7 +192,7 @@ class DuplicateDetector:
         if not 0 <= threshold <= 1:  # 0: every simhash candidate is a near duplicate
             raise ValueError(f"resemblance threshold must be in 0..1, not {threshold}")
         # ValueError here, not at the first document, for a shingle or sketch size out of range
-        width = _CHECKSUM_BYTES + len(sketch(shingle_hashes("", shingle_size), sketch_size))
+        width = _record_width(sketch_size, shingle_size)
         self.records = records if records is not None else Records(width)
         self.cut_on_load = 0
         if len(self.records) != len(self.simhashes) or self.records.width != width:
@@ -266,8 +272,7 @@ class DuplicateDetector:
         path = os.path.join(directory, SIMHASHES_FILE)
         simhashes = SimhashIndex.load(path, k) if os.path.exists(path) else None
         path = os.path.join(directory, RECORDS_FILE)
-        width = _CHECKSUM_BYTES + len(sketch(shingle_hashes(""),
-                                             settings.get("sketch_size", SKETCH_SIZE)))
+        width = _record_width(settings.get("sketch_size", SKETCH_SIZE))
         records = Records.load(path, width) if os.path.exists(path) else None
         cut = 0
         if simhashes is not None and records is not None:
