@@ -8,9 +8,9 @@ all read live from Redis; then per worker its live leases and the counters it pu
 :mod:`wackycrawl.distributed.status`), so these, the requests waiting per host, documents kept,
 drops and pages per minute trail the live figures by up to that interval: the output says how
 old they are; a worker still ``running`` that missed 3 publications is called silent (killed
-with ``kill -9``, its machine lost, or stalled). The crawl name is ``--crawl``, else ``$WACKY_CRAWL_NAME``, else ``seeds``; a
-crawl no worker ever joined is named as such with the crawls that exist. Exit status 2 if
-Redis cannot be reached or the URL is no Redis URL.
+with ``kill -9``, its machine lost, or stalled). The crawl name is ``--crawl``, else
+``$WACKY_CRAWL_NAME``, else ``seeds``; a crawl no worker ever joined is named as such with the
+crawls that exist. Exit status 2 if Redis cannot be reached or the URL is no Redis URL.
 """
 
 import json

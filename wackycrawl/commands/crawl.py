@@ -2,13 +2,14 @@
 (:func:`wackycrawl.distributed.local.check_free`, an ``flock``) is refused in one ERROR line
 with exit status 1, before any component opens a file of that job (its TREC files, dedup
 state). A crawl that loses the race anyway is closed by the scheduler with the finish reason
-``frontier_locked``, also exit status 1. A distributed crawl whose Redis does not answer at
-the start (not running, a wrong REDIS_URL) stops in one ERROR line, exit status 1, instead
-of waiting WACKY_REDIS_OUTAGE_SECONDS as a running worker does through an outage. The seeds spider's arguments are checked first too:
-no seed list where one is needed is an ERROR line and exit status 2 (a usage error), a seed
-file that does not exist one and exit status 1, without a traceback; so is a component that
-refuses a setting's value or cannot open a file a setting names (a ``ValueError`` or
-``OSError`` while the crawl starts: ``cannot start the crawl: ...``, exit status 1). Everything else is Scrapy's own ``crawl``.
+``frontier_locked``, also exit status 1. A distributed crawl whose Redis does not answer at the
+start (not running, a wrong REDIS_URL) stops in one ERROR line, exit status 1, instead of
+waiting WACKY_REDIS_OUTAGE_SECONDS as a running worker does through an outage. The seeds
+spider's arguments are checked first too: no seed list where one is needed is an ERROR line and
+exit status 2 (a usage error), a seed file that does not exist one and exit status 1, without a
+traceback; so is a component that refuses a setting's value or cannot open a file a setting
+names (a ``ValueError`` or ``OSError`` while the crawl starts: ``cannot start the crawl: ...``,
+exit status 1). Everything else is Scrapy's own ``crawl``.
 """
 
 from __future__ import annotations
