@@ -5,21 +5,21 @@ its settings mean what its documentation says: ``REDIS_URL`` (wins), else ``REDI
 ``REDIS_PORT`` / ``REDIS_DB``, plus ``REDIS_PARAMS`` (redis-py client arguments over
 scrapy-redis's defaults: 30 s socket timeouts, ``REDIS_ENCODING``). Replies stay bytes.
 
-A Redis outage (connection refused or reset, timeout, ``LOADING`` after a restart from the
-AOF) is a pause, not an error: :class:`OutageRetry` repeats the command every
-``RETRY_PAUSE`` seconds for up to ``WACKY_REDIS_OUTAGE_SECONDS``, logging one WARNING when
-the outage starts and one when it ends (one pair per process, whatever the number of
-clients). A command whose pooled socket went stale (the server restarted in between) is
-sent again at once on a new connection; only when that fails too is it an outage. Waiting blocks the crawl process: nothing is scheduled, fetched or acknowledged
-meanwhile, so no component sees a half-done step and nothing spins. Past the limit the
-error is raised (the caller logs it) and the worker is closed with reason ``redis_outage``
-by the scheduler. :func:`async_from_settings` gives a client of redis-py's asyncio API with
-the same settings but no retry, for the item pipelines' commands: the reactor runs while
-they wait for an answer; a command it cannot deliver (an outage, a restarted server) is
-sent again by the blocking client above, so an outage is the same clean pause. Commands
-that Redis ran before it died are in its AOF
-(``appendfsync always`` to lose none) and are not run twice: only a command whose reply
-was lost is sent again, and every frontier step is an idempotent Lua script.
+A Redis outage (connection refused or reset, timeout, ``LOADING`` after a restart from the AOF)
+is a pause, not an error: :class:`OutageRetry` repeats the command every ``RETRY_PAUSE``
+seconds for up to ``WACKY_REDIS_OUTAGE_SECONDS``, logging one WARNING when the outage starts
+and one when it ends (one pair per process, whatever the number of clients). A command whose
+pooled socket went stale (the server restarted in between) is sent again at once on a new
+connection; only when that fails too is it an outage. Waiting blocks the crawl process: nothing
+is scheduled, fetched or acknowledged meanwhile, so no component sees a half-done step and
+nothing spins. Past the limit the error is raised (the caller logs it) and the worker is closed
+with reason ``redis_outage`` by the scheduler. :func:`async_from_settings` gives a client of
+redis-py's asyncio API with the same settings but no retry, for the item pipelines' commands:
+the reactor runs while they wait for an answer; a command it cannot deliver (an outage, a
+restarted server) is sent again by the blocking client above, so an outage is the same clean
+pause. Commands that Redis ran before it died are in its AOF (``appendfsync always`` to lose
+none) and are not run twice: only a command whose reply was lost is sent again, and every
+frontier step is an idempotent Lua script.
 """
 
 from __future__ import annotations

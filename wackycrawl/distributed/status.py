@@ -1,11 +1,12 @@
 """What ``wackycrawl status`` shows for a Redis crawl, and what workers publish for it.
 
-Each worker writes its counters into the HASH ``worker:<id>`` (fields ``started``,
-``updated`` and ``last_page`` (when its page count last grew) in seconds since the epoch, ``every`` (WACKY_STATS_PUBLISH_SECONDS), ``state``, ``pages``, ``kept``, ``leases``,
-``drop/<reason>`` and ``waiting/<host>``: leased requests waiting in the politeness
-middleware for their host's turn) every ``WACKY_STATS_PUBLISH_SECONDS``; the hash expires a week after the
-last update. scrapy-redis's RedisStatsCollector is not used (it breaks Scrapy's LogStats,
-notes/stack.md section 4).
+Each worker writes its counters into the HASH ``worker:<id>`` (fields ``started``, ``updated``
+and ``last_page`` (when its page count last grew) in seconds since the epoch, ``every``
+(WACKY_STATS_PUBLISH_SECONDS), ``state``, ``pages``, ``kept``, ``leases``, ``drop/<reason>``
+and ``waiting/<host>``: leased requests waiting in the politeness middleware for their host's
+turn) every ``WACKY_STATS_PUBLISH_SECONDS``; the hash expires a week after the last update.
+scrapy-redis's RedisStatsCollector is not used (it breaks Scrapy's LogStats, notes/stack.md
+section 4).
 """
 
 from __future__ import annotations

@@ -1,18 +1,18 @@
 """Host templates on Redis, shared by the workers of a distributed crawl.
 
-The same counts and rules as :class:`wackycrawl.text.templates.TemplateStore` (pages per
-block hash and host, a block is template from ``min_pages`` pages on, at most ``max_blocks``
-hashes per host, the lowest counts evicted to half when exceeded), so every worker learns
-from every page of the crawl. One HASH per host, ``wacky:<crawl>:template:<host>``: field =
-the block hash as 8 bytes, value = pages; field ``p`` + the page's 8-byte
+The same counts and rules as :class:`wackycrawl.text.templates.TemplateStore` (pages per block
+hash and host, a block is template from ``min_pages`` pages on, at most ``max_blocks`` hashes
+per host, the lowest counts evicted to half when exceeded), so every worker learns from every
+page of the crawl. One HASH per host, ``wacky:<crawl>:template:<host>``: field = the block hash
+as 8 bytes, value = pages; field ``p`` + the page's 8-byte
 :func:`~wackycrawl.text.templates.page_signature` = copies of that page seen (a page with the
 same blocks as one counted before is not counted again). :meth:`RedisTemplateStore.learn` is
 one Lua script (the page's field, one HMGET and one HSET of the page's distinct hashes, HLEN,
-eviction, the counts back: 5 Redis commands per page, 7 when it evicts), so concurrent workers never lose a count and a
-table never outgrows its bound. Memory: about ``max_blocks`` x 50
-bytes per host (small tables stay listpacks below ``hash-max-listpack-entries``); the keys
-live as long as the crawl's other keys. Errors: redis's ``ConnectionError`` /
-``ResponseError`` as they come.
+eviction, the counts back: 5 Redis commands per page, 7 when it evicts), so concurrent workers
+never lose a count and a table never outgrows its bound. Memory: about ``max_blocks`` x 50
+bytes per host (small tables stay listpacks below ``hash-max-listpack-entries``); the keys live
+as long as the crawl's other keys. Errors: redis's ``ConnectionError`` / ``ResponseError`` as
+they come.
 """
 
 from __future__ import annotations
