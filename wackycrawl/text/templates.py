@@ -53,8 +53,9 @@ def evict(counts: dict[int, int], keep: int) -> list[int]:
 
 
 def page_signature(distinct: list[int]) -> bytes:
-    """8 bytes naming a page's set of block hashes (64-bit ints, order and repeats ignored):
-    BLAKE2b of the sorted hashes."""
+    """8 bytes naming a page's set of block hashes (unsigned 64-bit ints, as
+    :func:`wackycrawl.text.blocks.block_hash` gives; order and repeats ignored): BLAKE2b of
+    the sorted hashes. Raises OverflowError for a hash outside ``0 <= h < 2**64``."""
     data = b"".join(h.to_bytes(8, "big") for h in sorted(set(distinct)))
     return hashlib.blake2b(data, digest_size=8).digest()
 
