@@ -259,9 +259,9 @@ def block_hash(text: str) -> int:
 
 
 def unwrap(blocks: list[Block], numbers: set[int]) -> None:
-    """Ignore the names of the named elements ``numbers`` (wrappers of the text): a block
-    inside one keeps the cues of the named elements nested in it (a comment section inside
-    ``<div class="content-with-sidebar">``)."""
+    """Ignore the names of the named elements ``numbers`` (wrappers of the text), changing
+    the blocks' ``cues`` and ``cue`` in place: a block inside one keeps the cues of the named
+    elements nested in it (a comment section inside ``<div class="content-with-sidebar">``)."""
     for b in blocks:
         if numbers.intersection(b.cues):
             b.cues = tuple(c for c in b.cues if c not in numbers)
@@ -273,7 +273,7 @@ def unwrap_page(blocks: list[Block]) -> None:
     :data:`MIN_UNNAMED_SHARE` of the page's words; while they hold less, the outermost named
     elements wrap the text (``<div class="footer-wrapper">``, every post of a blog named
     ``entry_author_...``), not banners, and their names are ignored (:func:`unwrap`; the
-    named elements nested in them still count)."""
+    named elements nested in them still count). Changes the blocks in place."""
     words = sum(b.words for b in blocks)
     while True:
         named = sum(b.words for b in blocks if b.cue)
