@@ -58,7 +58,8 @@ _INVISIBLE_CLOSE_RE = {
 }
 # HTML 5 13.2.5.43-52: "-->" ends a comment, so do "--!>" and the abrupt "<!-->", "<!--->".
 _COMMENT_END_RE = re.compile(r"--!?>")
-_NEXT_TAG_RE = re.compile(r"<[A-Za-z/!?]")
+_TAG_START = r"<[A-Za-z/!?]"  # "<" and a letter, "/", "!" or "?": where a tag may start
+_NEXT_TAG_RE = re.compile(_TAG_START)
 # Declarations that hide an element (CSS 2.1 9.2.4 display: none, 11.2 visibility: hidden):
 # their values first (a fast search led by ":"), then the property before one, the style
 # attribute before that and the element's name.
@@ -80,16 +81,18 @@ _NEXT_GT_RE = re.compile(">")
 # no backtracking. _TAG_SPLIT_RE does all this in one C pass for values without a tag start
 # inside (no attempt then starts within another's stretch: linear); a page with a tag start
 # inside a quoted value goes through :func:`_pieces_quoted`.
-_PLAIN_VALUE = r"""(?:"(?:[^"<]++|<(?![A-Za-z/!?]))*+"|'(?:[^'<]++|<(?![A-Za-z/!?]))*+')"""
+_DQ_RUN = r"""(?:[^"<]++|<(?![A-Za-z/!?]))*+"""  # a double-quoted value's run, no tag start
+_SQ_RUN = r"""(?:[^'<]++|<(?![A-Za-z/!?]))*+"""  # and a single-quoted one's
+_PLAIN_VALUE = rf"""(?:"{_DQ_RUN}"|'{_SQ_RUN}')"""
+_PLAIN_TAG = rf"{_TAG_START}[^<>]*>"
 _TAG_SPLIT_RE = re.compile(
-    rf"""(<[A-Za-z/!?](?:[^<>"'=]++|=\s*+{_PLAIN_VALUE}?+|["'])*+>|<[A-Za-z/!?][^<>]*>)""")
+    rf"""({_TAG_START}(?:[^<>"'=]++|=\s*+{_PLAIN_VALUE}?+|["'])*+>|{_PLAIN_TAG})""")
 # "=" and a quoted value with a tag start before its closing quote (each scan stops at the
 # first quote or tag start, so a position is scanned at most twice: linear).
 _MARKUP_VALUE_RE = re.compile(
-    r"""=\s*+(?:"(?:[^"<]++|<(?![A-Za-z/!?]))*+<[A-Za-z/!?]|'(?:[^'<]++|<(?![A-Za-z/!?]))*+<[A-Za-z/!?])""")
-_TAG_START_RE = re.compile(r"<[A-Za-z/!?]")
-_QUOTED_TAG_RE = re.compile(r"""<[A-Za-z/!?](?:[^<>"'=]++|=\s*+(?:"[^"]*+"|'[^']*+')?+|["'])*+""")
-_PLAIN_TAG_RE = re.compile(r"<[A-Za-z/!?][^<>]*>")
+    rf"""=\s*+(?:"{_DQ_RUN}{_TAG_START}|'{_SQ_RUN}{_TAG_START})""")
+_QUOTED_TAG_RE = re.compile(rf"""{_TAG_START}(?:[^<>"'=]++|=\s*+(?:"[^"]*+"|'[^']*+')?+|["'])*+""")
+_PLAIN_TAG_RE = re.compile(_PLAIN_TAG)
 _TAG_NAME_RE = re.compile(r"</?([A-Za-z][A-Za-z0-9]*)")
 _TAG_NAMES_RE = re.compile(r"<(?=[A-Za-z/!?])(?:/?([A-Za-z][A-Za-z0-9]*))?")
 
@@ -218,7 +221,7 @@ def _pieces_quoted(markup: str) -> list[str]:
     stretch: quote-aware scans never overlap, so the time stays linear."""
     out: list[str] = []
     text_from = pos = guard = 0
-    while (m := _TAG_START_RE.search(markup, pos)) is not None:
+    while (m := _NEXT_TAG_RE.search(markup, pos)) is not None:
         start = end = m.start()
         if start >= guard:
             stop = _QUOTED_TAG_RE.match(markup, start).end()
