@@ -1,10 +1,11 @@
 """``wackycrawl dedup FILE...``: exact and near-duplicate clusters of text files.
 
-The files (UTF-8 clean text, one document each; ``-`` is stdin) are checked in the order
-given, as the crawl's dedup stage checks documents (:class:`~wackycrawl.dedup.detector.DuplicateDetector`:
-checksum, simhash candidates within ``--k`` bits, word-shingle resemblance >= ``--threshold``);
-a file that duplicates none before it starts a cluster, a duplicate joins the cluster of the
-file it matched. Output, one line per file, tab-separated::
+The files (UTF-8 clean text, one document each; ``-`` is stdin) are checked in the order given,
+as the crawl's dedup stage checks documents
+(:class:`~wackycrawl.dedup.detector.DuplicateDetector`: checksum, simhash candidates within
+``--k`` bits, word-shingle resemblance >= ``--threshold``); a file that duplicates none before
+it starts a cluster, a duplicate joins the cluster of the file it matched. Output, one line per
+file, tab-separated::
 
     path  cluster  verdict  distance  resemblance  of
 

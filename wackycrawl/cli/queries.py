@@ -1,14 +1,14 @@
 """``wackycrawl queries --engine NAME TUPLES``: word tuples -> search-query URLs, one a line.
 
-TUPLES holds one tuple a line, words separated by white space (``wackycrawl tuples``
-output; ``-`` reads stdin; blank lines and ``#`` comments skipped). The URLs go into a seed
-file or ``scrapy crawl seeds -a queries=FILE``. Engines (:mod:`wackycrawl.seeding.engines`):
+TUPLES holds one tuple a line, words separated by white space (``wackycrawl tuples`` output;
+``-`` reads stdin; blank lines and ``#`` comments skipped). The URLs go into a seed file or
+``scrapy crawl seeds -a queries=FILE``. Engines (:mod:`wackycrawl.seeding.engines`):
 ``searxng`` (``--base``, default WACKY_SERP_SEARXNG_URL), ``bing``, ``brave``, ``template``
-(``--template``, default WACKY_SERP_TEMPLATE). The first line names the engine for the
-crawl (``# wackycrawl-engine: NAME TEMPLATE``, a comment line to other readers), so the
-spider needs no WACKY_SERP_* setting for it. API keys are not part of the URLs: the crawl
-reads them from the environment (a missing one is noted here, its value never printed).
-Exit codes: 0 done, 1 unreadable, empty, binary or non-UTF-8 input, 2 usage errors (bad engine options).
+(``--template``, default WACKY_SERP_TEMPLATE). The first line names the engine for the crawl
+(``# wackycrawl-engine: NAME TEMPLATE``, a comment line to other readers), so the spider needs
+no WACKY_SERP_* setting for it. API keys are not part of the URLs: the crawl reads them from
+the environment (a missing one is noted here, its value never printed). Exit codes: 0 done, 1
+unreadable, empty, binary or non-UTF-8 input, 2 usage errors (bad engine options).
 """
 
 import os

@@ -92,6 +92,7 @@ def register(subparsers) -> None:
                    help="corpus directory, TREC files or .vrt[.gz] files from export")
     p.add_argument("-o", "--output", required=True, metavar="DIR")
     p.add_argument("--stats", metavar="FILE", help="the crawl's stats JSON (drop reasons)")
-    p.add_argument("--workers", type=positive_int, default=1, help="tokenizer processes (TREC input)")
+    p.add_argument("--workers", type=positive_int, default=1,
+                   help="tokenizer processes (TREC input)")
     p.add_argument("--title", default="Corpus report")
     p.set_defaults(func=run)

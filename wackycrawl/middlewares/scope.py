@@ -1,7 +1,7 @@
 """Downloader middleware keeping the crawl in scope (``wackycrawl.crawl.scope``).
 
-Allow list: WACKY_SCOPE_SURTS (SURT prefixes, ``http://(de,``) and WACKY_SCOPE_ALLOW (domains or
-TLDs, ``de,at``); deny list WACKY_SCOPE_DENY (wins). WACKY_SCOPE_FROM_SEEDS = "domain" or
+Allow list: WACKY_SCOPE_SURTS (SURT prefixes, ``http://(de,``) and WACKY_SCOPE_ALLOW (domains
+or TLDs, ``de,at``); deny list WACKY_SCOPE_DENY (wins). WACKY_SCOPE_FROM_SEEDS = "domain" or
 "suffix" adds each seed's registered domain or public suffix to the allow list: when the seed
 is scheduled (``request_scheduled``), when the dupefilter drops it as already seen
 (``request_dropped``: a resumed JOBDIR crawl re-reads its seed list) and when it reaches the
@@ -9,14 +9,14 @@ downloader (a seed pushed to a Redis crawl's start-URL key reaches the frontier 
 through any worker's engine). A seed is a start request (no ``depth`` in its meta) or a request
 with ``meta["wacky_seed"] = True`` (e.g. a search result); seeds, robots.txt requests and
 search-engine result pages (``meta["wacky_serp"]``, never stored, no scope derived from them)
-are always in scope. In a distributed crawl (the Redis frontier) the derived prefixes are shared in
-the set ``wacky:NAME:scope``: a worker adds each new one before the seed is fetched, and looks a
-URL's own prefix up there (one SISMEMBER) before it calls the URL out of scope, so links found
-on another worker's seed are judged by the same scope. Every request, redirects included, is checked before
-anything is sent: out of scope -> IgnoreRequest, counted in ``wacky/scope/out`` (and
-``wacky/scope/deny`` for the deny list) and the drop ``out_of_scope``
-(``wackycrawl.crawl.drops``). Off (NotConfigured) when all
-three lists are empty and nothing is derived.
+are always in scope. In a distributed crawl (the Redis frontier) the derived prefixes are
+shared in the set ``wacky:NAME:scope``: a worker adds each new one before the seed is fetched,
+and looks a URL's own prefix up there (one SISMEMBER) before it calls the URL out of scope, so
+links found on another worker's seed are judged by the same scope. Every request, redirects
+included, is checked before anything is sent: out of scope -> IgnoreRequest, counted in
+``wacky/scope/out`` (and ``wacky/scope/deny`` for the deny list) and the drop ``out_of_scope``
+(``wackycrawl.crawl.drops``). Off (NotConfigured) when all three lists are empty and nothing is
+derived.
 """
 
 from __future__ import annotations

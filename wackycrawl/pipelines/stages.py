@@ -20,15 +20,16 @@ first pages do not wait for them. Its ``crawler`` is a
 ``max_value``, ``min_value``, ``get_value``), in both modes. The stages are always built
 here too, so a bad setting stops the crawl at start-up in both modes.
 
-In a worker, each stage's stats calls and log records (at ``LOG_LEVEL`` and above) are
-recorded per item and replayed here, in order: counters, drop reasons and log lines are the
-same as in-process. With ``WACKY_KEEP_REJECTS`` a worker sends an item dropped for one of
-``WACKY_REJECT_REASONS`` back as it was when dropped, for the rejects stream. Workers ignore SIGINT and SIGTERM, so a graceful stop (Ctrl-C, Scrapyd
-cancel) lets the items in flight finish; a worker exits when its socket closes, i.e. when
-this process closes the spider or dies (even by kill -9). A worker that dies (killed, out of
-memory) is logged at ERROR; its items in flight are dropped as ``stage_worker_died`` and a
-new worker is started (``wacky/stages/worker_restarts``). As with any spawned process, a
-script that starts a crawl itself needs the ``if __name__ == "__main__":`` guard.
+In a worker, each stage's stats calls and log records (at ``LOG_LEVEL`` and above) are recorded
+per item and replayed here, in order: counters, drop reasons and log lines are the same as
+in-process. With ``WACKY_KEEP_REJECTS`` a worker sends an item dropped for one of
+``WACKY_REJECT_REASONS`` back as it was when dropped, for the rejects stream. Workers ignore
+SIGINT and SIGTERM, so a graceful stop (Ctrl-C, Scrapyd cancel) lets the items in flight
+finish; a worker exits when its socket closes, i.e. when this process closes the spider or dies
+(even by kill -9). A worker that dies (killed, out of memory) is logged at ERROR; its items in
+flight are dropped as ``stage_worker_died`` and a new worker is started
+(``wacky/stages/worker_restarts``). As with any spawned process, a script that starts a crawl
+itself needs the ``if __name__ == "__main__":`` guard.
 """
 
 import asyncio

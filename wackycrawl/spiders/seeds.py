@@ -2,25 +2,24 @@
 
 Usage: ``scrapy crawl seeds -a seeds=FILE``. FILE holds one absolute http(s) URL per line;
 blank lines and ``#`` comments are skipped, other bad lines are logged and counted
-(``wacky/seeds/bad_line``); a seed given twice (same canonical URL) is fetched once,
-counted (``wacky/seeds/repeated``) and logged in one line. Links of every HTML page are followed (unless
-WACKY_FOLLOW_LINKS is False: then exactly the seed list is fetched) within DEPTH_LIMIT and the
-scope of WACKY_SCOPE_* (``wackycrawl.middlewares.scope``); non-HTML extensions are never
-requested (Scrapy's LinkExtractor ``IGNORED_EXTENSIONS``). Pages below the size window are not
-stored but their links are followed (``response.meta["wacky_store"]`` is set by
-``wackycrawl.middlewares.sizewindow``).
-With ``REDIS_URL`` (or ``REDIS_HOST``) set the crawl is distributed
-(``wackycrawl.distributed.scheduler``): the seed list goes into the shared Redis queue, and
-the spider is a scrapy-redis ``RedisMixin``: more seeds are read from its ``redis_key``
-(``REDIS_START_URLS_KEY``, default ``wacky:<crawl>:start_urls``; a LIST, or a SET with
-``REDIS_START_URLS_AS_SET``), pushed as JSON ``{"url": ..., "meta": {...}}`` or as a bare
-URL (``redis-cli lpush wacky:seeds:start_urls URL``, ``wackycrawl seeds push``), in batches
-of ``redis_batch_size`` (``CONCURRENT_REQUESTS``) whenever the frontier's queue is empty,
-moved into the frontier by one Redis script and turned into requests by
-:meth:`make_request_from_data` under a lease (``wackycrawl.distributed.queue``: a worker
-killed at any moment loses no seed); with REDIS_URL or REDIS_HOST (setting or environment)
-no seed list is needed. ``redis_key``, ``redis_batch_size`` and ``max_idle_time`` may be given as spider
-attributes or ``-a`` arguments, as with scrapy-redis. Pushed seeds are ``dont_filter``
+(``wacky/seeds/bad_line``); a seed given twice (same canonical URL) is fetched once, counted
+(``wacky/seeds/repeated``) and logged in one line. Links of every HTML page are followed
+(unless WACKY_FOLLOW_LINKS is False: then exactly the seed list is fetched) within DEPTH_LIMIT
+and the scope of WACKY_SCOPE_* (``wackycrawl.middlewares.scope``); non-HTML extensions are
+never requested (Scrapy's LinkExtractor ``IGNORED_EXTENSIONS``). Pages below the size window
+are not stored but their links are followed (``response.meta["wacky_store"]`` is set by
+``wackycrawl.middlewares.sizewindow``). With ``REDIS_URL`` (or ``REDIS_HOST``) set the crawl is
+distributed (``wackycrawl.distributed.scheduler``): the seed list goes into the shared Redis
+queue, and the spider is a scrapy-redis ``RedisMixin``: more seeds are read from its
+``redis_key`` (``REDIS_START_URLS_KEY``, default ``wacky:<crawl>:start_urls``; a LIST, or a SET
+with ``REDIS_START_URLS_AS_SET``), pushed as JSON ``{"url": ..., "meta": {...}}`` or as a bare
+URL (``redis-cli lpush wacky:seeds:start_urls URL``, ``wackycrawl seeds push``), in batches of
+``redis_batch_size`` (``CONCURRENT_REQUESTS``) whenever the frontier's queue is empty, moved
+into the frontier by one Redis script and turned into requests by
+:meth:`make_request_from_data` under a lease (``wackycrawl.distributed.queue``: a worker killed
+at any moment loses no seed); with REDIS_URL or REDIS_HOST (setting or environment) no seed
+list is needed. ``redis_key``, ``redis_batch_size`` and ``max_idle_time`` may be given as
+spider attributes or ``-a`` arguments, as with scrapy-redis. Pushed seeds are ``dont_filter``
 (re-seeding a finished crawl fetches them again) but recorded as seen.
 
 Search-query seeds (BootCaT/WaCky, ``wackycrawl.seeding``): a seed line that is a query URL of
