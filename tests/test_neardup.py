@@ -208,3 +208,22 @@ def test_candidate_cap_keeps_the_own_blocks():
         q = flip(stored[doc], 3, rng)
         assert (3, doc, stored[doc]) in index.candidates(q)  # radius 0 of the four tables: pigeonhole
     assert index.capped == 100
+
+
+def test_fingerprint_text_equals_the_simhash_and_shingles_computed_apart():
+    # fingerprint_shingles hashes each distinct word once for both: the same values as
+    # fingerprint(features(...)), their total weight and sketch(shingle_hashes(...))
+    from wackycrawl.dedup.detector import fingerprint_text
+    from wackycrawl.dedup.simhash import features, fingerprint
+
+    stopwords = frozenset({"the", "a", "of", "and"})
+    texts = ["", "the of and", "The cat sat on the mat, and the dog sat on a log.",
+             "काम कम काम — नमस्ते, दुनिया! काम", "word " * 30 + "other words of the text",
+             text(ARTICLE)]
+    for page in texts:
+        for sw in (stopwords, frozenset()):
+            fpr = fingerprint_text(page, sw)
+            weighted = features(page, sw)
+            assert fpr.simhash == fingerprint(weighted)
+            assert fpr.n_features == sum(weighted.values())
+            assert fpr.sketch == sketch(shingle_hashes(page))
