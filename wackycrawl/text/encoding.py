@@ -367,7 +367,8 @@ class _Evidence:
 
     @functools.cached_property
     def sample(self) -> bytes:
-        return charsets.sample(self.body, shown=self.visible)
+        # only words holding a non-ASCII byte are sampled: none in an all-ASCII page
+        return b"" if self.body.isascii() else charsets.sample(self.body, shown=self.visible)
 
     @functools.cached_property
     def languages(self) -> dict[str, int]:
@@ -378,12 +379,16 @@ class _Evidence:
         for codecs that are not ASCII-compatible); None if the sample does not decode."""
         if text is not None:
             words = " ".join(w for w in text[:200_000].split() if not w.isascii())
-            return charsets.fit(words, codec, self.languages)
+            return charsets.fit(words, codec, self._languages_for(words))
         if codec not in self._fits:
             decoded = _strict(self.sample, codec)
             self._fits[codec] = (None if decoded is None
-                                 else charsets.fit(decoded, codec, self.languages))
+                                 else charsets.fit(decoded, codec, self._languages_for(decoded)))
         return self._fits[codec]
+
+    def _languages_for(self, text: str) -> dict[str, int] | None:
+        # an all-ASCII text's fit needs no function-word evidence (charsets.fit): not computed
+        return None if text.isascii() else self.languages
 
     def code_pages(self) -> list[tuple[charsets.Fit, str]]:
         """``[(fit, codec), ...]`` of every code page of :data:`charsets.PRIORS` that decodes
