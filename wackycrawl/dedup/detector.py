@@ -4,8 +4,8 @@ Order (cheapest first):
 
 1. exact: the 64-bit checksum of the normalised text, against the
    :class:`~wackycrawl.dedup.index.ChecksumSet` of the texts outside the simhash index and
-   against the record of every simhash candidate (an exact copy has the same simhash, so
-   it is a candidate at distance 0: an indexed text's checksum is stored once, in its record);
+   against the records of the simhash candidates at distance 0 (an exact copy has the same
+   simhash: an indexed text's checksum is stored once, in its record);
 2. candidates: the stored documents whose 64-bit word simhash is within Hamming distance
    ``k`` (:class:`~wackycrawl.dedup.index.SimhashIndex`, permuted tables of Manku, Jain and
    Das Sarma, WWW 2007, probed up to ``k`` = 11 by default; Manku et al.'s k = 3 misses
@@ -218,19 +218,26 @@ class DuplicateDetector:
             return exact
         if n < self.min_features:
             return Decision("too_few_features", digest, fp, n, fpr.sketch)
-        found = self.simhashes.candidates(fp)
-        rows = self.records.take([doc for _, doc, _ in found])
-        keys = rows[:, :_CHECKSUM_BYTES].copy().view("<u8").ravel()
-        if np.any(keys == np.uint64(digest)):  # an indexed text's checksum is in its record only
+        dist, doc, fps = self.simhashes.candidate_arrays(fp)
+        # an indexed text's checksum is in its record only; a copy of it has its simhash
+        same = int(np.searchsorted(dist, 1))  # the candidates at distance 0 come first
+        if same and np.any(self._checksums(doc[:same]) == np.uint64(digest)):
             return exact
         # only the MAX_CONFIRM nearest reach :func:`confirm` (its own order, so the same ones)
-        nearest = sorted(range(len(found)), key=lambda i: (found[i][0], found[i][2]))
-        candidates = [(found[i][0], found[i][2], rows[i, _CHECKSUM_BYTES:].tobytes(),
-                       int(keys[i])) for i in nearest[:MAX_CONFIRM]]
+        nearest = np.lexsort((fps, dist))[:MAX_CONFIRM]  # stable: ties stay in id order
+        rows = self.records.take(doc[nearest])
+        keys = self._checksums(rows=rows).tolist()
+        candidates = [(d, f, rows[j, _CHECKSUM_BYTES:].tobytes(), keys[j]) for j, (d, f)
+                      in enumerate(zip(dist[nearest].tolist(), fps[nearest].tolist()))]
         if candidates and source is None:
             raise ValueError("the text is needed to confirm near-duplicate candidates")
         return confirm(fpr, "" if source is None else source, candidates, self.threshold,
                        self.shingle_size)
+
+    def _checksums(self, docs: np.ndarray | None = None, rows: np.ndarray | None = None):
+        """The checksums (uint64 array) in the records of ``docs``, or of records ``rows``."""
+        rows = self.records.take(docs) if rows is None else rows
+        return rows[:, :_CHECKSUM_BYTES].copy().view("<u8").ravel()
 
     def add(self, decision: Decision) -> None:
         """Store a checked document: its simhash and a record (checksum, sketch) if it has

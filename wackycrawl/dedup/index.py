@@ -141,18 +141,20 @@ logger = logging.getLogger(__name__)
 
 
 def _compiled():
-    """:mod:`wackycrawl.dedup.tables`, imported on the first merge or lookup: numba takes
-    about 0.3 s of CPU and 45 MiB of memory to load, which processes that only fingerprint
+    """:mod:`wackycrawl.dedup.tables`, imported on the first merge, lookup or confirmation:
+    numba takes about 0.3 s of CPU and 45 MiB of memory to load, which processes that only fingerprint
     texts (the pipeline's stage workers) never pay. Each loop runs once on a tiny input
     first: where numba cannot load or save its cache (damaged files, a full disk) the
     module is imported again with the cache off (:data:`UNCACHED`), one WARNING."""
     global _loops, UNCACHED
     if _loops is None:
         from wackycrawl.dedup import tables as _loops
+        from wackycrawl.dedup.shingles import resemblances, sketch
         try:  # every loop once, so that a damaged or unwritable cache fails here
             ChecksumSet(buffer_size=1).add(1)
             SimhashIndex([1], k=1, buffer_size=1).add(2)
             SimhashIndex(k=1).candidates(1)
+            resemblances(np.ones(1, np.uint64), [sketch(np.ones(1, np.uint64), 1)])
         except Exception as exc:  # numba raises the cache's own errors (pickle, OSError)
             logger.warning("dedup loops compiled again without numba's cache: %s: %s",
                            type(exc).__name__, exc)
@@ -284,12 +286,18 @@ class SimhashIndex:
     def candidates(self, fp: int) -> list[tuple[int, int, int]]:
         """``(Hamming distance, document id, fingerprint)`` of every stored fingerprint
         within ``k`` of ``fp`` that the lookup reached, nearest first (ties by id)."""
+        dist, doc, fps = self.candidate_arrays(fp)
+        return list(zip(dist.tolist(), doc.tolist(), fps.tolist()))
+
+    def candidate_arrays(self, fp: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`candidates` as three arrays of one length: distances (int64), document
+        ids (int64) and fingerprints (uint64)."""
         dist, doc, fps, capped = _compiled().lookup(
             _U64(fp), self.k, self._offsets, self._tab.mapped, self._ids.mapped, self._n,
             self._buffer, self._pending, self._ptable, self._pmask, self._by_radius, self._own,
             self.max_candidates)
         self.capped += capped
-        return list(zip(dist.tolist(), doc.tolist(), fps.tolist()))
+        return dist, doc, fps
 
     def find(self, fp: int) -> int | None:
         """The stored fingerprint nearest to ``fp`` within ``k``, or None."""

@@ -123,9 +123,8 @@ def resemblances(hashes: np.ndarray, records: Sequence[bytes]) -> list[float]:
     of the module docstring, Broder 1997). ``hashes``: sorted unique ``uint64`` array of
     :func:`shingle_hashes`; ``records``: :func:`sketch` bytes, of any sizes. Raises
     ValueError if a record is not a sketch (shorter than a bound and a tag, or an odd
-    number of tag bytes). All sketches of one size are compared in one pass of array
-    operations: ~20 us for one sketch, ~1 us more per sketch (m = 40; one at a time with
-    Python sets it was ~8 us each)."""
+    number of tag bytes). The counts are one compiled loop over all sketches of one size
+    (:func:`wackycrawl.dedup.tables.resemble`)."""
     records = list(records)
     sizes = {len(record) for record in records}
     for size in sizes:
@@ -135,22 +134,13 @@ def resemblances(hashes: np.ndarray, records: Sequence[bytes]) -> list[float]:
         return [0.0] * len(records)
     if len(sizes) > 1:  # sketches of other sizes
         return [r for record in records for r in resemblances(hashes, [record])]
+    from wackycrawl.dedup.index import _compiled  # numba: loaded where candidates are confirmed
+
     rows = np.frombuffer(b"".join(records), dtype=_sketch_dtype(sketch_size(records[0])))
-    # the query's shingles ranked (top 32 bits) at or below each sketch's bound
-    below = np.searchsorted(hashes >> np.uint64(32), rows["bound"], side="right")
-    # each sketch's distinct tags, and whether the query has the tag below that bound: the
-    # first position of a tag among the query's (in hash order) is before ``below``
-    tags = np.sort(rows["tags"], axis=1)
-    distinct = np.ones(tags.shape, dtype=bool)
-    np.not_equal(tags[:, 1:], tags[:, :-1], out=distinct[:, 1:])
-    low = (hashes[: max(1, int(below.max()))] & np.uint64(0xFFFF)).astype(np.uint16)
-    order = np.argsort(low, kind="stable")
-    ordered = low[order]
-    at = np.minimum(np.searchsorted(ordered, tags), len(low) - 1)
-    present = (ordered[at] == tags) & (order[at] < below[:, None]) & distinct
-    empty = (rows["bound"] == 0) & (tags[:, -1] == 0)  # an all-zero sketch: no shingles
-    shared = present.sum(axis=1)
-    union = below + distinct.sum(axis=1) - shared
+    # a writable copy of the query: one compiled signature whatever array came in
+    shared, union = _compiled().resemble(np.array(hashes, dtype=np.uint64), rows["bound"],
+                                         rows["tags"])
+    empty = (rows["bound"] == 0) & (rows["tags"].max(axis=1) == 0)  # all zero: no shingles
     return [s / u if u and not e else 0.0
             for s, u, e in zip(shared.tolist(), union.tolist(), empty.tolist())]
 
