@@ -13,7 +13,12 @@ pooled socket went stale (the server restarted in between) is sent again at once
 connection; only when that fails too is it an outage. Waiting blocks the crawl process: nothing
 is scheduled, fetched or acknowledged meanwhile, so no component sees a half-done step and
 nothing spins. Past the limit the error is raised (the caller logs it) and the worker is closed
-with reason ``redis_outage`` by the scheduler. :func:`async_from_settings` gives a client of
+with reason ``redis_outage`` by the scheduler. A graceful shutdown asked for during an outage
+(Ctrl-C, SIGTERM, a Scrapyd cancel) waits for Redis as the crawl does, so that every document
+written is recorded as written; a second one (Scrapy's forced shutdown) ends the wait at once
+(:func:`stop_waiting_on_shutdown`): commands that cannot reach Redis raise from then on, and
+the stop is like a ``kill -9`` - this worker's leases expire and go back to the queue, and a
+document written just before the outage whose URL could not be recorded may be written again. :func:`async_from_settings` gives a client of
 redis-py's asyncio API with the same settings but no retry, for the item pipelines' commands:
 the reactor runs while they wait for an answer; a command it cannot deliver (an outage, a
 restarted server) is sent again by the blocking client above, so an outage is the same clean
@@ -26,7 +31,9 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import signal
 import socket
+import threading
 import time
 
 import redis
@@ -63,6 +70,8 @@ class Outage:
     since: float | None = None
     count = 0  # outages so far (stats: wacky/redis/outages)
     seconds = 0.0  # total seconds paused
+    shutdowns = 0  # shutdown signals received (SIGINT, SIGTERM)
+    stopping = False  # a second one arrived: no more waiting for Redis
 
     @classmethod
     def begin(cls, error: Exception) -> None:
@@ -98,15 +107,55 @@ class OutageRetry(Retry):
                     raise
                 failures += 1
                 fail(error, failures) if with_failure_count else fail(error)
+                if Outage.stopping:  # a forced shutdown: no waiting, no more outage lines
+                    raise
                 if failures == 1 and Outage.since is None:
                     continue  # a pooled socket to a restarted server: reconnect once first
                 Outage.begin(error)
+                stop_waiting_on_shutdown()  # Scrapy's handlers are in place by now
                 if time.monotonic() - Outage.since > self.seconds:
                     raise
                 time.sleep(self.pause)
             else:
-                Outage.end()
+                if not Outage.stopping:
+                    Outage.end()
                 return result
+
+
+def stop_waiting_on_shutdown() -> None:
+    """Chain a handler before the current SIGINT and SIGTERM handlers (Scrapy's shutdown)
+    that counts them: the second sets :attr:`Outage.stopping`, so that a forced shutdown
+    during an outage is not held up by :class:`OutageRetry` (which sleeps on the reactor
+    thread, where Scrapy's own handler only queues the stop); the first, during an outage,
+    says what a second one does. Called when the crawl opens and when an outage starts
+    (Scrapy installs its handlers once the reactor runs, and replaces them at the first
+    signal: the handler chains itself again); only from the main thread (elsewhere a
+    no-op)."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        previous = signal.getsignal(signum)
+        if getattr(previous, "stops_outage_wait", False) or previous == signal.SIG_IGN:
+            continue  # chained already; or ignored (stage workers, after a forced shutdown)
+
+        def handler(number, frame, previous=previous):
+            Outage.shutdowns += 1
+            Outage.stopping = Outage.shutdowns > 1
+            if Outage.since is not None and Outage.stopping:
+                logger.warning("forced shutdown during the Redis outage: not waiting for "
+                               "Redis; this worker's leases expire and go back to the queue")
+            elif Outage.since is not None:
+                logger.warning("shutdown during the Redis outage: the crawl stops once Redis "
+                               "answers; send again to stop now (as kill -9 would)")
+            if callable(previous):
+                previous(number, frame)  # Scrapy's installs its next handler: chained again
+                stop_waiting_on_shutdown()
+            elif previous == signal.SIG_DFL:
+                signal.signal(number, signal.SIG_DFL)
+                signal.raise_signal(number)
+
+        handler.stops_outage_wait = True
+        signal.signal(signum, handler)
 
 
 def redis_configured(settings) -> bool:

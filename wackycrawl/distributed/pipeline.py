@@ -91,15 +91,21 @@ class WrittenOncePipeline:
         if not item.get("docno"):
             return None
         if self.aserver is not None:
-            return self._record(url_fingerprint(item["url"]))
+            return self._record(url_fingerprint(item["url"]), item)
         self.written.add(url_fingerprint(item["url"]))
         return None
 
-    async def _record(self, fp: bytes) -> None:
+    async def _record(self, fp: bytes, item: dict) -> None:
         try:
-            await self.aserver.sadd(self.written.key, fp)
-        except (redis.ConnectionError, redis.TimeoutError):
-            self.written.add(fp)  # the blocking client waits out an outage
+            try:
+                await self.aserver.sadd(self.written.key, fp)
+            except (redis.ConnectionError, redis.TimeoutError):
+                self.written.add(fp)  # the blocking client waits out an outage
+        except redis.RedisError as exc:  # past the outage limit, or a forced shutdown in one
+            logger.warning("written as %s but not recorded as written (%s): %s may be "
+                           "written again by the worker that fetches it next", item["docno"],
+                           exc, item["url"])
+            self.stats.inc_value("wacky/frontier/written_unrecorded")
 
     def close_spider(self):
         return self.aserver.aclose() if self.aserver is not None else None

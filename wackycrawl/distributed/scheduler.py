@@ -179,6 +179,7 @@ class FrontierScheduler(scrapy_redis_scheduler.Scheduler):
             logger.info("SCHEDULER_FLUSH_ON_START: queue %s and seen set flushed", key)
             self.flush()
         if self.server is not None:
+            connection.stop_waiting_on_shutdown()  # Scrapy's shutdown handlers are installed
             self.queue.seed_requests = self._seed_requests
             self._publish("running")
         self._heartbeat.start(self.renew_every, now=False)
@@ -197,8 +198,9 @@ class FrontierScheduler(scrapy_redis_scheduler.Scheduler):
             if self.server is not None:
                 self._publish(f"closed: {reason}")
         except redis.RedisError as exc:  # an outage past WACKY_REDIS_OUTAGE_SECONDS
-            logger.error("Redis frontier not updated at close (%s): leases expire and go back",
-                         exc)
+            logger.log(logging.WARNING if connection.Outage.stopping else logging.ERROR,
+                       "Redis frontier not updated at close (%s): leases expire and go back",
+                       exc)
         self.queue.close()
 
     def __len__(self) -> int:
@@ -313,10 +315,12 @@ class FrontierScheduler(scrapy_redis_scheduler.Scheduler):
             return default
 
     def _redis_failed(self, exc: Exception) -> None:
+        self.stats.inc_value("wacky/frontier/redis_error")
+        if connection.Outage.stopping:  # a shutdown during an outage: Scrapy closes the crawl
+            return
         if not self._closing:
             logger.error("Redis frontier unusable (%s): closing this worker; its leases "
                          "expire and go back to the queue", exc)
-        self.stats.inc_value("wacky/frontier/redis_error")
         self._close("redis_outage")
 
     def _beat(self) -> None:

@@ -231,7 +231,12 @@ class DedupPipeline:
         """The shared index's decision, through its asyncio client (the reactor runs while
         Redis answers); one check at a time, so the second call of a check stores at once."""
         async with self._shared_lock:
-            decision = await self.shared.check_and_add_async(fp, item.get("url", ""), source)
+            try:
+                decision = await self.shared.check_and_add_async(fp, item.get("url", ""),
+                                                                 source)
+            except redis.RedisError as exc:  # an outage past its limit, or a shutdown in one
+                # not written: the page's lease is not acknowledged, so it is fetched again
+                raise drop(self.stats, "redis_unreachable", item, str(exc)) from None
         if decision.verdict == "already_written":  # the written SET, looked up with the index
             raise drop(self.stats, "already_written", item)
         return self._decided(item, decision)

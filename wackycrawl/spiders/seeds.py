@@ -49,6 +49,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import redis
 import scrapy
 from scrapy.exceptions import IgnoreRequest
 from scrapy.http import HtmlResponse
@@ -313,13 +314,18 @@ class SeedsSpider(RedisMixin, scrapy.Spider):
     def page_failed(self, failure):
         """A page request that brought no response to ``parse``: a non-2xx answer is the
         drop ``http_<code>``, a download error after Scrapy's retries (DNS, refused,
-        timeout, reset) ``download_error``; a middleware's refusal (IgnoreRequest) was
-        recorded by that middleware."""
+        timeout, reset) ``download_error``, Redis unreachable in a distributed crawl (past
+        the outage limit, or a forced shutdown in one) ``redis_unreachable``; a middleware's
+        refusal (IgnoreRequest) was recorded by that middleware."""
         request = failure.request
         if failure.check(HttpError):
             response = failure.value.response
             drops.record(self.crawler, f"http_{response.status}", response.url,
                          f"HTTP {response.status}")
+        elif failure.check(redis.RedisError):  # the distributed politeness after an outage
+            drops.record(self.crawler, "redis_unreachable", request.url,
+                         f"{failure.getErrorMessage()[:300]}; leased: fetched again once the "
+                         "lease expires")
         elif not failure.check(IgnoreRequest):
             drops.record(self.crawler, "download_error", request.url,
                          f"{failure.type.__name__}: {failure.getErrorMessage()[:300]}")
