@@ -17,6 +17,11 @@ SUBCOMMANDS = ["clean", "langid", "encoding", "trec", "tuples", "queries", "seed
                "process", "judge", "dedup"]
 
 
+def error(command: str, message: str) -> None:
+    """Print ``wackycrawl <command>: <message>`` on stderr (each subcommand's error lines)."""
+    print(f"wackycrawl {command}: {message}", file=sys.stderr)
+
+
 def positive_int(value: str) -> int:
     """argparse type: an integer of at least 1 (worker counts, page counts); raises
     ValueError for a non-integer and argparse.ArgumentTypeError below 1 (argparse turns both
@@ -39,7 +44,7 @@ def write_output(command: str, output: str | None, text: str) -> bool:
         with open(output, "w", encoding="utf-8") as f:
             f.write(text)
     except OSError as exc:
-        print(f"wackycrawl {command}: cannot write {output}: {exc}", file=sys.stderr)
+        error(command, f"cannot write {output}: {exc}")
         return False
     return True
 
@@ -53,7 +58,7 @@ def redis_client(command: str, url: str):
     try:
         return redis.Redis.from_url(url)
     except ValueError as exc:
-        print(f"wackycrawl {command}: {url}: {exc}", file=sys.stderr)
+        error(command, f"{url}: {exc}")
         return None
 
 

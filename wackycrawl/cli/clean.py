@@ -19,12 +19,12 @@ usage errors (argparse).
 import argparse
 import os
 import re
-import sys
+from functools import partial
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from wackycrawl import settings
-from wackycrawl.cli import positive_int
+from wackycrawl.cli import error, positive_int
 from wackycrawl.text import blocks
 from wackycrawl.text.encoding import EncodingError, decode_html
 from wackycrawl.text.extractors import EXTRACTORS, get_analyser
@@ -39,8 +39,7 @@ _URL_RE = re.compile(r"""(?:href|content)\s*=\s*["']?(https?://[^"'\s>]+)""", re
 FILE_ERRORS = (OSError, EncodingError, UnicodeError, LookupError, ValueError)
 
 
-def _err(message: str) -> None:
-    print(f"wackycrawl clean: {message}", file=sys.stderr)
+_err = partial(error, "clean")
 
 
 def site_of(text: str, path: Path) -> str:

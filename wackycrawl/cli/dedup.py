@@ -22,6 +22,7 @@ is then 1.
 
 import sys
 
+from wackycrawl.cli import error
 from wackycrawl.dedup.detector import K, MIN_FEATURES, DuplicateDetector
 from wackycrawl.dedup.shingles import RESEMBLANCE, SHINGLE_SIZE, SKETCH_SIZE
 
@@ -51,7 +52,7 @@ def _read(name: str) -> str | None:
         with open(name, "rb") as f:
             return f.read().decode("utf-8")
     except OSError as exc:
-        print(f"wackycrawl dedup: {name}: {exc.strerror}", file=sys.stderr)
+        error("dedup", f"{name}: {exc.strerror}")
     except UnicodeDecodeError as exc:
         print(f"wackycrawl dedup: {name}: not UTF-8 ({exc.reason} at byte {exc.start})",
               file=sys.stderr)
@@ -63,7 +64,7 @@ def run(args) -> int:
         det = DuplicateDetector(args.k, args.min_features, threshold=args.threshold,
                                 shingle_size=args.shingle_size, sketch_size=args.sketch_size)
     except ValueError as exc:
-        print(f"wackycrawl dedup: {exc}", file=sys.stderr)
+        error("dedup", f"{exc}")
         return 2
     by_checksum = {}  # of kept files
     clusters: dict[str, list[str]] = {}

@@ -9,6 +9,7 @@ HTTP header a server sent. Exit code 1 if some file could not be read or was rej
 import sys
 from pathlib import Path
 
+from wackycrawl.cli import error
 from wackycrawl.text.encoding import (
     MAX_BINARY_SHARE,
     MAX_REPAIRS,
@@ -27,13 +28,13 @@ def run(args) -> int:
             decoded = decode_html(body, args.content_type, args.max_repairs,
                                   MAX_BINARY_SHARE, args.min_plausibility)
         except OSError as exc:
-            print(f"wackycrawl encoding: {name}: {exc.strerror or exc}", file=sys.stderr)
+            error("encoding", f"{name}: {exc.strerror or exc}")
             status = 1
             continue
         except EncodingError as exc:
             reason = "binary" if isinstance(exc, BinaryContentError) else "encoding"
             print(f"{name}\t-\trejected:{reason}")
-            print(f"wackycrawl encoding: {name}: {exc}", file=sys.stderr)
+            error("encoding", f"{name}: {exc}")
             status = 1
             continue
         if not decoded.text.strip():  # the crawl's drop "empty"

@@ -15,14 +15,13 @@ import gzip
 import os
 import sys
 from contextlib import nullcontext
+from functools import partial
 
-from wackycrawl.cli import damage_exit, positive_int
+from wackycrawl.cli import damage_exit, error, positive_int
 from wackycrawl.corpus import export
 from wackycrawl.corpus.source import SourceErrors, corpus_files, iter_corpus, nothing_found
 
-
-def _err(message: str) -> None:
-    print(f"wackycrawl export: {message}", file=sys.stderr)
+_err = partial(error, "export")
 
 
 def open_output(path: str | None):

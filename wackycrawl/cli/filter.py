@@ -20,23 +20,28 @@ used), 2 usage errors.
 import os
 import sys
 from collections import Counter
+from functools import partial
 
 from scrapy.exceptions import NotConfigured
 from scrapy.settings import Settings
 from scrapy.utils.misc import load_object
 
-from wackycrawl.cli import damage_exit
+from wackycrawl.cli import damage_exit, error
 from wackycrawl.corpus.refilter import DEDUP_MODES, Policy, Refilter
-from wackycrawl.corpus.source import (REJECTS_SUBDIR, SourceErrors, corpus_files, iter_corpus,
-                                      nothing_found)
+from wackycrawl.corpus.source import (
+    REJECTS_SUBDIR,
+    SourceErrors,
+    corpus_files,
+    iter_corpus,
+    nothing_found,
+)
 from wackycrawl.pipelines.stages import StageContext, StatsRecorder
 from wackycrawl.trec import writer
 
 SOURCE_DOCNO = "Source-Docno"
 
 
-def _err(message: str) -> None:
-    print(f"wackycrawl filter: {message}", file=sys.stderr)
+_err = partial(error, "filter")
 
 
 def crawl_settings(pairs: list[str]) -> Settings:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from scrapy.exceptions import DropItem
 
+from wackycrawl.cli import error
 from wackycrawl.pipelines.offline import (
     Chain,
     OfflineContext,
@@ -66,7 +67,7 @@ def judge(args) -> int:
         settings = load_settings(args.set)
         body = Path(args.page).read_bytes()
     except (ValueError, OSError) as exc:
-        print(f"wackycrawl judge: {exc}", file=sys.stderr)
+        error("judge", str(exc))  # 2, not 1: exit 1 means the page was dropped
         return 2
     url = args.url or Path(args.page).resolve().as_uri()
     item = {"url": url, "ip": "-", "fetched": "-", "status": 200, "protocol": "HTTP/1.1",
@@ -77,7 +78,7 @@ def judge(args) -> int:
     try:
         chain = Chain(OfflineContext(settings, stats), rest=False)
     except ValueError as exc:  # a setting a stage refuses (WACKY_LANGUAGES=xx...)
-        print(f"wackycrawl judge: {exc}", file=sys.stderr)
+        error("judge", str(exc))
         return 2
     out = sys.stdout
     print(f"page: {args.page} ({len(body)} bytes) as {url}", file=out)

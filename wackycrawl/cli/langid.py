@@ -13,8 +13,10 @@ as U+FFFD, with a note. Exit 1 when some FILE could not be read or was refused.
 
 import re
 import sys
+from functools import partial
 
 from wackycrawl import settings
+from wackycrawl.cli import error
 from wackycrawl.text import funcwords
 from wackycrawl.text.encoding import BinaryContentError, EncodingError, decode_html, sniff_binary
 from wackycrawl.text.extractors import get_extractor
@@ -46,8 +48,7 @@ def register(subparsers) -> None:
     p.set_defaults(func=run)
 
 
-def _err(message: str) -> None:
-    print(f"wackycrawl langid: {message}", file=sys.stderr)
+_err = partial(error, "langid")
 
 
 def _read(name: str) -> bytes | None:

@@ -34,6 +34,7 @@ import multiprocessing
 import os
 import pickle
 import sys
+from functools import partial
 from pathlib import Path
 
 from scrapy.exceptions import DropItem
@@ -41,6 +42,7 @@ from scrapy.settings import Settings
 from tqdm import tqdm
 
 from wackycrawl.archive.reader import ArchiveError, capture_item, iter_records
+from wackycrawl.cli import error
 from wackycrawl.distributed import replay
 from wackycrawl.pipelines import crawl_worker_id, dropped, rejection
 from wackycrawl.pipelines.offline import (
@@ -61,8 +63,7 @@ _chain: Chain | None = None  # a worker's stages
 _counter = None  # bytes of input read, shared with the main process
 
 
-def _err(message: str) -> None:
-    print(f"wackycrawl process: {message}", file=sys.stderr)
+_err = partial(error, "process")
 
 
 def stage_file(path: str, chain: Chain, spool: str, progress=None) -> dict:

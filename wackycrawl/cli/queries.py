@@ -13,16 +13,15 @@ unreadable, empty, binary or non-UTF-8 input, 2 usage errors (bad engine options
 
 import os
 import sys
+from functools import partial
 from pathlib import Path
 
 from wackycrawl import settings
-from wackycrawl.cli import write_output
+from wackycrawl.cli import error, write_output
 from wackycrawl.seeding import engines
 from wackycrawl.text.encoding import BinaryContentError, sniff_binary
 
-
-def _err(message: str) -> None:
-    print(f"wackycrawl queries: {message}", file=sys.stderr)
+_err = partial(error, "queries")
 
 
 def run(args) -> int:

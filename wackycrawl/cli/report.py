@@ -13,8 +13,9 @@ complete documents are counted) or an unwritable DIR, 2 usage errors.
 import gzip
 import json
 import sys
+from functools import partial
 
-from wackycrawl.cli import damage_exit, positive_int
+from wackycrawl.cli import damage_exit, error, positive_int
 from wackycrawl.corpus.export import paragraphs_of, read_vertical, text_attributes, tokenized
 from wackycrawl.corpus.source import SourceErrors, corpus_files, iter_corpus, nothing_found
 from wackycrawl.corpus.stats import CorpusStats
@@ -23,8 +24,7 @@ from wackycrawl.crawl.drops import drops_by_reason
 VERTICAL = (".vrt", ".vrt.gz")
 
 
-def _err(message: str) -> None:
-    print(f"wackycrawl report: {message}", file=sys.stderr)
+_err = partial(error, "report")
 
 
 def add_trec(stats: CorpusStats, paths: list[str], workers: int, errors: SourceErrors) -> None:

@@ -18,7 +18,7 @@ import sys
 
 import redis
 
-from wackycrawl.cli import redis_client
+from wackycrawl.cli import error, redis_client
 from wackycrawl.distributed.keys import CrawlKeys, default_crawl, known_crawls, redis_url
 from wackycrawl.spiders.seeds import BAD_LINES_LOGGED, read_seeds
 
@@ -42,12 +42,12 @@ def register(subparsers) -> None:
 def run(args) -> int:
     url = redis_url({"REDIS_URL": args.redis})
     if not url:
-        print("wackycrawl seeds: no Redis URL (--redis or REDIS_URL)", file=sys.stderr)
+        error("seeds", "no Redis URL (--redis or REDIS_URL)")
         return 2
     try:
         urls, bad = read_seeds(args.file)
     except OSError as exc:
-        print(f"wackycrawl seeds: {args.file}: {exc.strerror}", file=sys.stderr)
+        error("seeds", f"{args.file}: {exc.strerror}")
         return 1
     for n, line in bad[:BAD_LINES_LOGGED]:
         print(f"wackycrawl seeds: {args.file}:{n}: not an http(s) URL: {line[:200]!r}",
@@ -56,7 +56,7 @@ def run(args) -> int:
         print(f"wackycrawl seeds: {args.file}: {len(bad) - BAD_LINES_LOGGED} more lines that are "
               "not http(s) URLs", file=sys.stderr)
     if not urls:
-        print(f"wackycrawl seeds: {args.file}: no URL to push", file=sys.stderr)
+        error("seeds", f"{args.file}: no URL to push")
         return 1
     key = args.key or CrawlKeys(args.crawl).start_urls
     if (server := redis_client("seeds", url)) is None:
@@ -68,7 +68,7 @@ def run(args) -> int:
             pipe.execute()
         crawls = known_crawls(server)
     except redis.RedisError as exc:
-        print(f"wackycrawl seeds: Redis {url}: {exc}", file=sys.stderr)
+        error("seeds", f"Redis {url}: {exc}")
         return 2
     print(f"pushed {len(urls)} seeds to {key} (crawl {args.crawl})")
     if args.key is None and args.crawl not in crawls:

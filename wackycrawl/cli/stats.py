@@ -11,6 +11,7 @@ import dataclasses
 import json
 import sys
 
+from wackycrawl.cli import error
 from wackycrawl.crawl.totals import corpus_totals, report
 
 
@@ -25,7 +26,7 @@ def run(args) -> int:
     try:
         totals = corpus_totals(args.directory)
     except OSError as exc:
-        print(f"wackycrawl stats: {args.directory}: {exc.strerror or exc}", file=sys.stderr)
+        error("stats", f"{args.directory}: {exc.strerror or exc}")
         return 1
     if args.json:
         data = {f.name: getattr(totals, f.name) for f in dataclasses.fields(totals)}
@@ -35,5 +36,5 @@ def run(args) -> int:
     else:
         sys.stdout.write(report(totals, args.directory))
     for problem in totals.problems:
-        print(f"wackycrawl stats: {problem}", file=sys.stderr)
+        error("stats", f"{problem}")
     return 1 if totals.problems else 0

@@ -14,12 +14,11 @@ crawls that exist. Exit status 2 if Redis cannot be reached or the URL is no Red
 """
 
 import json
-import sys
 import time
 
 import redis
 
-from wackycrawl.cli import redis_client
+from wackycrawl.cli import error, redis_client
 from wackycrawl.distributed.keys import CrawlKeys, default_crawl, known_crawls, redis_url
 from wackycrawl.distributed.status import collect
 
@@ -37,7 +36,7 @@ def register(subparsers) -> None:
 def run(args) -> int:
     url = redis_url({"REDIS_URL": args.redis})
     if not url:
-        print("wackycrawl status: no Redis URL (--redis or REDIS_URL)", file=sys.stderr)
+        error("status", "no Redis URL (--redis or REDIS_URL)")
         return 2
     if (server := redis_client("status", url)) is None:
         return 2
@@ -45,7 +44,7 @@ def run(args) -> int:
         s = collect(server, CrawlKeys(args.crawl))
         others = [] if s["workers"] else known_crawls(server)
     except redis.RedisError as exc:
-        print(f"wackycrawl status: Redis {url}: {exc}", file=sys.stderr)
+        error("status", f"Redis {url}: {exc}")
         return 2
     if args.json:
         print(json.dumps(s, sort_keys=True))

@@ -10,15 +10,16 @@ index mismatch, a document a strict TREC reader refuses) or document not found; 
 import os
 import shutil
 import sys
+from functools import partial
 
+from wackycrawl.cli import error
 from wackycrawl.trec import reader, writer
 from wackycrawl.trec.format import TrecFormatError
 
 DAMAGE = (reader.TrecFileError, TrecFormatError, OSError)
 
 
-def _err(message: str) -> None:
-    print(f"wackycrawl trec: {message}", file=sys.stderr)
+_err = partial(error, "trec")
 
 
 def _files(paths: list[str]) -> list[str]:

@@ -10,16 +10,15 @@ unusable input (empty, too few words for ``-n`` tuples), 2 usage errors (argpars
 """
 
 import sys
+from functools import partial
 from pathlib import Path
 
 from wackycrawl import settings
-from wackycrawl.cli import write_output
+from wackycrawl.cli import error, write_output
 from wackycrawl.seeding import tuples as tp
 from wackycrawl.text.funcwords import function_words
 
-
-def _err(message: str) -> None:
-    print(f"wackycrawl tuples: {message}", file=sys.stderr)
+_err = partial(error, "tuples")
 
 
 
