@@ -126,6 +126,7 @@ class Probe:
         item["warmed_in"] = getattr(self, "warmed_in", None)
         item["sigterm_ignored"] = signal.getsignal(signal.SIGTERM) == signal.SIG_IGN
         item["sigint_ignored"] = signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+        item["nice"] = os.getpriority(os.PRIO_PROCESS, 0)
         return item
 
 
@@ -154,6 +155,8 @@ def test_dead_worker_drops_its_items_and_is_replaced(caplog):
     assert (before["warmed_in"], after["warmed_in"]) == (before["pid"], after["pid"])
     assert not hasattr(pipe.stages[0], "warmed_in")
     assert before["sigterm_ignored"] and before["sigint_ignored"]
+    # WACKY_STAGE_WORKER_NICE (5): on busy cores the crawl process keeps its own
+    assert before["nice"] == after["nice"] == min(19, os.getpriority(os.PRIO_PROCESS, 0) + 5)
     assert crawler.stats.get_value("wacky/drop/stage_worker_died") == 1
     assert crawler.stats.get_value("wacky/stages/worker_restarts") == 1
     assert any(r.levelno == logging.ERROR and "died; 1 item(s) in flight dropped" in r.getMessage()
@@ -251,3 +254,10 @@ def test_a_worker_dying_at_start_up_fails_open_spider_without_restarts():
 
     asyncio.run(main())
     assert crawler.stats.get_value("wacky/stages/worker_restarts") is None
+
+
+def test_worker_niceness_follows_the_setting():
+    _, pipe = pipeline(WACKY_STAGE_WORKERS=1, WACKY_STAGES=["tests.test_stages.Probe"],
+                       WACKY_STAGE_WORKER_NICE=0)
+    [probed] = run(pipe, [item("http://en.test/1", page("One", prose(1)))])
+    assert probed["nice"] == os.getpriority(os.PRIO_PROCESS, 0)

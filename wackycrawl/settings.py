@@ -372,6 +372,9 @@ WACKY_STAGES = [
 # Worker processes for WACKY_STAGES (0 = in the crawl process). None = 1 if os.cpu_count()
 # >= 2, else 0: Scrapy's own process is CPU-bound on one core (benchmarks/crawl.py).
 WACKY_STAGE_WORKERS = None
+# Niceness of the worker processes above the crawl process's (0 = the same): when the cores are
+# busy the crawl process keeps its core (benchmarks/crawl.py).
+WACKY_STAGE_WORKER_NICE = 5
 
 EXTENSIONS = {
     "wackycrawl.extensions.drops.DropsLog": 700,

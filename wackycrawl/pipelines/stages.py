@@ -4,7 +4,10 @@ Scrapy's process is CPU-bound on one core (parsing, link extraction, scheduling)
 stateless stages named in ``WACKY_STAGES`` (text, boilerplate, filters, language,
 fingerprint, TREC-prepare: a few ms of CPU per page) run in ``WACKY_STAGE_WORKERS`` worker processes
 (multiprocessing, spawn context) and use the second core; with 0 they run here, one after
-the other, as plain pipelines would. The stateful stages (dedup index, TREC writer) stay in
+the other, as plain pipelines would. Workers run ``WACKY_STAGE_WORKER_NICE`` (default 5) steps
+nicer than the crawl process: when the web server, Redis or other programs want the cores too,
+the crawl process - the one that cannot be split - keeps its core, and the workers, which have
+items queued, wait. The stateful stages (dedup index, TREC writer) stay in
 ``ITEM_PIPELINES`` after this one. Each worker talks to the crawl's asyncio loop over a
 socket pair (length-prefixed pickles), without threads. A ProcessPoolExecutor was measured
 first: its feeder and manager threads cost the crawl process 0.24-0.38 ms of CPU per 15 KB
@@ -51,6 +54,7 @@ from wackycrawl.pipelines.rejects import reject_reasons
 
 logger = logging.getLogger(__name__)
 _PROTOCOL = pickle.HIGHEST_PROTOCOL
+NICE = 5  # WACKY_STAGE_WORKER_NICE: a worker's niceness above the crawl process's
 
 
 def default_workers() -> int:
@@ -183,6 +187,8 @@ def worker_main(sock: socket.socket, paths: list[str], settings: dict, level: in
     SIGINT and SIGTERM are ignored: the crawl process decides when the worker stops."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    if nice := Settings(settings).getint("WACKY_STAGE_WORKER_NICE", NICE):
+        os.nice(nice)  # the crawl process, not its helper, gets a core when they compete
     capture, stats = _Capture(), StatsRecorder()
     send_back = reject_reasons(Settings(settings))
     root = logging.getLogger()
