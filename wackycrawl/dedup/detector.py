@@ -47,7 +47,7 @@ from wackycrawl.dedup.shingles import (
     shingle_hashes,
     sketch,
 )
-from wackycrawl.dedup.simhash import checksum, encode, hashed_vector, tokens, vector_fingerprint
+from wackycrawl.dedup.simhash import checksum, hashed_vector, vector_fingerprint, word_hashes
 from wackycrawl.text.funcwords import function_words
 
 K = 11  # bits; devset/neardup: near-dup pairs up to 11 bits apart, distinct pages >= 10
@@ -84,20 +84,16 @@ def fingerprint_shingles(text: str, stopwords: frozenset[str], shingle_size: int
     simhash features (:func:`wackycrawl.dedup.simhash.features`) but kept in the shingles,
     and the text's :func:`~wackycrawl.dedup.shingles.shingle_hashes` (what :func:`confirm`
     needs of it: a worker process that fingerprints the text can hand them on)."""
-    words = tokens(text)
-    if not words:
-        hashes = shingle_hashes(words, shingle_size)
+    per_word, stop = word_hashes(text, stopwords)
+    if not len(per_word):
+        hashes = np.empty(0, dtype=np.uint64)
         return Fingerprint(checksum(text), 0, 0, sketch(hashes, sketch_size)), hashes
-    # the features and shingles of fingerprint(features(words)) and shingle_hashes(words),
-    # each distinct word hashed once for both
-    index, codes, word_hashes = encode(words)
-    kept = np.fromiter(map(stopwords.__contains__, index), dtype=bool, count=len(index))
-    np.logical_not(kept, out=kept)
-    counts = np.bincount(codes, minlength=len(index))[kept]
-    simhash = vector_fingerprint(hashed_vector(word_hashes[kept], counts.astype(np.float64)))
-    hashes = coded_shingle_hashes(word_hashes[codes], shingle_size)
-    return Fingerprint(checksum(text), simhash, int(counts.sum()),
-                       sketch(hashes, sketch_size)), hashes
+    # fingerprint(features(words)) and shingle_hashes(words), each word hashed once for both:
+    # the kept tokens weighted 1 each give the vector of their distinct words weighted by count
+    kept = per_word[~stop]
+    simhash = vector_fingerprint(hashed_vector(kept))
+    hashes = coded_shingle_hashes(per_word, shingle_size)
+    return Fingerprint(checksum(text), simhash, len(kept), sketch(hashes, sketch_size)), hashes
 
 
 def fingerprint_text(text: str, stopwords: frozenset[str], shingle_size: int = SHINGLE_SIZE,

@@ -34,7 +34,7 @@ from functools import cache
 
 import numpy as np
 
-from wackycrawl.dedup.simhash import encode, tokens
+from wackycrawl.dedup.simhash import feature_hashes, word_hashes
 
 SHINGLE_SIZE = 5  # words per shingle (the WaCky corpora's 5-grams; Broder et al. use w-grams)
 SKETCH_SIZE = 40  # shingles kept per document: 84 bytes of sketch
@@ -63,11 +63,10 @@ def shingle_hashes(text: str | list[str], size: int = SHINGLE_SIZE) -> np.ndarra
     ValueError unless ``1 <= size <= 10``."""
     if not 1 <= size <= len(_POSITION):
         raise ValueError(f"shingle size must be in 1..{len(_POSITION)}, not {size}")
-    words = tokens(text) if isinstance(text, str) else text
-    if not words:
+    hashes = word_hashes(text, frozenset())[0] if isinstance(text, str) else feature_hashes(text)
+    if not len(hashes):
         return np.empty(0, dtype=np.uint64)
-    _, codes, hashes = encode(words)
-    return coded_shingle_hashes(hashes[codes], size)
+    return coded_shingle_hashes(hashes, size)
 
 
 def coded_shingle_hashes(word_hashes: np.ndarray, size: int = SHINGLE_SIZE) -> np.ndarray:

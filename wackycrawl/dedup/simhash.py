@@ -33,9 +33,14 @@ def _is_punctuation(char: str) -> bool:
     return unicodedata.category(char).startswith("P")
 
 
-_ASCII_PUNCTUATION_TO_SPACE = {c: 32 for c in range(128) if _is_punctuation(chr(c))}
-# Characters seen that are no punctuation (a bounded set; Unicode has ~800 punctuation marks)
-_NOT_PUNCTUATION: set[str] = set()
+# ASCII punctuation and white space, each to a space (one str.translate of an ASCII text)
+_ASCII_SEPARATORS_TO_SPACE = {c: 32 for c in range(128)
+                              if _is_punctuation(chr(c)) or chr(c).isspace()}
+# a bytes.translate table: ASCII white space to a space, every other byte kept
+_ASCII_WHITE_SPACE_TO_SPACE = bytes(32 if c < 128 and chr(c).isspace() else c
+                                    for c in range(256))
+# Characters seen that are no separator (a bounded set; Unicode has ~800 punctuation marks)
+_NOT_SEPARATOR: set[str] = set()
 
 
 def normalise(text: str) -> str:
@@ -46,11 +51,36 @@ def normalise(text: str) -> str:
     return " ".join(unicodedata.normalize("NFC", text).split())
 
 
+def _normalised_utf8(text: str) -> bytes:
+    """``normalise(text).encode("utf-8")``; an ASCII text whose white space is single
+    characters between words is translated as bytes, without splitting it into words."""
+    text = unicodedata.normalize("NFC", text)
+    if text.isascii():
+        data = text.encode("ascii").translate(_ASCII_WHITE_SPACE_TO_SPACE)
+        if b"  " not in data and not data.startswith(b" ") and not data.endswith(b" "):
+            return data
+    return " ".join(text.split()).encode("utf-8")
+
+
 def checksum(text: str) -> int:
     """64-bit checksum of ``normalise(text)`` encoded as UTF-8: BLAKE2b with
     ``digest_size=8``, read little-endian. Returns an int in ``[0, 2**64)``."""
-    data = normalise(text).encode("utf-8")
-    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
+    return int.from_bytes(hashlib.blake2b(_normalised_utf8(text), digest_size=8).digest(),
+                          "little")
+
+
+def _separated(text: str) -> str:
+    """``text`` in NFC, case-folded, with every punctuation and white-space character
+    replaced by a space: :func:`tokens` are its runs of other characters."""
+    text = unicodedata.normalize("NFC", text).casefold()
+    if text.isascii():
+        return text.translate(_ASCII_SEPARATORS_TO_SPACE)
+    for char in set(text).difference(_NOT_SEPARATOR):
+        if _is_punctuation(char) or char.isspace():
+            text = text.replace(char, " ")
+        elif len(_NOT_SEPARATOR) < HASH_CACHE_SIZE:
+            _NOT_SEPARATOR.add(char)
+    return text
 
 
 def tokens(text: str) -> list[str]:
@@ -59,15 +89,7 @@ def tokens(text: str) -> list[str]:
     Combining marks and symbols stay inside tokens (``"काम" != "कम"``). Scripts written
     without spaces (Thai, Chinese) give one token per space-delimited run; no word
     segmentation is attempted."""
-    text = unicodedata.normalize("NFC", text).casefold()
-    if text.isascii():
-        return text.translate(_ASCII_PUNCTUATION_TO_SPACE).split()
-    for char in set(text).difference(_NOT_PUNCTUATION):
-        if _is_punctuation(char):
-            text = text.replace(char, " ")
-        elif len(_NOT_PUNCTUATION) < HASH_CACHE_SIZE:
-            _NOT_PUNCTUATION.add(char)
-    return text.split()
+    return _separated(text).split()
 
 
 def features(text: str | list[str], stopwords: frozenset[str] = frozenset()) -> Counter:
@@ -112,13 +134,81 @@ def feature_hashes(distinct: Sequence[str] | Mapping[str, object]) -> np.ndarray
     return np.fromiter(map(_HASHES.__getitem__, distinct), dtype=np.uint64, count=len(distinct))
 
 
-def encode(words: list[str]) -> tuple[dict[str, int], np.ndarray, np.ndarray]:
-    """Words coded for array work: (each distinct word -> its index, in order of first
-    occurrence; ``intp`` array of shape ``(len(words),)``: each word's index; ``uint64``
-    array of shape ``(len(distinct),)``: :func:`feature_hash64` of each distinct word)."""
-    index = dict(zip(dict.fromkeys(words), range(len(words))))
-    codes = np.fromiter(map(index.__getitem__, words), dtype=np.intp, count=len(words))
-    return index, codes, feature_hashes(index)
+# word_hashes: a word of up to _PACKED bytes is its key, two uint64 (its bytes, zero padded)
+_PACKED = 16
+_KEY_MASKS = np.array([[(1 << 8 * min(n, 8)) - 1, (1 << 8 * max(n - 8, 0)) - 1]
+                       for n in range(_PACKED + 1)] + [[0, 0]], dtype=np.uint64)
+_WAYS = 4  # keys per bucket: 64 bytes, one cache line
+_BUCKET_BITS = (HASH_CACHE_SIZE // 2).bit_length() - 1  # 2 * HASH_CACHE_SIZE words in all
+
+
+class _WordTable:
+    """The :func:`feature_hash64` of the words seen lately and whether each is one of
+    ``stopwords``: a set-associative cache of ``2 ** _BUCKET_BITS`` buckets of ``_WAYS``
+    words, the oldest of a full bucket replaced. About 3 MiB, touched as it fills."""
+
+    def __init__(self, stopwords: frozenset[str]):
+        self.stopwords = stopwords
+        self.keys = np.zeros((1 << _BUCKET_BITS, _WAYS, 2), dtype=np.uint64)  # (0, 0): empty
+        self.hashes = np.zeros(self.keys.shape[0] * _WAYS, dtype=np.uint64)
+        self.stop = np.zeros(self.keys.shape[0] * _WAYS, dtype=bool)
+        self.next_way = np.zeros(self.keys.shape[0], dtype=np.uint8)
+
+    def lookup(self, data: bytes, starts: np.ndarray, ends: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray]:
+        """Hashes and stopword flags of the words ``data[starts[j]:ends[j]]`` (UTF-8,
+        none holding a NUL byte; ``data`` has ``_PACKED`` bytes more after the last)."""
+        lengths = np.minimum(ends - starts, _PACKED + 1)
+        # 16 bytes from each word's start, unaligned; the bytes past its end masked out
+        keys = np.ndarray((len(data) - 15, 2), dtype="<u8", buffer=data, strides=(1, 8))[starts]
+        keys &= _KEY_MASKS[lengths]
+        long = np.flatnonzero(lengths > _PACKED)
+        # a longer word has a key no stored word has: (its start, 1) (a word of at most 4
+        # bytes has a second key of 0) and is looked up in feature_hashes' dict instead
+        keys[long, 0], keys[long, 1] = starts[long], 1
+        with np.errstate(over="ignore"):
+            mixed = keys[:, 0] * np.uint64(0x9E3779B97F4A7C15) ^ keys[:, 1]
+            mixed *= np.uint64(0xC2B2AE3D27D4EB4F)
+        bucket = (mixed >> np.uint64(64 - _BUCKET_BITS)).astype(np.intp)
+        found = (self.keys[bucket] == keys[:, None, :]).all(axis=2)  # (words, ways)
+        slot = bucket * _WAYS + found.argmax(axis=1)
+        hashes, stop = self.hashes[slot], self.stop[slot]
+        missing = np.flatnonzero(~found.any(axis=1))
+        if len(missing):
+            words = [data[i:j].decode("utf-8") for i, j in
+                     zip(starts[missing].tolist(), ends[missing].tolist())]
+            hashes[missing] = feature_hashes(words)
+            stop[missing] = np.fromiter(map(self.stopwords.__contains__, words), dtype=bool,
+                                        count=len(words))
+            new = missing[lengths[missing] <= _PACKED]
+            bucket = bucket[new]  # a word missing twice is stored twice: the same values
+            slot = bucket * _WAYS + self.next_way[bucket] % _WAYS
+            self.next_way[bucket] += 1
+            self.keys.reshape(-1, 2)[slot] = keys[new]
+            self.hashes[slot], self.stop[slot] = hashes[new], stop[new]
+        return hashes, stop
+
+
+@lru_cache(maxsize=4)
+def _word_table(stopwords: frozenset[str]) -> _WordTable:
+    return _WordTable(stopwords)
+
+
+def word_hashes(text: str, stopwords: frozenset[str]) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`feature_hash64` of each of the :func:`tokens` of ``text``, in order (``uint64``,
+    shape ``(number of tokens,)``), and whether each is in ``stopwords`` (``bool``, same
+    shape). Same values as one call per word; the words are found, keyed and looked up in
+    a cache as arrays of the text's UTF-8 bytes, with no Python step per word but for
+    words not seen lately (hashed once each)."""
+    spaced = _separated(text)
+    if "\0" in spaced:  # a NUL byte would make a word's zero-padded key ambiguous
+        words = spaced.split()
+        return feature_hashes(words), np.fromiter(map(stopwords.__contains__, words),
+                                                  dtype=bool, count=len(words))
+    data = b" " + spaced.encode("utf-8") + b" " * _PACKED
+    space = np.frombuffer(data, dtype=np.uint8) == 32
+    edges = np.flatnonzero(space[1:] != space[:-1]) + 1  # starts and ends, alternating
+    return _word_table(stopwords).lookup(data, edges[0::2], edges[1::2])
 
 
 def weight_vector(
@@ -143,17 +233,26 @@ def weight_vector(
     return hashed_vector(hashes, weights, bits)
 
 
-def hashed_vector(hashes: np.ndarray, weights: np.ndarray,
+def hashed_vector(hashes: np.ndarray, weights: np.ndarray | None = None,
                   bits: int = FINGERPRINT_BITS) -> np.ndarray:
     """:func:`weight_vector` of features given by their hashes (``uint64``, shape ``(n,)``)
-    and weights (``float64``, shape ``(n,)``): the int64 simhash vector of shape
-    ``(bits,)`` (Charikar 2002), ``n = 0`` giving zeros. ``bits`` must be in ``1..64``
-    (not checked here: :func:`weight_vector` checks it)."""
+    and weights (``float64``, shape ``(n,)``; None: 1 each, as for a text's tokens, the
+    same vector as its distinct words weighted by their counts): the int64 simhash vector
+    of shape ``(bits,)`` (Charikar 2002), ``n = 0`` giving zeros. ``bits`` must be in
+    ``1..64`` (not checked here: :func:`weight_vector` checks it). The weight of the
+    hashes with bit ``8 k + j`` set is read off one histogram of their bytes ``k``."""
     if not len(hashes):
         return np.zeros(bits, dtype=np.int64)
-    hash_bits = np.unpackbits(hashes.astype("<u8").view(np.uint8).reshape(-1, 8), axis=1,
-                              bitorder="little")
-    return (2 * (weights @ hash_bits[:, :bits]) - weights.sum()).astype(np.int64)
+    octets = hashes.astype("<u8").view(np.uint8).reshape(-1, 8) + _OCTET_OFFSETS
+    repeated = None if weights is None else np.repeat(weights, 8)
+    tally = np.bincount(octets.ravel(), repeated, minlength=8 * 256).reshape(8, 256)
+    total = len(hashes) if weights is None else weights.sum()
+    return (2 * (tally @ _OCTET_BITS).ravel()[:bits] - total).astype(np.int64)
+
+
+_OCTET_OFFSETS = np.arange(0, 8 * 256, 256, dtype=np.intp)  # byte k of a hash: bins 256 k..
+_OCTET_BITS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1,
+                            bitorder="little").astype(np.int64)  # [v, j]: bit j of v
 
 
 def vector_fingerprint(vector: np.ndarray) -> int:
