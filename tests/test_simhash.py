@@ -183,3 +183,22 @@ def test_feature_hashes_equal_feature_hash64_also_when_the_cache_fills(monkeypat
     monkeypatch.setattr(module, "_HASHES", {})
     for words in (["a", "b"], ["b", "c", "d"], ["e"], ["a", "é", "काम", "z", "y"], []):
         assert feature_hashes(words).tolist() == [feature_hash64(w) for w in words]
+
+
+def test_word_hashes_equal_feature_hash64_and_stopwords_also_when_buckets_overflow(monkeypatch):
+    import wackycrawl.dedup.simhash as module
+
+    monkeypatch.setattr(module, "_BUCKET_BITS", 2)  # 4 buckets of 4 words: most words evicted
+    module._word_table.cache_clear()
+    stopwords = frozenset({"the", "of", "straße", "a" * 20})
+    texts = ["The cat, the dog; THE end.", "", " \n\t ", "a\0b a\0b ab a", "Straße STRASSE straße",
+             "x" * 15 + " " + "x" * 16 + " " + "x" * 17 + " " + "a" * 20 + " " + "x" * 16,
+             "Grüße aus Köln\u00a0und\u3000काम कम काम — “quoted” ’tis", "one two three " * 30,
+             " ".join(f"word{i}" for i in range(300))]
+    for _ in range(2):
+        for text in texts:
+            hashes, stop = module.word_hashes(text, stopwords)
+            words = tokens(text)
+            assert hashes.tolist() == [feature_hash64(w) for w in words]
+            assert stop.tolist() == [w in stopwords for w in words]
+    module._word_table.cache_clear()

@@ -149,7 +149,8 @@ class _WordTable:
 
     def __init__(self, stopwords: frozenset[str]):
         self.stopwords = stopwords
-        self.keys = np.zeros((1 << _BUCKET_BITS, _WAYS, 2), dtype=np.uint64)  # (0, 0): empty
+        # bucket b: the first uint64 of its words' keys, then the second; (0, 0): empty
+        self.keys = np.zeros((1 << _BUCKET_BITS, 2, _WAYS), dtype=np.uint64)
         self.hashes = np.zeros(self.keys.shape[0] * _WAYS, dtype=np.uint64)
         self.stop = np.zeros(self.keys.shape[0] * _WAYS, dtype=bool)
         self.next_way = np.zeros(self.keys.shape[0], dtype=np.uint8)
@@ -170,7 +171,8 @@ class _WordTable:
             mixed = keys[:, 0] * np.uint64(0x9E3779B97F4A7C15) ^ keys[:, 1]
             mixed *= np.uint64(0xC2B2AE3D27D4EB4F)
         bucket = (mixed >> np.uint64(64 - _BUCKET_BITS)).astype(np.intp)
-        found = (self.keys[bucket] == keys[:, None, :]).all(axis=2)  # (words, ways)
+        stored = self.keys[bucket]
+        found = (stored[:, 0] == keys[:, :1]) & (stored[:, 1] == keys[:, 1:])  # (words, ways)
         slot = bucket * _WAYS + found.argmax(axis=1)
         hashes, stop = self.hashes[slot], self.stop[slot]
         missing = np.flatnonzero(~found.any(axis=1))
@@ -181,10 +183,12 @@ class _WordTable:
             stop[missing] = np.fromiter(map(self.stopwords.__contains__, words), dtype=bool,
                                         count=len(words))
             new = missing[lengths[missing] <= _PACKED]
-            bucket = bucket[new]  # a word missing twice is stored twice: the same values
-            slot = bucket * _WAYS + self.next_way[bucket] % _WAYS
+            slot = bucket[new] * _WAYS + self.next_way[bucket[new]] % _WAYS
+            # one word per slot: which of repeated indices an assignment keeps is unspecified
+            slot, first = np.unique(slot, return_index=True)
+            new, bucket, way = new[first], bucket[new[first]], slot % _WAYS
             self.next_way[bucket] += 1
-            self.keys.reshape(-1, 2)[slot] = keys[new]
+            self.keys[bucket, 0, way], self.keys[bucket, 1, way] = keys[new, 0], keys[new, 1]
             self.hashes[slot], self.stop[slot] = hashes[new], stop[new]
         return hashes, stop
 
