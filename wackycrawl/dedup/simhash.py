@@ -6,7 +6,8 @@ Stages (each a function, so each can be tested and replaced alone):
    exact duplicates. A byte sum ignores byte order, a CRC or BLAKE2 does not
    (Croft et al., *Search Engines*, §3.7; seed notes §7).
 2. :func:`tokens` and :func:`features`: words weighted by their frequency.
-3. :func:`feature_hash64`: a stable 64-bit hash per feature.
+3. :func:`feature_hash64`: a stable 64-bit hash per feature (:func:`feature_hashes` for a
+   list of words, :func:`word_hashes` for all words of a text, with their stopword flags).
 4. :func:`weight_vector` and :func:`fingerprint`: Charikar's simhash (STOC 2002) as used
    for web pages by Manku, Jain and Das Sarma (WWW 2007): ``V[i] += w`` if bit ``i`` of a
    feature's hash is 1, ``-= w`` if it is 0; bit ``i`` of the fingerprint is 1 iff
@@ -20,7 +21,7 @@ import hashlib
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from functools import lru_cache
+from functools import lru_cache, partial
 
 import numpy as np
 
@@ -113,6 +114,10 @@ def feature_hash64(feature: str) -> int:
     return _blake64(feature)
 
 
+_BLAKE64 = partial(hashlib.blake2b, digest_size=8)  # of bytes: _DIGEST gives its 8 bytes
+_DIGEST = hashlib.blake2b.digest
+
+
 def _blake64(feature: str) -> int:
     digest = hashlib.blake2b(feature.encode("utf-8"), digest_size=8).digest()
     return int.from_bytes(digest, "little")
@@ -165,7 +170,7 @@ class _WordTable:
         keys &= _KEY_MASKS[lengths]
         long = np.flatnonzero(lengths > _PACKED)
         # a longer word has a key no stored word has: (its start, 1) (a word of at most 4
-        # bytes has a second key of 0) and is looked up in feature_hashes' dict instead
+        # bytes has a second key of 0), so it is hashed at each occurrence
         keys[long, 0], keys[long, 1] = starts[long], 1
         with np.errstate(over="ignore"):
             mixed = keys[:, 0] * np.uint64(0x9E3779B97F4A7C15) ^ keys[:, 1]
@@ -177,10 +182,12 @@ class _WordTable:
         hashes, stop = self.hashes[slot], self.stop[slot]
         missing = np.flatnonzero(~found.any(axis=1))
         if len(missing):
-            words = [data[i:j].decode("utf-8") for i, j in
-                     zip(starts[missing].tolist(), ends[missing].tolist())]
-            hashes[missing] = feature_hashes(words)
-            stop[missing] = np.fromiter(map(self.stopwords.__contains__, words), dtype=bool,
+            words = list(map(data.__getitem__, map(slice, starts[missing].tolist(),
+                                                   ends[missing].tolist())))  # UTF-8
+            hashes[missing] = np.frombuffer(b"".join(map(_DIGEST, map(_BLAKE64, words))),
+                                            dtype="<u8")
+            stop[missing] = np.fromiter(map(self.stopwords.__contains__,
+                                            map(bytes.decode, words)), dtype=bool,
                                         count=len(words))
             new = missing[lengths[missing] <= _PACKED]
             slot = bucket[new] * _WAYS + self.next_way[bucket[new]] % _WAYS
@@ -202,8 +209,8 @@ def word_hashes(text: str, stopwords: frozenset[str]) -> tuple[np.ndarray, np.nd
     """:func:`feature_hash64` of each of the :func:`tokens` of ``text``, in order (``uint64``,
     shape ``(number of tokens,)``), and whether each is in ``stopwords`` (``bool``, same
     shape). Same values as one call per word; the words are found, keyed and looked up in
-    a cache as arrays of the text's UTF-8 bytes, with no Python step per word but for
-    words not seen lately (hashed once each)."""
+    a cache as arrays of the text's UTF-8 bytes, and only the words missing from the cache
+    are hashed (each occurrence, by a chain of C calls: no Python step per word)."""
     spaced = _separated(text)
     if "\0" in spaced:  # a NUL byte would make a word's zero-padded key ambiguous
         words = spaced.split()
