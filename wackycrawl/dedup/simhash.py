@@ -143,7 +143,7 @@ def feature_hashes(distinct: Sequence[str] | Mapping[str, object]) -> np.ndarray
 _PACKED = 16
 _KEY_MASKS = np.array([[(1 << 8 * min(n, 8)) - 1, (1 << 8 * max(n - 8, 0)) - 1]
                        for n in range(_PACKED + 1)] + [[0, 0]], dtype=np.uint64)
-_WAYS = 4  # keys per bucket: 64 bytes, one cache line
+_WAYS = 4  # keys per bucket: 64 bytes, one cache line (4 flags: one uint32)
 _BUCKET_BITS = (HASH_CACHE_SIZE // 2).bit_length() - 1  # 2 * HASH_CACHE_SIZE words in all
 
 
@@ -176,11 +176,13 @@ class _WordTable:
             mixed = keys[:, 0] * np.uint64(0x9E3779B97F4A7C15) ^ keys[:, 1]
             mixed *= np.uint64(0xC2B2AE3D27D4EB4F)
         bucket = (mixed >> np.uint64(64 - _BUCKET_BITS)).astype(np.intp)
-        stored = self.keys[bucket]
-        found = (stored[:, 0] == keys[:, :1]) & (stored[:, 1] == keys[:, 1:])  # (words, ways)
-        slot = bucket * _WAYS + found.argmax(axis=1)
+        # the bucket's keys against the word's, repeated to the same layout: one flat compare
+        same = self.keys[bucket].reshape(-1, 2 * _WAYS) == np.repeat(keys, _WAYS, axis=1)
+        # byte w of found[j]: whether way w holds word j (both uint64 equal); at most one does
+        found = np.bitwise_and(*same.view(np.uint32).T)
+        slot = bucket * _WAYS + found.view(np.uint8).reshape(-1, _WAYS).argmax(axis=1)
         hashes, stop = self.hashes[slot], self.stop[slot]
-        missing = np.flatnonzero(~found.any(axis=1))
+        missing = np.flatnonzero(found == 0)
         if len(missing):
             words = list(map(data.__getitem__, map(slice, starts[missing].tolist(),
                                                    ends[missing].tolist())))  # UTF-8
