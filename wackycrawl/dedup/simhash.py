@@ -154,8 +154,10 @@ class _WordTable:
 
     def __init__(self, stopwords: frozenset[str]):
         self.stopwords = stopwords
-        # bucket b: the first uint64 of its words' keys, then the second; (0, 0): empty
+        # bucket b: the first uint64 of its words' keys, then the second; an empty way holds
+        # (0, 1), the key of no word (a word's first byte is not 0)
         self.keys = np.zeros((1 << _BUCKET_BITS, 2, _WAYS), dtype=np.uint64)
+        self.keys[:, 1] = 1
         self.hashes = np.zeros(self.keys.shape[0] * _WAYS, dtype=np.uint64)
         self.stop = np.zeros(self.keys.shape[0] * _WAYS, dtype=bool)
         self.next_way = np.zeros(self.keys.shape[0], dtype=np.uint8)
@@ -167,11 +169,7 @@ class _WordTable:
         lengths = np.minimum(ends - starts, _PACKED + 1)
         # 16 bytes from each word's start, unaligned; the bytes past its end masked out
         keys = np.ndarray((len(data) - 15, 2), dtype="<u8", buffer=data, strides=(1, 8))[starts]
-        keys &= _KEY_MASKS[lengths]
-        long = np.flatnonzero(lengths > _PACKED)
-        # a longer word has a key no stored word has: (its start, 1) (a word of at most 4
-        # bytes has a second key of 0), so it is hashed at each occurrence
-        keys[long, 0], keys[long, 1] = starts[long], 1
+        keys &= _KEY_MASKS[lengths]  # a longer word's key is (0, 0): never stored, never found
         with np.errstate(over="ignore"):
             mixed = keys[:, 0] * np.uint64(0x9E3779B97F4A7C15) ^ keys[:, 1]
             mixed *= np.uint64(0xC2B2AE3D27D4EB4F)
@@ -252,20 +250,21 @@ def hashed_vector(hashes: np.ndarray, weights: np.ndarray | None = None,
     and weights (``float64``, shape ``(n,)``; None: 1 each, as for a text's tokens, the
     same vector as its distinct words weighted by their counts): the int64 simhash vector
     of shape ``(bits,)`` (Charikar 2002), ``n = 0`` giving zeros. ``bits`` must be in
-    ``1..64`` (not checked here: :func:`weight_vector` checks it). The weight of the
-    hashes with bit ``8 k + j`` set is read off one histogram of their bytes ``k``."""
+    ``1..64`` (not checked here: :func:`weight_vector` checks it). ``V[8 k + j]`` is the
+    histogram of the hashes' bytes ``k`` (one bincount for all ``k``) summed with sign +1
+    for the byte values whose bit ``j`` is 1, -1 for the others."""
     if not len(hashes):
         return np.zeros(bits, dtype=np.int64)
-    octets = hashes.astype("<u8").view(np.uint8).reshape(-1, 8) + _OCTET_OFFSETS
+    octets = np.ascontiguousarray(hashes, "<u8").view(np.uint8).reshape(-1, 8) + _OCTET_OFFSETS
     repeated = None if weights is None else np.repeat(weights, 8)
     tally = np.bincount(octets.ravel(), repeated, minlength=8 * 256).reshape(8, 256)
-    total = len(hashes) if weights is None else weights.sum()
-    return (2 * (tally @ _OCTET_BITS).ravel()[:bits] - total).astype(np.int64)
+    return (tally @ _OCTET_SIGNS).ravel()[:bits].astype(np.int64)
 
 
 _OCTET_OFFSETS = np.arange(0, 8 * 256, 256, dtype=np.intp)  # byte k of a hash: bins 256 k..
-_OCTET_BITS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1,
-                            bitorder="little").astype(np.int64)  # [v, j]: bit j of v
+# [v, j]: +1 if bit j of the byte value v is 1, else -1 (V[i] += w or -= w)
+_OCTET_SIGNS = 2 * np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1,
+                                 bitorder="little").astype(np.int64) - 1
 
 
 def vector_fingerprint(vector: np.ndarray) -> int:
