@@ -150,7 +150,8 @@ _BUCKET_BITS = (HASH_CACHE_SIZE // 2).bit_length() - 1  # 2 * HASH_CACHE_SIZE wo
 class _WordTable:
     """The :func:`feature_hash64` of the words seen lately and whether each is one of
     ``stopwords``: a set-associative cache of ``2 ** _BUCKET_BITS`` buckets of ``_WAYS``
-    words, the oldest of a full bucket replaced. About 3 MiB, touched as it fills."""
+    words, the oldest of a full bucket replaced. About 3 MiB. A way's key and values are
+    written in separate steps: one thread per table (the stages run in processes)."""
 
     def __init__(self, stopwords: frozenset[str]):
         self.stopwords = stopwords
