@@ -127,10 +127,10 @@ _HASHES: dict[str, int] = {}  # feature_hash64 of the words seen lately (cleared
 
 
 def feature_hashes(distinct: Sequence[str] | Mapping[str, object]) -> np.ndarray:
-    """:func:`feature_hash64` of each of ``distinct`` (distinct words, in order), as a
-    ``uint64`` array of shape ``(len(distinct),)``. Same values; faster for a document's
-    vocabulary than one call per word: a dict of up to ``HASH_CACHE_SIZE`` recent words is
-    read in C, and only new words are hashed."""
+    """:func:`feature_hash64` of each of ``distinct`` (words, in order; meant for distinct
+    ones, a repeat is looked up again), as a ``uint64`` array of shape ``(len(distinct),)``.
+    Same values; faster for a document's vocabulary than one call per word: a dict of up to
+    ``HASH_CACHE_SIZE`` recent words is read in C, and only new words are hashed."""
     missing = [w for w in distinct if w not in _HASHES]
     if len(_HASHES) + len(missing) > HASH_CACHE_SIZE:
         _HASHES.clear()
@@ -232,9 +232,8 @@ def weight_vector(
 
     ``weighted`` maps feature -> weight (ints > 0, exact while their total is below
     2**53); ``hashfunc`` maps a feature to an int in ``[0, 2**64)``; bits from ``bits``
-    up are ignored. Raises ValueError unless ``1 <= bits <= 64``. Computed with numpy:
-    ``V = 2 * (w @ B) - sum(w)`` where ``B[j, i]`` is bit ``i`` of feature ``j``'s hash
-    (a float64 product, which BLAS does faster than an int64 one)."""
+    up are ignored. Raises ValueError unless ``1 <= bits <= 64``. Computed with numpy
+    (:func:`hashed_vector`: float64 sums of the weights, exact below 2**53)."""
     if not 1 <= bits <= 64:
         raise ValueError(f"bits must be in 1..64, not {bits}")
     if hashfunc is feature_hash64:
