@@ -32,6 +32,10 @@ BADWORDS_MIN_TOKENS = 10
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _WORD = re.compile(f"[{_CJK}]|[^\\W{_CJK}]+")
+_CJK_CHAR = re.compile(f"[{_CJK}]")
+# ASCII characters that are no part of a word, mapped to a space (str.translate, bytes.translate)
+_ASCII_GAPS = {c: " " for c in range(128) if not _WORD.match(chr(c))}
+_ASCII_GAP_BYTES = bytes(0x20 if b in _ASCII_GAPS else b for b in range(256))
 
 
 class Rejection(NamedTuple):
@@ -40,8 +44,26 @@ class Rejection(NamedTuple):
 
 
 def words(paragraphs: Iterable[str]) -> list[str]:
-    """The lowercased words of ``paragraphs`` (see the module docstring for "word")."""
-    return [w for p in paragraphs for w in _WORD.findall(p.lower())]
+    """The lowercased words of ``paragraphs`` (see the module docstring for "word").
+
+    No word spans two paragraphs: they are joined by a newline, which is in none and also
+    ends the context of str.lower (final sigma), so each paragraph lowers as on its own."""
+    text = "\n".join(paragraphs).lower()
+    if text.isascii():  # no Han/kana: the words are what the non-word characters separate
+        return text.translate(_ASCII_GAPS).split()
+    if _CJK_CHAR.search(text):
+        return _WORD.findall(text)
+    # No Han/kana: split at whitespace and ASCII non-word characters (mapped to spaces on the
+    # UTF-8 bytes); a piece of letters/digits alone is one word, others go through _WORD.
+    pieces = text.encode("utf-8", "surrogatepass").translate(_ASCII_GAP_BYTES).decode(
+        "utf-8", "surrogatepass").split()
+    found = []
+    for piece in pieces:
+        if piece.isalnum():
+            found.append(piece)
+        else:
+            found += _WORD.findall(piece)
+    return found
 
 
 def parse_wordlist(text: str) -> frozenset[str]:
@@ -83,7 +105,7 @@ class TextFilter:
         tokens = words(paragraphs)
         if len(tokens) < self.min_words:
             return Rejection("too_short", f"{len(tokens)} words < {self.min_words}")
-        hits = Counter(t for t in tokens if t in self.badwords)
+        hits = Counter(filter(self.badwords.__contains__, tokens))
         n_types, n_tokens = len(hits), sum(hits.values())
         if (self.min_types and n_types >= self.min_types) or (
             self.min_tokens and n_tokens >= self.min_tokens
