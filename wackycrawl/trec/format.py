@@ -47,8 +47,14 @@ _DOC_END = b"</DOC>\n"
 
 
 # Never in a stored document: C0 controls other than TAB and LF, DEL, C1 controls, U+FFFD (a
-# decoding failure). Matched on the UTF-8 bytes (0xC2 is never a continuation byte).
-_FORBIDDEN = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]|\xef\xbf\xbd")
+# decoding failure). Matched on the UTF-8 bytes (0xC2 is never a continuation byte): a control
+# byte alone, 0xC2 0x80-0x9F (C1) or EF BF BD (U+FFFD). The pattern starts with the set of
+# these first bytes, so the search skips to them; the lookbehinds then tell which one it met.
+_FORBIDDEN_FIRST = rb"\x00-\x08\x0b-\x1f\x7f\xc2\xef"
+_FORBIDDEN = re.compile(rb"[%s](?:(?<=\xc2)[\x80-\x9f]|(?<=\xef)\xbf\xbd|(?<![\xc2\xef]))"
+                        % _FORBIDDEN_FIRST)
+# Every byte but those first bytes: bytes.translate deleting them leaves most documents empty.
+_NEVER_FORBIDDEN_FIRST = re.sub(rb"[%s]" % _FORBIDDEN_FIRST, b"", bytes(range(256)))
 
 
 class TrecFormatError(ValueError):
@@ -84,7 +90,10 @@ class TrecDoc:
 
 def _value(text: object) -> str:
     """One line of escaped text: CR/LF runs become a space."""
-    return escape(_NEWLINES.sub(" ", str(text)))
+    text = str(text)
+    if "\n" in text or "\r" in text:
+        text = _NEWLINES.sub(" ", text)
+    return escape(text)
 
 
 def _percent(match: re.Match) -> str:
@@ -179,6 +188,8 @@ def forbidden_characters(data: bytes) -> str | None:
     """Describe the first forbidden character of a formatted document (``data``, UTF-8: a C0
     control other than TAB/LF, DEL, a C1 control or U+FFFD), e.g. ``"U+FFFD at byte 212"``;
     None if there is none."""
+    if not data.translate(None, _NEVER_FORBIDDEN_FIRST):
+        return None
     match = _FORBIDDEN.search(data)
     if match is None:
         return None
