@@ -27,6 +27,8 @@ from wackycrawl.trec.format import TrecContentError, TrecDoc, format_body, forma
 from wackycrawl.trec.parts import Prepared, deflate_part
 
 PREPARED = "trec_prepared"  # item key of the TrecPrepareStage's Prepared; the writer pops it
+# Each ASCII character to " " if str.split splits at it, else to "x"
+_ASCII_SPACE_OR_NOT = {c: " " if chr(c).isspace() else "x" for c in range(128)}
 
 logger = logging.getLogger(__name__)
 
@@ -75,8 +77,12 @@ def prepare(doc: TrecDoc, level: int, paragraphs: list) -> Prepared:
 
 
 def words(doc: TrecDoc) -> int:
-    """Whitespace-separated tokens of the text (``wacky/words_kept``)."""
-    return sum(len(p.split()) for p in doc.paragraphs)
+    """Whitespace-separated tokens of the text (``wacky/words_kept``), as ``str.split`` finds
+    them in each paragraph."""
+    text = " ".join(doc.paragraphs)
+    if text.isascii():  # a token starts at each non-space after a space: counted, not built
+        return (" " + text).translate(_ASCII_SPACE_OR_NOT).count(" x")
+    return len(text.split())
 
 
 class TrecPrepareStage:

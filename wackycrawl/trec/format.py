@@ -102,13 +102,19 @@ def _percent(match: re.Match) -> str:
 
 def _header(text: object) -> str:
     """A header value on one line: CR/LF runs become a space, other controls are %-encoded."""
-    return escape(_HEADER_CONTROLS.sub(_percent, _NEWLINES.sub(" ", str(text))))
+    text = str(text)
+    if not text.isprintable():  # printable text has no control (Cc) to replace
+        text = _HEADER_CONTROLS.sub(_percent, _NEWLINES.sub(" ", text))
+    return escape(text)
 
 
 def _token(text: object) -> str:
     """A whitespace-free field (first DOCHDR line, metadata value): whitespace and controls
     are percent-encoded, an empty field is ``-``."""
-    return _value(_WHITESPACE.sub(_percent, _HEADER_CONTROLS.sub(_percent, str(text)))) or UNKNOWN
+    text = str(text)
+    if " " in text or not text.isprintable():  # else no whitespace and no control
+        text = _WHITESPACE.sub(_percent, _HEADER_CONTROLS.sub(_percent, text))
+    return escape(text) or UNKNOWN
 
 
 def url_token(url: object) -> str:
