@@ -101,6 +101,9 @@ _WIDE = ("utf-16", "utf-32")
 # Characters a corpus text must not contain: U+FFFD, C1 controls, C0 controls other than
 # tab, LF, FF, CR (they are illegal in XML 1.0 and never part of running text).
 _UNCLEAN = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\ufffd]")
+# The ASCII characters that are not among those, as bytes: deleting them from an ASCII text's
+# bytes (bytes.translate) leaves its unclean characters, if any.
+_CLEAN_ASCII = re.sub(b"[\x00-\x08\x0b\x0e-\x1f\x7f]", b"", bytes(range(128)))
 
 
 class EncodingError(ValueError):
@@ -146,6 +149,13 @@ def sniff_binary(body: bytes, declared: str | None = None,
     share = len(body.translate(None, _TEXT_BYTES)) / len(body)
     if share > max_share:
         raise BinaryContentError(f"{share:.1%} control bytes")
+
+
+def _unclean(text: str) -> bool:
+    """True if ``text`` holds a character of :data:`_UNCLEAN`."""
+    if text.isascii():  # faster than the search (with its U+FFFD and C1 controls)
+        return bool(text.encode("ascii").translate(None, _CLEAN_ASCII))
+    return _UNCLEAN.search(text) is not None
 
 
 def _cp1252_byte(byte: int) -> str:
@@ -198,7 +208,7 @@ def _strict(body: bytes, encoding: str | None) -> str | None:
         text = body.decode(encoding)
     except (UnicodeDecodeError, LookupError):
         return None
-    return None if _UNCLEAN.search(text) else text
+    return None if _unclean(text) else text
 
 
 
@@ -275,7 +285,7 @@ def _decode_plain(body: bytes, encoding: str, max_repairs: int,
         text = body.decode(encoding, "replace")
     except LookupError:
         return None
-    if not _UNCLEAN.search(text):
+    if not _unclean(text):
         return text, 0
     if text.count("\ufffd") > max_repairs:
         return None
