@@ -114,7 +114,7 @@ def _token(text: object) -> str:
     text = str(text)
     if " " in text or not text.isprintable():  # else no whitespace and no control
         text = _WHITESPACE.sub(_percent, _HEADER_CONTROLS.sub(_percent, text))
-    return escape(text) or UNKNOWN
+    return escape(text) or UNKNOWN  # no CR/LF is left: they are whitespace
 
 
 def url_token(url: object) -> str:
