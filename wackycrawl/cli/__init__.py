@@ -22,6 +22,15 @@ def error(command: str, message: str) -> None:
     print(f"wackycrawl {command}: {message}", file=sys.stderr)
 
 
+def note_left_open(command: str, open_files: list[str]) -> None:
+    """Print on stderr which ``.open`` files ``command`` left out of its input, and how to
+    include them (:func:`wackycrawl.corpus.source.left_open`); nothing when there is none."""
+    from wackycrawl.corpus.source import left_open
+
+    if open_files:
+        error(command, left_open(open_files))
+
+
 def positive_int(value: str) -> int:
     """argparse type: an integer of at least 1 (worker counts, page counts); raises
     ValueError for a non-integer and argparse.ArgumentTypeError below 1 (argparse turns both

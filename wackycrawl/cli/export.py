@@ -17,7 +17,7 @@ import sys
 from contextlib import nullcontext
 from functools import partial
 
-from wackycrawl.cli import damage_exit, error, positive_int
+from wackycrawl.cli import damage_exit, error, note_left_open, positive_int
 from wackycrawl.corpus import export
 from wackycrawl.corpus.source import SourceErrors, corpus_files, iter_corpus, nothing_found
 
@@ -34,11 +34,13 @@ def open_output(path: str | None):
 
 
 def run(args) -> int:
+    open_files: list[str] = []
     try:
-        files = corpus_files(args.corpus, rejects=args.rejects)
+        files = corpus_files(args.corpus, rejects=args.rejects, open_files=open_files)
     except OSError as exc:
         _err(str(exc))
         return 1
+    note_left_open("export", open_files)
     if not files:
         _err(nothing_found(args.corpus))
         return 1

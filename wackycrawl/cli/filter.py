@@ -26,7 +26,7 @@ from scrapy.exceptions import NotConfigured
 from scrapy.settings import Settings
 from scrapy.utils.misc import load_object
 
-from wackycrawl.cli import damage_exit, error
+from wackycrawl.cli import damage_exit, error, note_left_open
 from wackycrawl.corpus.refilter import DEDUP_MODES, Policy, Refilter
 from wackycrawl.corpus.source import (
     REJECTS_SUBDIR,
@@ -91,14 +91,16 @@ def is_reject_file(path: str) -> bool:
 
 
 def run(args) -> int:
+    open_files: list[str] = []
     try:
         settings = crawl_settings(args.set + ([f"WACKY_LANGUAGES={args.languages}"]
                                               if args.languages is not None else []))
         policy = policy_from_settings(settings, args.dedup, args.recompute_language)
-        files = corpus_files(args.corpus, rejects=True)
+        files = corpus_files(args.corpus, rejects=True, open_files=open_files)
     except (ValueError, OSError) as exc:
         _err(str(exc))
         return 1
+    note_left_open("filter", open_files)
     if not files:
         _err(nothing_found(args.corpus))
         return 1

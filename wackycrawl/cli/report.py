@@ -15,7 +15,7 @@ import json
 import sys
 from functools import partial
 
-from wackycrawl.cli import damage_exit, error, positive_int
+from wackycrawl.cli import damage_exit, error, note_left_open, positive_int
 from wackycrawl.corpus.export import paragraphs_of, read_vertical, text_attributes, tokenized
 from wackycrawl.corpus.source import SourceErrors, corpus_files, iter_corpus, nothing_found
 from wackycrawl.corpus.stats import CorpusStats
@@ -28,7 +28,9 @@ _err = partial(error, "report")
 
 
 def add_trec(stats: CorpusStats, paths: list[str], workers: int, errors: SourceErrors) -> None:
-    files = corpus_files(paths)
+    open_files: list[str] = []
+    files = corpus_files(paths, open_files=open_files)
+    note_left_open("report", open_files)
     if not files:  # still a report (of a crawl that kept nothing: its drops with --stats)
         _err(f"note: {nothing_found(paths)}")
     docs = iter_corpus(files, errors)

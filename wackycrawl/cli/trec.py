@@ -12,7 +12,7 @@ import shutil
 import sys
 from functools import partial
 
-from wackycrawl.cli import error
+from wackycrawl.cli import error, note_left_open
 from wackycrawl.trec import reader, writer
 from wackycrawl.trec.format import TrecFormatError
 
@@ -26,9 +26,7 @@ def _files(paths: list[str]) -> list[str]:
     """FILE arguments with folders expanded (:func:`reader.corpus_files`); notes open files."""
     open_files: list[str] = []
     files = reader.corpus_files(paths, open_files)
-    if open_files:
-        _err(f"left out {len(open_files)} file(s) still open (being written, or left by a "
-             f"crash: 'wackycrawl trec recover DIR'): {', '.join(open_files)}")
+    note_left_open("trec", open_files)
     return files
 
 
