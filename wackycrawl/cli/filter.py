@@ -14,7 +14,7 @@ Kept documents go to OUTDIR as TREC files (new DOCNOs; ``X-Wacky-Source-Docno`` 
 input document), the documents now rejected to ``OUTDIR/rejects/`` with
 ``X-Wacky-Rejected`` (``--no-rejects``: not written). Decisions: :mod:`wackycrawl.corpus.refilter`.
 Exit codes: 0 done, 1 unreadable input or damaged file (its complete documents are still
-used), 2 usage errors.
+used), 2 usage errors (a setting the crawl would refuse too).
 """
 
 import os
@@ -35,6 +35,7 @@ from wackycrawl.corpus.source import (
     iter_corpus,
     nothing_found,
 )
+from wackycrawl.pipelines.dedup import shingle_settings
 from wackycrawl.pipelines.stages import StageContext, StatsRecorder
 from wackycrawl.trec import writer
 
@@ -69,7 +70,8 @@ def policy_from_settings(settings: Settings, dedup: str = "near",
                          recompute_language: bool = False) -> Policy:
     """The :class:`Policy` of a crawl with ``settings``: its filters and language stages as
     the crawl builds them, and its dedup thresholds. Raises ValueError for a bad setting
-    (unknown language code, dedup mode), OSError for an unreadable bad-words file."""
+    (unknown language code, dedup mode, shingle or sketch size), OSError for an unreadable
+    bad-words file."""
     filters = _stage("wackycrawl.pipelines.filters.FiltersPipeline", settings)
     language = _stage("wackycrawl.pipelines.language.LanguagePipeline", settings)
     return Policy(
@@ -81,8 +83,7 @@ def policy_from_settings(settings: Settings, dedup: str = "near",
         k=settings.getint("WACKY_SIMHASH_K"), min_features=settings.getint(
             "WACKY_SIMHASH_MIN_FEATURES"), recompute_language=recompute_language,
         near={"threshold": settings.getfloat("WACKY_NEAR_RESEMBLANCE"),
-              "shingle_size": settings.getint("WACKY_SHINGLE_SIZE"),
-              "sketch_size": settings.getint("WACKY_SHINGLE_SKETCH_SIZE")})
+              **shingle_settings(settings)})
 
 
 def is_reject_file(path: str) -> bool:
@@ -95,9 +96,12 @@ def run(args) -> int:
     try:
         settings = crawl_settings(args.set + ([f"WACKY_LANGUAGES={args.languages}"]
                                               if args.languages is not None else []))
-        policy = policy_from_settings(settings, args.dedup, args.recompute_language)
+        refilter = Refilter(policy_from_settings(settings, args.dedup, args.recompute_language))
         files = corpus_files(args.corpus, rejects=True, open_files=open_files)
-    except (ValueError, OSError) as exc:
+    except ValueError as exc:  # a setting the crawl refuses too: a usage error
+        _err(str(exc))
+        return 2
+    except OSError as exc:  # a corpus path or bad-words file that cannot be read
         _err(str(exc))
         return 1
     note_left_open("filter", open_files)
@@ -116,7 +120,6 @@ def run(args) -> int:
     errors, counts = SourceErrors(), Counter()
     kept_files = [f for f in files if not is_reject_file(f)]
     reject_files = [f for f in files if is_reject_file(f)]
-    refilter = Refilter(policy)
     worker = args.worker or writer.default_worker_id()
     kept_out = writer.TrecWriter(args.output, args.prefix, worker)
     rejects_out = None if args.no_rejects else writer.TrecWriter(

@@ -1,0 +1,37 @@
+"""``-s NAME=VALUE`` of filter, process and judge: a value a stage refuses is one error line
+(naming the setting) and exit 2, never a traceback."""
+
+import pytest
+
+from tests.clirun import wackycrawl
+from tests.corpusdocs import corpus_docs, write_corpus
+
+REFUSED = ["WACKY_SIMHASH_K=99", "WACKY_SIMHASH_K=-1", "WACKY_SHINGLE_SIZE=0",
+           "WACKY_SHINGLE_SKETCH_SIZE=0"]
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    return write_corpus(tmp_path_factory.mktemp("corpus"), corpus_docs(2))
+
+
+@pytest.mark.parametrize("setting", REFUSED)
+def test_filter_refuses_a_dedup_setting_out_of_range_in_one_line(corpus, tmp_path, setting):
+    run = wackycrawl("filter", corpus, "-o", tmp_path / "out", "-s", setting)
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    assert run.stderr.startswith("wackycrawl filter: ") and len(run.stderr.splitlines()) == 1
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("setting", REFUSED)
+def test_process_and_judge_refuse_them_as_the_crawl_does(tmp_path, setting):
+    page = tmp_path / "p.html"
+    page.write_text("<html><body><p>A page of a few words.</p></body></html>")
+    commands = [["process", page, "-o", tmp_path / "out", "--no-progress"]]
+    if "SHINGLE" in setting:  # judge builds no dedup index, which alone reads WACKY_SIMHASH_K
+        commands.append(["judge", page])
+    for argv in commands:
+        run = wackycrawl(*argv, "-s", setting)
+        assert run.returncode == 2 and "Traceback" not in run.stderr
+        assert run.stderr.startswith(f"wackycrawl {argv[0]}: ")
+        assert len(run.stderr.splitlines()) == 1
