@@ -35,3 +35,16 @@ def test_process_and_judge_refuse_them_as_the_crawl_does(tmp_path, setting):
         assert run.returncode == 2 and "Traceback" not in run.stderr
         assert run.stderr.startswith(f"wackycrawl {argv[0]}: ")
         assert len(run.stderr.splitlines()) == 1
+
+
+@pytest.mark.parametrize("setting", ["WACKY_MIN_CLEAN_WORDS=abc", "WACKY_DEDUP_ENABLED=maybe"])
+def test_a_value_of_the_wrong_type_is_named_with_its_setting(corpus, tmp_path, setting):
+    page = tmp_path / "p.html"
+    page.write_text("<html><body><p>A page of a few words.</p></body></html>")
+    for argv in (["judge", page], ["process", page, "-o", tmp_path / "p", "--no-progress"],
+                 ["process", page, "-o", tmp_path / "j", "--no-progress", "-j", "2"],
+                 ["filter", corpus, "-o", tmp_path / "f"]):
+        run = wackycrawl(*argv, "-s", setting)
+        assert run.returncode == 2, run.stderr
+        assert run.stderr.startswith(f"wackycrawl {argv[0]}: {setting}: "), run.stderr
+        assert len(run.stderr.splitlines()) == 1

@@ -36,6 +36,7 @@ from wackycrawl.corpus.source import (
     nothing_found,
 )
 from wackycrawl.pipelines.dedup import shingle_settings
+from wackycrawl.pipelines.offline import NamedSettings
 from wackycrawl.pipelines.stages import StageContext, StatsRecorder
 from wackycrawl.trec import writer
 
@@ -45,10 +46,10 @@ SOURCE_DOCNO = "Source-Docno"
 _err = partial(error, "filter")
 
 
-def crawl_settings(pairs: list[str]) -> Settings:
+def crawl_settings(pairs: list[str]) -> NamedSettings:
     """The crawl's settings (``wackycrawl.settings``) with ``NAME=VALUE`` overrides; raises
     ValueError for a pair without ``=``."""
-    settings = Settings()
+    settings = NamedSettings()
     settings.setmodule("wackycrawl.settings", priority="project")
     for pair in pairs:
         name, sep, value = pair.partition("=")

@@ -47,6 +47,7 @@ from wackycrawl.distributed import replay
 from wackycrawl.pipelines import crawl_worker_id, dropped, rejection
 from wackycrawl.pipelines.offline import (
     Chain,
+    NamedSettings,
     OfflineContext,
     load_settings,
     window_reason,
@@ -123,7 +124,7 @@ def _init_worker(settings: dict, counter) -> None:
     logging.basicConfig(level=logging.WARNING)
     _counter, _refused = counter, ""
     try:
-        _chain = Chain(OfflineContext(Settings(settings), StatsRecorder()), rest=False)
+        _chain = Chain(OfflineContext(NamedSettings(settings), StatsRecorder()), rest=False)
     except ValueError as exc:  # raised here, the pool would start new workers forever
         _refused = str(exc)
 

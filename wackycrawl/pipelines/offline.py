@@ -34,11 +34,41 @@ from wackycrawl.pipelines.stages import StageContext, StagesPipeline, build_stag
 logger = logging.getLogger(__name__)
 
 
-def load_settings(overrides: list[str] | None = None, **forced) -> Settings:
+class NamedSettings(Settings):
+    """Scrapy settings whose typed getters (``getint``, ``getfloat``, ``getbool``,
+    ``getlist``, ``getdict``, ``getdictorlist``) name the setting when its value is not of
+    the type: ValueError ``NAME=VALUE: <why>`` (Scrapy's says only why)."""
+
+    def _typed(self, getter, name, default):
+        try:
+            return getter(name, default)
+        except (ValueError, TypeError) as exc:
+            raise ValueError(f"{name}={self.get(name)}: {exc}") from None
+
+    def getint(self, name, default=0):
+        return self._typed(super().getint, name, default)
+
+    def getfloat(self, name, default=0.0):
+        return self._typed(super().getfloat, name, default)
+
+    def getbool(self, name, default=False):
+        return self._typed(super().getbool, name, default)
+
+    def getlist(self, name, default=None):
+        return self._typed(super().getlist, name, default)
+
+    def getdict(self, name, default=None):
+        return self._typed(super().getdict, name, default)
+
+    def getdictorlist(self, name, default=None):
+        return self._typed(super().getdictorlist, name, default)
+
+
+def load_settings(overrides: list[str] | None = None, **forced) -> NamedSettings:
     """The project's settings (``scrapy.cfg`` / ``SCRAPY_SETTINGS_MODULE``, else
     :mod:`wackycrawl.settings`), then ``NAME=VALUE`` overrides at command-line priority, then
     ``forced`` values. Raises ValueError for an override without ``=``."""
-    settings = get_project_settings()
+    settings = NamedSettings(get_project_settings())
     if settings.get("WACKY_STAGES") is None:
         settings.setmodule("wackycrawl.settings", priority="project")
     for pair in overrides or ():
