@@ -98,7 +98,7 @@ def test_recover_closes_open_files(tmp_path, capsys):
     assert run("check", str(tmp_path / "WACKY-c2-00000.trec.gz")) == 0
     assert run("recover", str(tmp_path / "missing")) == 1
     assert run("recover", str(tmp_path)) == 0
-    assert "no .open file to recover" in capsys.readouterr().out
+    assert "no .open or damaged file to recover" in capsys.readouterr().out
 
 
 def test_recover_cuts_a_damaged_closed_file_back_and_keeps_the_original(corpus, capsys):

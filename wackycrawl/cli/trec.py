@@ -135,27 +135,38 @@ def index(args) -> int:
     return max(_index_one(path) for path in files)
 
 
+def _cut_back_damaged(path: str) -> list:
+    """Cut the closed file ``path`` back to its last whole document if ``check`` finds it
+    damaged (the original kept as ``FILE.damaged``): its Recovery in a list, else []."""
+    if not (result := reader.check(path)).problems:
+        return []
+    print(f"{path}: damaged ({'; '.join(result.problems)}); original kept as {path}.damaged")
+    with writer.dir_lock(os.path.dirname(path) or "."):
+        shutil.copyfile(path, path + ".damaged")
+        os.replace(path, path + reader.OPEN_SUFFIX)
+        return [writer.recover_file(path + reader.OPEN_SUFFIX)]
+
+
 def recover(args) -> int:
     """Cut back and close the ``.open`` files of crashed writers in each DIR (as a writer
-    does), and cut a closed FILE that ``check`` finds damaged back to its last whole document
-    (its index rewritten; the damaged original is kept as ``FILE.damaged``). Exit 1 if a path
-    is neither."""
+    does), and cut each closed file that ``check`` finds damaged, a FILE or one of a DIR's,
+    back to its last whole document (its index rewritten; the damaged original is kept as
+    ``FILE.damaged``). A closed file is never written again by a crawl, so this is safe while
+    one runs. Exit 1 if a path is neither."""
     status = 0
     for path in args.paths:
         if os.path.isdir(path):
             done = writer.recover_dir(path)
+            closed = {rec.final for rec in done}
+            for name in reader.corpus_files([path]):
+                if name not in closed:
+                    done += _cut_back_damaged(name)
             if not done:
-                print(f"{path}: no .open file to recover")
+                print(f"{path}: no .open or damaged file to recover")
         elif os.path.isfile(path) and path.endswith(".trec.gz"):
-            if not (result := reader.check(path)).problems:
+            if not (done := _cut_back_damaged(path)):
                 print(f"{path}: not damaged, nothing to do")
                 continue
-            print(f"{path}: damaged ({'; '.join(result.problems)}); original kept as "
-                  f"{path}.damaged")
-            with writer.dir_lock(os.path.dirname(path) or "."):
-                shutil.copyfile(path, path + ".damaged")
-                os.replace(path, path + reader.OPEN_SUFFIX)
-                done = [writer.recover_file(path + reader.OPEN_SUFFIX)]
         else:
             _err(f"{path} is neither a directory nor a .trec.gz file")
             status = 1
@@ -186,6 +197,7 @@ def register(subparsers) -> None:
     p.add_argument("files", **files)
     p.set_defaults(func=index)
     p = sub.add_parser("recover", help="close the .open files crashed writers left in DIR; "
-                                       "cut a damaged FILE back to its last whole document")
+                                       "cut a damaged closed file (FILE or in DIR) back to "
+                                       "its last whole document")
     p.add_argument("paths", metavar="DIR|FILE", nargs="*", default=[writer.DIRECTORY])
     p.set_defaults(func=recover)
