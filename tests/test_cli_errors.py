@@ -25,9 +25,18 @@ def test_a_url_that_is_no_redis_url_and_a_binary_seed_file_are_short_errors(tmp_
     binary = tmp_path / "seeds.bin"
     binary.write_bytes(b"\x7fELF\x00\x01\n" * 500)
     assert main(["seeds", "push", str(binary), "--redis", "redis://127.0.0.1:1/0"]) == 1
-    err = capsys.readouterr().err.splitlines()
-    assert len(err) == 12  # 10 lines shown, the count of the rest, "no URL to push"
-    assert err[10].endswith("490 more lines that are not http(s) URLs")
+    assert capsys.readouterr().err.splitlines() == [
+        f"wackycrawl seeds: {binary}: not text (ELF executable); a seed file has one http(s) "
+        "URL a line"]
+
+
+def test_seeds_push_refuses_a_program_in_one_line(tmp_path):
+    from tests.clirun import wackycrawl
+
+    run = wackycrawl("seeds", "push", "/bin/ls", "--redis", "redis://127.0.0.1:1/0")
+    assert run.returncode == 1 and run.stdout == ""
+    assert run.stderr.splitlines() == ["wackycrawl seeds: /bin/ls: not text (ELF executable); a "
+                                       "seed file has one http(s) URL a line"]
 
 
 def test_workers_read_the_crawl_name_from_the_environment_as_the_cli_does():

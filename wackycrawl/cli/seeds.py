@@ -9,18 +9,20 @@ scrapy-redis documents, so ``redis-cli LPUSH wacky:seeds:start_urls '{"url": "ht
 The crawl is ``--crawl``, else ``$WACKY_CRAWL_NAME``, else ``seeds`` (the workers' default);
 the output names the key, and a crawl no worker has joined yet gets a hint on stderr naming
 the crawls that exist. Workers pull them when their queue runs empty, also while the crawl
-is running. Exit status: 0, 1 if FILE is unreadable or holds no URL, 2 if Redis cannot be reached
+is running. Exit status: 0, 1 if FILE is unreadable, binary or holds no URL, 2 if Redis cannot be reached
 (or the URL is no Redis URL).
 """
 
 import json
 import sys
+from pathlib import Path
 
 import redis
 
 from wackycrawl.cli import error, redis_client
 from wackycrawl.distributed.keys import CrawlKeys, default_crawl, known_crawls, redis_url
 from wackycrawl.spiders.seeds import BAD_LINES_LOGGED, read_seeds
+from wackycrawl.text.encoding import BinaryContentError, sniff_binary
 
 
 def register(subparsers) -> None:
@@ -45,9 +47,14 @@ def run(args) -> int:
         error("seeds", "no Redis URL (--redis or REDIS_URL)")
         return 2
     try:
+        sniff_binary(Path(args.file).read_bytes())
         urls, bad = read_seeds(args.file)
     except OSError as exc:
         error("seeds", f"{args.file}: {exc.strerror}")
+        return 1
+    except BinaryContentError as exc:
+        error("seeds", f"{args.file}: not text ({exc}); a seed file has one http(s) URL a "
+                       "line")
         return 1
     for n, line in bad[:BAD_LINES_LOGGED]:
         print(f"wackycrawl seeds: {args.file}:{n}: not an http(s) URL: {line[:200]!r}",
