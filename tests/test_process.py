@@ -92,6 +92,32 @@ def test_damaged_and_missing_inputs(tmp_path):
                       ).returncode == 2
 
 
+def test_an_input_that_failed_is_not_marked_done_and_a_rerun_reads_it(tmp_path):
+    good = write_warc(tmp_path, "g", {"http://a.test/": page("A", prose(1))})
+    data = good.read_bytes()
+    binary, bad = tmp_path / "ls.bin", tmp_path / "bad.warc.gz"
+    binary.write_bytes(Path("/bin/ls").read_bytes())
+    bad.write_bytes(data + b"WARC/1.1\r\nthis is not a record\r\n")
+    missing = tmp_path / "missing.warc.gz"
+    out = tmp_path / "out"
+    proc = wackycrawl("process", str(binary), str(bad), str(missing), "-o", str(out),
+                      "--no-progress")
+    assert proc.returncode == 1
+    assert "0 file(s) done, 3 failed (not marked done" in proc.stderr
+    assert (out / "process-done.tsv").read_text() == ""
+    assert urls(out) == {"http://a.test/"}  # the record before the damage counts
+    bad.write_bytes(data)  # repaired: the next run reads it again, its old output removed
+    missing.write_bytes(data)
+    proc = wackycrawl("process", str(binary), str(bad), str(missing), "-o", str(out),
+                      "--no-progress")
+    assert proc.returncode == 1 and "2 file(s) done, 1 failed" in proc.stderr, proc.stderr
+    assert "removing " in proc.stderr and "ls.bin: not a WARC or ARC file" in proc.stderr
+    done = [line.split("\t")[0] for line in (out / "process-done.tsv").read_text().splitlines()]
+    assert done == [str(bad), str(missing)]
+    kept = [doc.url for f in sorted(out.glob("*.trec.gz")) for _, doc in iter_docs(str(f))]
+    assert kept == ["http://a.test/"]  # once: the copy in missing.warc.gz is a duplicate
+
+
 def test_a_setting_a_stage_refuses_is_one_error_also_with_worker_processes(tmp_path):
     good = write_warc(tmp_path, "g", {"http://a.test/": page("A", prose(1))})
     for jobs in ("1", "2"):  # -j 2: the pool's workers refuse it (it used to respawn them forever)

@@ -16,11 +16,13 @@ and the writer run here, over the files in their command-line order, so the outp
 depend on N. The progress bar is tqdm's (one small module, stderr, off when stderr is no
 terminal or with ``--no-progress``).
 
-Resumable per input file: after each input its TREC file is closed and the input's path
-appended to ``OUTDIR/process-done.tsv`` with the TREC files written for it. A second run with
-the same OUTDIR skips the inputs listed there, removes the TREC files of an input that was not
-finished (killed) and reads the documents of the finished ones back into the dedup index (as
-a resumed crawl does), so no document is written twice or lost. Spool files of the stages
+Resumable per input file: after each input read to its end its TREC file is closed and the
+input's path appended to ``OUTDIR/process-done.tsv`` with the TREC files written for it (an
+input missing, unreadable or damaged is not: its TREC file is closed unlisted). A second run
+with the same OUTDIR skips the inputs listed there, removes the TREC files of an input that
+was not finished (killed, or not read to its end: it is read again) and reads the documents
+of the finished ones back into the dedup index (as a resumed crawl does), so no document is
+written twice or lost. Spool files of the stages
 are kept in ``OUTDIR/.process/``. OUTDIR must be new
 or a previous ``process`` output. Exit codes: 0, 1 if some input could not be read or was
 damaged (named on stderr; the records before the damage count), 2 for usage errors.
@@ -221,10 +223,11 @@ def process(args) -> int:
                         format="%(asctime)s [%(name)s] %(levelname)s: %(message)s")
     outdir.mkdir(parents=True, exist_ok=True)
     done = _read_done(outdir)
-    if not done and _trec_files(outdir):
+    if not (outdir / DONE_NAME).exists() and _trec_files(outdir):
         _err(f"{outdir} holds TREC files but no {DONE_NAME}: give a new folder (or one "
              "written by wackycrawl process)")
         return 2
+    (outdir / DONE_NAME).touch()  # a process output from now on, even if no input is done
     (outdir / STATE_DIR).mkdir(exist_ok=True)
     context = OfflineContext(settings)
     try:
@@ -259,7 +262,10 @@ def process(args) -> int:
         json.dumps(stats, indent=1, sort_keys=True, default=str), encoding="utf-8")
     drops = sorted(((k.rsplit("/", 1)[1], v) for k, v in stats.items()
                     if k.startswith("wacky/drop/")), key=lambda kv: -kv[1])
-    _err(f"{len(todo)} file(s), {stats.get('wacky/process/responses', 0)} responses, "
+    failed = stats.get("wacky/process/damaged_files", 0)
+    _err(f"{stats.get('wacky/process/files', 0)} file(s) done"
+         + (f", {failed} failed (not marked done: a rerun reads them again)" if failed else "")
+         + f", {stats.get('wacky/process/responses', 0)} responses, "
          f"{stats.get('wacky/size/in_window', 0)} in the size window, docs kept {run.kept}; "
          f"drops: {', '.join(f'{k} {v}' for k, v in drops) or 'none'}")
     return status
@@ -275,13 +281,13 @@ def _consume(tasks, results, context: OfflineContext, run: _Run) -> int:
         for method, *call in result["stats"]:
             getattr(context.stats, method)(*call)
         run.consume(spool)
-        if result["error"]:
+        if result["error"]:  # not marked done: a second run removes its output, reads it again
             message = result["error"]  # an ArchiveError names the file itself
             _err(message if message.startswith(f"{path}: ") else f"{path}: {message}")
             context.stats.inc_value("wacky/process/damaged_files")
+            run.chain.checkpoint()  # its TREC file closed: the next input's go to new ones
             status = 1
-            if not os.path.isfile(path):
-                continue
+            continue
         run.mark_done(os.path.realpath(path), before)
         context.stats.inc_value("wacky/process/files")
     return status
