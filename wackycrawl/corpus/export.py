@@ -19,8 +19,9 @@ Encoding Tutorial; Sketch Engine, "Preparing a corpus: vertical")::
 One token per line (the ``word`` positional attribute only), XML-escaped (``&amp;``,
 ``&lt;``, ``&gt;``; attribute values also ``&quot;``), UTF-8, no control characters.
 ``<g/>`` (Sketch Engine's glue) stands between two tokens of a sentence that had no space
-between them. The ``<text>`` attributes are ``id`` (DOCNO), ``url``, ``host``, ``tld`` (last
-label of the host name, ``-`` for an IP address), ``crawl_date`` (``YYYY-MM-DD``, UTC),
+between them. The ``<text>`` attributes are ``id`` (DOCNO), ``url``, ``host`` (lower case,
+with the port when the URL has one: ``127.0.0.1:8101``, as in the crawl's host-yield file),
+``tld`` (last label of the host name, ``-`` for an IP address), ``crawl_date`` (``YYYY-MM-DD``, UTC),
 ``lang`` (``X-Wacky-Language``, ``und`` if unknown), then every other ``X-Wacky-<Key>`` line
 of the DOCHDR as ``<key>`` (lower case, ``-`` as ``_``: ``language_score``,
 ``boilerplate_share``, ``rejected``...). ``<p lang>`` is the document's language, or for a
@@ -77,10 +78,11 @@ def tld(host: str) -> str:
 
 def text_attributes(doc: TrecDoc) -> dict[str, str]:
     """The metadata of ``doc`` as ``<text>`` attributes, in the order of the module doc."""
-    host = urlsplit(doc.url).hostname or ""
+    parts = urlsplit(doc.url)
+    host = parts.netloc.rpartition("@")[2].lower()  # with its port, as the host-yield file
     f = doc.fetched
     attrs = {"id": doc.docno or UNKNOWN, "url": doc.url, "host": host or UNKNOWN,
-             "tld": tld(host),
+             "tld": tld(parts.hostname or ""),
              "crawl_date": f"{f[:4]}-{f[4:6]}-{f[6:8]}" if len(f) >= 8 and f.isdigit() else UNKNOWN,
              "lang": doc.meta.get("Language") or UND}
     for key, value in doc.meta.items():
