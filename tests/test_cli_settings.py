@@ -48,3 +48,18 @@ def test_a_value_of_the_wrong_type_is_named_with_its_setting(corpus, tmp_path, s
         assert run.returncode == 2, run.stderr
         assert run.stderr.startswith(f"wackycrawl {argv[0]}: {setting}: "), run.stderr
         assert len(run.stderr.splitlines()) == 1
+
+
+@pytest.mark.parametrize("setting, why", [("WACKY_SIMHASH_K=99", "must be in 0..15"),
+                                          ("WACKY_NEAR_RESEMBLANCE=3", "must be in 0..1")])
+def test_a_dedup_threshold_out_of_range_is_named_with_its_setting(corpus, tmp_path, setting,
+                                                                   why):
+    page = tmp_path / "p.html"
+    page.write_text("<html><body><p>A page of a few words.</p></body></html>")
+    for argv in (["process", page, "-o", tmp_path / "p", "--no-progress"],
+                 ["filter", corpus, "-o", tmp_path / "f"]):
+        run = wackycrawl(*argv, "-s", setting)
+        assert run.returncode == 2, run.stderr
+        name = setting.split("=")[0]
+        assert run.stderr.startswith(f"wackycrawl {argv[0]}: {name}="), run.stderr
+        assert why in run.stderr and len(run.stderr.splitlines()) == 1

@@ -35,7 +35,7 @@ from wackycrawl.corpus.source import (
     iter_corpus,
     nothing_found,
 )
-from wackycrawl.pipelines.dedup import shingle_settings
+from wackycrawl.pipelines.dedup import near_settings
 from wackycrawl.pipelines.offline import NamedSettings
 from wackycrawl.pipelines.stages import StageContext, StatsRecorder
 from wackycrawl.trec import writer
@@ -71,20 +71,19 @@ def policy_from_settings(settings: Settings, dedup: str = "near",
                          recompute_language: bool = False) -> Policy:
     """The :class:`Policy` of a crawl with ``settings``: its filters and language stages as
     the crawl builds them, and its dedup thresholds. Raises ValueError for a bad setting
-    (unknown language code, dedup mode, shingle or sketch size), OSError for an unreadable
-    bad-words file."""
+    (unknown language code, dedup mode, a dedup threshold out of range), OSError for an
+    unreadable bad-words file."""
     filters = _stage("wackycrawl.pipelines.filters.FiltersPipeline", settings)
     language = _stage("wackycrawl.pipelines.language.LanguagePipeline", settings)
+    near = near_settings(settings)
     return Policy(
         text_filter=filters.filter if filters else None,
         identifier=language.identifier if language else None,
         targets=tuple(language.targets) if language else (),
         **({"prose": language.prose} if language else {}),
         dedup=dedup if settings.getbool("WACKY_DEDUP_ENABLED", True) else "off",
-        k=settings.getint("WACKY_SIMHASH_K"), min_features=settings.getint(
-            "WACKY_SIMHASH_MIN_FEATURES"), recompute_language=recompute_language,
-        near={"threshold": settings.getfloat("WACKY_NEAR_RESEMBLANCE"),
-              **shingle_settings(settings)})
+        k=near.pop("k"), min_features=near.pop("min_features"),
+        recompute_language=recompute_language, near=near)
 
 
 def is_reject_file(path: str) -> bool:

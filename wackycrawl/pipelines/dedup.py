@@ -46,7 +46,7 @@ from wackycrawl.dedup.detector import (
     fingerprint_shingles,
     near_meta,
 )
-from wackycrawl.dedup.index import MAX_CANDIDATES
+from wackycrawl.dedup.index import MAX_CANDIDATES, MAX_K
 from wackycrawl.dedup.shingles import (RESEMBLANCE, SHINGLE_SIZE, SKETCH_SIZE, shingle_hashes,
                                        sketch)
 from wackycrawl.dedup.simhash import to_hex
@@ -78,6 +78,20 @@ def shingle_settings(settings) -> dict:
     except ValueError as exc:
         raise ValueError(f"WACKY_SHINGLE_SIZE / WACKY_SHINGLE_SKETCH_SIZE: {exc}") from None
     return {"shingle_size": size, "sketch_size": m}
+
+
+def near_settings(settings) -> dict:
+    """``k`` (``WACKY_SIMHASH_K``), ``min_features`` (``WACKY_SIMHASH_MIN_FEATURES``),
+    ``threshold`` (``WACKY_NEAR_RESEMBLANCE``) and :func:`shingle_settings`; ValueError
+    naming the setting for a ``k`` outside ``0..MAX_K`` or a threshold outside 0..1."""
+    k = settings.getint("WACKY_SIMHASH_K", K)
+    if not 0 <= k <= MAX_K:
+        raise ValueError(f"WACKY_SIMHASH_K={k}: must be in 0..{MAX_K}")
+    threshold = settings.getfloat("WACKY_NEAR_RESEMBLANCE", RESEMBLANCE)
+    if not 0 <= threshold <= 1:
+        raise ValueError(f"WACKY_NEAR_RESEMBLANCE={threshold}: must be in 0..1")
+    return {"k": k, "min_features": settings.getint("WACKY_SIMHASH_MIN_FEATURES", MIN_FEATURES),
+            "threshold": threshold, **shingle_settings(settings)}
 
 
 def _text(item: dict) -> str:
@@ -154,10 +168,8 @@ class DedupPipeline:
         if not settings.getbool("WACKY_DEDUP_ENABLED", True):
             raise NotConfigured()
         jobdir = settings.get("JOBDIR")
-        k = settings.getint("WACKY_SIMHASH_K", K)
-        min_features = settings.getint("WACKY_SIMHASH_MIN_FEATURES", MIN_FEATURES)
-        near = dict(threshold=settings.getfloat("WACKY_NEAR_RESEMBLANCE", RESEMBLANCE),
-                    **shingle_settings(settings))
+        near = near_settings(settings)
+        k, min_features = near.pop("k"), near.pop("min_features")
         shared = None
         if frontier_mode(settings) == "redis":
             keys = CrawlKeys(crawl_name(settings, crawler.spidercls.name))
