@@ -78,3 +78,40 @@ def test_seeds_pushed_with_lpush_keep_the_crawl_on_their_domain(redis_server, tm
     assert hosts == {"www.site.test"}
     assert result.stat("wacky/scope/out") == 2
     assert result.stat("wacky/drop/out_of_scope") == 2
+
+
+@pytest.mark.crawl
+def test_a_resumed_jobdir_crawl_judges_scope_as_the_uninterrupted_one(tmp_path):
+    """A crawl stopped with requests queued on the seeds' hosts: on resume the first requests
+    the frontier hands out are judged by the seeds' scope, not dropped out_of_scope before
+    the seed list is read again."""
+    import signal
+
+    from tests.crawlrun import run_crawl, wait_for
+    from tests.test_crawl_e2e import corpus_docs
+
+    hosts = [f"http://www.site{h}.test" for h in range(4)]
+    urls = [f"{host}/p{i}.html" for host in hosts for i in range(8)]
+    settings = {"WACKY_LANGUAGES": "en", "CONCURRENT_REQUESTS_PER_DOMAIN": "1",
+                "DOWNLOAD_DELAY": "0.25", "DEPTH_LIMIT": "0",
+                "WACKY_SCOPE_FROM_SEEDS": "domain"}
+    out = tmp_path / "resumed"
+    job = {**settings, "JOBDIR": str(out / "job")}
+    with LocalWeb() as web:
+        for n, url in enumerate(urls):  # every page links to the others' pages
+            web.add(url, page(f"Page {n}", prose(100 + n), links=urls[n + 1:] + AWAY[:1]),
+                    delay=0.05)
+        web.add(AWAY[0], page("Away", prose(130)))
+        seeds = [f"{host}/p0.html" for host in hosts]
+        proc, stats_file = start_crawl(web, seeds, out, job)
+        corpus = out / "corpus"
+        assert wait_for(lambda: sum(len(p.read_text().splitlines())
+                                    for p in corpus.glob("*.idx.tsv")) >= 6, timeout=60)
+        proc.send_signal(signal.SIGTERM)
+        first = finish(proc, out, stats_file)
+        assert first.stats.get("finish_reason") == "shutdown"
+        second = run_crawl(web, seeds, out, job)
+    assert second.returncode == 0, second.log[-3000:]
+    dropped = [line for line in second.log.splitlines() if "Dropped: out_of_scope" in line]
+    assert all(AWAY[0] in line for line in dropped), dropped[:3]
+    assert {d.url for d in corpus_docs(corpus)} == set(urls)

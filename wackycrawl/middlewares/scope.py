@@ -2,8 +2,10 @@
 
 Allow list: WACKY_SCOPE_SURTS (SURT prefixes, ``http://(de,``) and WACKY_SCOPE_ALLOW (domains
 or TLDs, ``de,at``); deny list WACKY_SCOPE_DENY (wins). WACKY_SCOPE_FROM_SEEDS = "domain" or
-"suffix" adds each seed's registered domain or public suffix to the allow list: when the seed
-is scheduled (``request_scheduled``), when the dupefilter drops it as already seen
+"suffix" adds each seed's registered domain or public suffix to the allow list: those of the
+spider's seed list when the spider opens (its ``seed_lists()``; before any request is judged,
+so the links a resumed JOBDIR crawl dequeues first are judged by the whole seed list), when a
+seed is scheduled (``request_scheduled``), when the dupefilter drops it as already seen
 (``request_dropped``: a resumed JOBDIR crawl re-reads its seed list) and when it reaches the
 downloader (a seed pushed to a Redis crawl's start-URL key reaches the frontier without passing
 through any worker's engine). A seed is a start request (no ``depth`` in its meta) or a request
@@ -64,6 +66,7 @@ class ScopeMiddleware:
         self.derived: set[str] = set()
         self.server = self.key = None
         if self.derive:
+            crawler.signals.connect(self._seed_list, signal=signals.spider_opened)
             crawler.signals.connect(self._seen_seed, signal=signals.request_scheduled)
             crawler.signals.connect(self._seen_seed, signal=signals.request_dropped)
             if frontier_mode(s) == "redis":
@@ -75,6 +78,11 @@ class ScopeMiddleware:
     @classmethod
     def from_crawler(cls, crawler):
         return cls(crawler)
+
+    def _seed_list(self, spider) -> None:
+        if seed_lists := getattr(spider, "seed_lists", None):
+            for url in seed_lists()[0]:
+                self._derive(url)
 
     def _seen_seed(self, request: Request, spider=None) -> None:
         if is_seed(request) and not is_robots_txt(request):

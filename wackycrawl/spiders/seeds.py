@@ -153,6 +153,7 @@ class SeedsSpider(RedisMixin, scrapy.Spider):
         self.seeds_path, self.queries_path = seeds, queries
         self.keyless: set[str] = set()  # engines whose API key is missing (logged once)
         self.link_extractor = LinkExtractor(unique=True)
+        self._seed_lists = None
 
     @classmethod
     def update_settings(cls, settings):
@@ -213,7 +214,16 @@ class SeedsSpider(RedisMixin, scrapy.Spider):
         deprecation warning for bare URLs; None (a dead letter) for anything else."""
         return seed_request(data, self.redis_encoding or "utf-8")
 
-    async def start(self):
+    def seed_lists(self) -> tuple[list[str], list[tuple[str, engines.Engine, str]]]:
+        """``(seed URLs, (query URL, engine, query) of each search query)`` of the seed and
+        query files, each once, in file order; read (and bad lines logged) at the first call.
+        The scope middleware derives its scope from the seed URLs when the spider opens,
+        before any request is judged (a resumed JOBDIR crawl dequeues links first)."""
+        if self._seed_lists is None:
+            self._seed_lists = self._read_seed_lists()
+        return self._seed_lists
+
+    def _read_seed_lists(self):
         stats = self.crawler.stats
         urls, queries = [], []
         for path, is_query_file in ((self.seeds_path, False), (self.queries_path, True)):
@@ -249,6 +259,10 @@ class SeedsSpider(RedisMixin, scrapy.Spider):
         stats.set_value("wacky/seeds/queries", len(queries))
         if not urls and not queries and (self.seeds_path or self.queries_path):
             logger.error("seed file %s holds no usable URL", self.seeds_path or self.queries_path)
+        return urls, queries
+
+    async def start(self):
+        urls, queries = self.seed_lists()
         for url in urls:  # the user's seeds claim their domains before any search result
             self.quota.take(url, force=True)
         for url in urls:
