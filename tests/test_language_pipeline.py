@@ -88,6 +88,25 @@ def test_word_list_outside_the_targets_is_not_prose():
     assert stats.get_value("wacky/drop/not_prose") == 1
 
 
+RU = ("В нашем городе открылась новая детская библиотека. Она находится в старом здании на "
+      "берегу реки, которое много лет стояло пустым. Теперь здесь светлые залы, удобные кресла "
+      "и тысячи книг для читателей всех возрастов, от самых маленьких до школьников. Идею "
+      "предложили родители, которые хотели, чтобы у их детей было место, где можно спокойно "
+      "читать и заниматься после уроков. Они написали письмо в администрацию города, собрали "
+      "подписи жителей и нашли спонсоров, готовых помочь с ремонтом. На всё это ушло почти три "
+      "года, но теперь каждый день сюда приходят десятки детей со своими бабушками и мамами.")
+
+
+def test_prose_in_a_language_without_a_list_outside_the_targets_is_wrong_language():
+    # Russian (no function-word list, labelled by langid.py): kept without a language filter,
+    # wrong_language outside WACKY_LANGUAGES, never not_prose by another language's list.
+    assert build()[0].process_item(item(RU))["language"] == "ru"
+    pipe, stats = build(WACKY_LANGUAGES="de")
+    with pytest.raises(DropItem, match="^wrong_language"):
+        pipe.process_item(item(RU))
+    assert stats.get_value("wacky/drop/wrong_language") == 1
+
+
 def test_early_stop_settings_read_from_settings():
     # Prose followed by a long word list: prose in the text read under early stop (the
     # default), not prose when the stage reads every text whole.

@@ -11,8 +11,10 @@ paragraphs in another language; ``-`` if none), ``Funcword-Share`` (``0.412``),
 ``Funcword-Types``, ``Funcword-Tokens`` (of the label's list, or the best list). Drops with
 ``wrong_language`` (not one of ``WACKY_LANGUAGES``, or undetermined when that is set) and
 ``not_prose`` (too few function words: WaCky's connected-prose filter; also when a page
-outside ``WACKY_LANGUAGES`` has too few function words of every list, since it is then no
-prose in any listed language). The prose figures are those of the text read: reading stops
+outside ``WACKY_LANGUAGES`` that the model labels a language with a list, or cannot label, has
+too few function words, since it is then no prose in any listed language; a language without
+a list, which the prose test cannot judge, is kept without ``WACKY_LANGUAGES`` and else
+``wrong_language``). The prose figures are those of the text read: reading stops
 early once the decision and the prose test are settled (:mod:`wackycrawl.text.funcwords`).
 Counts ``wacky/language/<lang>``, ``wacky/language/method/<method>`` and
 ``wacky/language/foreign_paragraphs``.

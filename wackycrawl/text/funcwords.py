@@ -47,7 +47,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cache
 from importlib.resources import files
 from itertools import compress, filterfalse, repeat
@@ -305,14 +305,15 @@ def rejection(result: LangResult, targets: tuple[str, ...] | frozenset[str],
               min_ratio: float = MIN_FUNCWORD_RATIO) -> tuple[str, str] | None:
     """The language stage's decision on ``result``: None to keep, else ``(reason, detail)``.
     ``wrong_language`` outside non-empty ``targets`` (but ``not_prose`` when the model alone
-    labelled it, or was unsure, and no list calls it prose: a word list is no prose in any
-    listed language); ``not_prose`` with too few function words (:func:`is_connected_prose`)."""
+    labelled it a language with a list, or was unsure, and too few function words make it no
+    prose: a word list is no prose in any listed language; a language without a list is
+    never judged by another language's list: ``wrong_language``); ``not_prose`` with too few
+    function words (:func:`is_connected_prose`)."""
     prose = {"min_types": min_types, "min_tokens": min_tokens, "min_ratio": min_ratio}
     figures = (f"{result.fw_types} function-word types, {result.fw_tokens} tokens, "
                f"ratio {result.fw_ratio:.2f}")
     if targets and result.lang not in targets:
-        unlisted = replace(result, lang=UND)
-        if result.method in ("langid", "uncertain") and not is_connected_prose(unlisted, **prose):
+        if result.method in ("langid", "uncertain") and not is_connected_prose(result, **prose):
             return "not_prose", figures
         return "wrong_language", f"{result.lang} by {result.method}"
     if not is_connected_prose(result, **prose):
