@@ -98,3 +98,30 @@ def test_a_response_scrapy_does_not_read_as_html_is_a_drop(tmp_path):
     spider = SeedsSpider.from_crawler(crawler, seeds=str(seeds))
     assert list(spider.parse(TextResponse("http://a.test/x", body=b"plain", encoding="utf-8"))) == []
     assert crawler.stats.get_value("wacky/drop/not_html") == 1
+
+
+def test_a_bad_seen_store_is_refused_before_the_engine_starts_in_every_frontier_mode(tmp_path):
+    """WACKY_DUPEFILTER=foo with the Redis frontier, the JOBDIR frontier and Scrapy's own: one
+    ERROR line naming the setting, exit status 1, no traceback, the spider never opened."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.redisserver import RedisServer
+
+    seeds = tmp_path / "seeds.txt"
+    seeds.write_text("http://a.test/\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "REDIS_HOST")}
+    with RedisServer() as srv:
+        modes = {"redis": ["-s", f"REDIS_URL={srv.url}"],
+                 "local": ["-s", f"JOBDIR={tmp_path / 'job'}"], "scrapy": []}
+        for mode, extra in modes.items():
+            run = subprocess.run(
+                [sys.executable, "-m", "scrapy", "crawl", "seeds", "-a", f"seeds={seeds}",
+                 "-s", "WACKY_DUPEFILTER=foo", "-s", f"WACKY_OUTPUT_DIR={tmp_path / mode}",
+                 *extra], check=False, capture_output=True, text=True, timeout=120,
+                cwd=Path(__file__).parent.parent, env=env)
+            errors = [line for line in run.stderr.splitlines() if " ERROR: " in line]
+            assert run.returncode == 1, (mode, run.stderr[-2000:])
+            assert len(errors) == 1 and "WACKY_DUPEFILTER" in errors[0] and "'foo'" in errors[0]
+            assert "Traceback" not in run.stderr and "Spider opened" not in run.stderr, mode

@@ -9,7 +9,8 @@ spider's arguments are checked first too: no seed list where one is needed is an
 exit status 2 (a usage error), a seed file that does not exist one and exit status 1, without a
 traceback; so is a component that refuses a setting's value or cannot open a file a setting
 names (a ``ValueError`` or ``OSError`` while the crawl starts: ``cannot start the crawl: ...``,
-exit status 1). Everything else is Scrapy's own ``crawl``.
+exit status 1); WACKY_DUPEFILTER, read only once the engine opens the frontier, is checked
+before the crawler is built, in every frontier mode. Everything else is Scrapy's own ``crawl``.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import redis
 
 from scrapy.commands.crawl import Command as ScrapyCrawl
 
+from wackycrawl.distributed.dupefilter import seen_store
 from wackycrawl.distributed.local import FrontierLockedError, check_free
 from wackycrawl.distributed.scheduler import LOCKED_REASON, frontier_mode
 from wackycrawl.spiders.seeds import SeedsSpider, missing_seed_file, missing_seeds
@@ -67,6 +69,12 @@ class Command(ScrapyCrawl):
             mode = frontier_mode(self.settings)
         except ValueError:  # a bad WACKY_FRONTIER: the scheduler reports it
             mode = ""
+        try:
+            seen_store(self.settings)
+        except ValueError as exc:
+            self._report(exc)
+            self.exitcode = 1
+            return
         if mode == "redis" and (problem := redis_unreachable(self.settings)):
             logger.error("%s", problem)
             self.exitcode = 1

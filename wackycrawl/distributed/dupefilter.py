@@ -30,6 +30,16 @@ SEEN_STORES = ("set", "bloom")  # WACKY_DUPEFILTER: an exact Redis SET or a Bloo
 SEEN_CACHE = 200_000  # fingerprints remembered per worker (~100 bytes each: ~20 MB)
 
 
+def seen_store(settings) -> str:
+    """``WACKY_DUPEFILTER`` (one of SEEN_STORES); ValueError naming it for any other value,
+    in every frontier mode (``scrapy crawl`` checks it before the crawl starts)."""
+    kind = settings.get("WACKY_DUPEFILTER", "set")
+    if kind not in SEEN_STORES:
+        raise ValueError(f"WACKY_DUPEFILTER must be one of {', '.join(SEEN_STORES)}, "
+                         f"not {kind!r}")
+    return kind
+
+
 class FrontierDupeFilter(RFPDupeFilter):
     """``store`` has ``add(fp: bytes) -> bool`` (True if new), ``__len__`` and ``clear``."""
 
@@ -49,10 +59,7 @@ class FrontierDupeFilter(RFPDupeFilter):
 
         s = spider.crawler.settings
         key = (s.get("SCHEDULER_DUPEFILTER_KEY") or DEFAULT_KEY) % {"spider": name or spider.name}
-        kind = s.get("WACKY_DUPEFILTER", "set")
-        if kind not in SEEN_STORES:
-            raise ValueError(f"WACKY_DUPEFILTER must be one of {', '.join(SEEN_STORES)}, "
-                             f"not {kind!r}")
+        kind = seen_store(s)
         server = from_settings(s)
         if kind == "bloom":
             store = seen.RedisBloom(server, key, s.getint("WACKY_BLOOM_CAPACITY", seen.CAPACITY),
