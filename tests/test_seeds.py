@@ -52,6 +52,12 @@ def test_scrapy_crawl_with_bad_arguments_says_why_in_one_line(tmp_path):
     unknown = crawl(spider="seedz")
     assert unknown.returncode == 2 and "Traceback" not in unknown.stderr
     assert "no spider 'seedz' in this project (its spiders: seeds)" in unknown.stderr
+    for no_url in ("/bin/ls", tmp_path / "empty.txt"):  # binary, or comments only
+        (tmp_path / "empty.txt").write_text("# nothing yet\n\n")
+        useless = crawl("-a", f"seeds={no_url}")
+        assert useless.returncode == 1 and "Traceback" not in useless.stderr
+        assert f"seed file {no_url} holds no usable URL" in useless.stderr
+        assert "Spider opened" not in useless.stderr
     seeds = tmp_path / "seeds.txt"
     seeds.write_text("http://a.test/\n")
     nothing = crawl("-a", f"seeds={seeds}", "-s", "REDIS_URL=redis://127.0.0.1:1/0")
@@ -80,10 +86,9 @@ def test_empty_seed_list_ends_at_once_with_a_clear_error_and_no_files(tmp_path):
     with LocalWeb() as web:
         result = run_crawl(web, ["# only a comment", "not a url"], tmp_path, timeout=60)
         assert not web.hits
-    assert result.returncode == 0
-    assert "holds no usable URL" in result.log
-    assert result.stat("wacky/seeds/bad_line") == 1
-    assert "wacky summary: pages fetched 0, docs kept 0" in result.log
+    assert result.returncode == 1
+    assert "holds no usable URL (1 line not an http(s) URL" in result.log
+    assert "Traceback" not in result.log and "Spider opened" not in result.log
     assert not list((tmp_path / "corpus").glob("*.trec.gz*"))
 
 

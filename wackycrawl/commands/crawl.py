@@ -6,7 +6,8 @@ state). A crawl that loses the race anyway is closed by the scheduler with the f
 start (not running, a wrong REDIS_URL) stops in one ERROR line, exit status 1, instead of
 waiting WACKY_REDIS_OUTAGE_SECONDS as a running worker does through an outage. The seeds
 spider's arguments are checked first too: no seed list where one is needed is an ERROR line and
-exit status 2 (a usage error), a seed file that does not exist one and exit status 1, without a
+exit status 2 (a usage error), a seed file that does not exist, or holds no http(s) URL (outside
+a distributed crawl, whose seeds may all be pushed), one and exit status 1, without a
 traceback; so is a component that refuses a setting's value or cannot open a file a setting
 names (a ``ValueError`` or ``OSError`` while the crawl starts: ``cannot start the crawl: ...``,
 exit status 1); WACKY_DUPEFILTER, read only once the engine opens the frontier, is checked
@@ -25,7 +26,8 @@ from scrapy.commands.crawl import Command as ScrapyCrawl
 from wackycrawl.distributed.dupefilter import seen_store
 from wackycrawl.distributed.local import FrontierLockedError, check_free
 from wackycrawl.distributed.scheduler import LOCKED_REASON, frontier_mode
-from wackycrawl.spiders.seeds import SeedsSpider, missing_seed_file, missing_seeds
+from wackycrawl.spiders.seeds import (SeedsSpider, missing_seed_file, missing_seeds,
+                                      unusable_seed_files)
 
 logger = logging.getLogger(__name__)
 
@@ -128,6 +130,14 @@ class Command(ScrapyCrawl):
             return True
         if missing := missing_seed_file(seeds, queries):
             logger.error("%s", missing)
+            self.exitcode = 1
+            return True
+        try:
+            empty = unusable_seed_files(self.settings, seeds, queries)
+        except ValueError:  # a bad WACKY_FRONTIER: the scheduler reports it
+            empty = None
+        if empty:
+            logger.error("%s", empty)
             self.exitcode = 1
             return True
         return False

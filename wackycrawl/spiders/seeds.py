@@ -130,6 +130,24 @@ def missing_seed_file(seeds: str | None = None, queries: str | None = None) -> s
     return None
 
 
+def unusable_seed_files(settings, seeds: str | None = None,
+                        queries: str | None = None) -> str | None:
+    """The error message when the seed and query files ``-a`` names hold no http(s) URL at
+    all (an empty file, a binary file given by mistake), or None; a distributed crawl
+    (seeds pushed to Redis) may start from an empty seed file."""
+    from wackycrawl.distributed.scheduler import frontier_mode
+
+    paths = [path for path in (seeds, queries) if path]
+    if not paths or frontier_mode(settings) == "redis":
+        return None
+    read = [read_seeds(path) for path in paths]
+    if any(urls for urls, _ in read):
+        return None
+    bad = sum(len(lines) for _, lines in read)
+    return (f"seed file {paths[0]} holds no usable URL ({bad} line{'' if bad == 1 else 's'} "
+            "not an http(s) URL; one URL per line, # comments)")
+
+
 def missing_seeds(settings, seeds: str | None = None, queries: str | None = None) -> str | None:
     """The error message when a crawl has no way to get seeds, or None: a seed or query file
     (``-a seeds=FILE``, ``-a queries=FILE``) is needed unless the crawl is distributed
