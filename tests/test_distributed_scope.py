@@ -80,29 +80,31 @@ def test_seeds_pushed_with_lpush_keep_the_crawl_on_their_domain(redis_server, tm
     assert result.stat("wacky/drop/out_of_scope") == 2
 
 
-@pytest.mark.crawl
-def test_a_resumed_jobdir_crawl_judges_scope_as_the_uninterrupted_one(tmp_path):
-    """A crawl stopped with requests queued on the seeds' hosts: on resume the first requests
-    the frontier hands out are judged by the seeds' scope, not dropped out_of_scope before
-    the seed list is read again."""
+HOSTS = [f"http://www.site{h}.test" for h in range(4)]
+LINKED = [f"{host}/p{i}.html" for host in HOSTS for i in range(8)]
+FIND = "http://find.test/html/?q={query}"  # a template engine: result links in HTML
+
+
+def stopped_and_resumed(tmp_path, seeds: list[str], settings: dict):
+    """Crawl the linked hosts with JOBDIR, SIGTERM after 6 documents, resume; returns the
+    resumed run's out_of_scope drop lines and the corpus's URLs."""
     import signal
 
     from tests.crawlrun import run_crawl, wait_for
     from tests.test_crawl_e2e import corpus_docs
 
-    hosts = [f"http://www.site{h}.test" for h in range(4)]
-    urls = [f"{host}/p{i}.html" for host in hosts for i in range(8)]
     settings = {"WACKY_LANGUAGES": "en", "CONCURRENT_REQUESTS_PER_DOMAIN": "1",
                 "DOWNLOAD_DELAY": "0.25", "DEPTH_LIMIT": "0",
-                "WACKY_SCOPE_FROM_SEEDS": "domain"}
+                "WACKY_SCOPE_FROM_SEEDS": "domain", **settings}
     out = tmp_path / "resumed"
     job = {**settings, "JOBDIR": str(out / "job")}
     with LocalWeb() as web:
-        for n, url in enumerate(urls):  # every page links to the others' pages
-            web.add(url, page(f"Page {n}", prose(100 + n), links=urls[n + 1:] + AWAY[:1]),
+        for n, url in enumerate(LINKED):  # every page links to the later pages and away
+            web.add(url, page(f"Page {n}", prose(100 + n), links=LINKED[n + 1:] + AWAY[:1]),
                     delay=0.05)
         web.add(AWAY[0], page("Away", prose(130)))
-        seeds = [f"{host}/p0.html" for host in hosts]
+        links = "".join(f'<a href="/l/?uddg={host}/p0.html&amp;rut=x">r</a>' for host in HOSTS)
+        web.add(FIND.format(query="four+sites"), f"<html><body>{links}</body></html>")
         proc, stats_file = start_crawl(web, seeds, out, job)
         corpus = out / "corpus"
         assert wait_for(lambda: sum(len(p.read_text().splitlines())
@@ -113,5 +115,24 @@ def test_a_resumed_jobdir_crawl_judges_scope_as_the_uninterrupted_one(tmp_path):
         second = run_crawl(web, seeds, out, job)
     assert second.returncode == 0, second.log[-3000:]
     dropped = [line for line in second.log.splitlines() if "Dropped: out_of_scope" in line]
+    return dropped, {d.url for d in corpus_docs(corpus)}
+
+
+@pytest.mark.crawl
+def test_a_resumed_jobdir_crawl_judges_scope_as_the_uninterrupted_one(tmp_path):
+    """A crawl stopped with requests queued on the seeds' hosts: on resume the first requests
+    the frontier hands out are judged by the seeds' scope, not dropped out_of_scope before
+    the seed list is read again."""
+    dropped, urls = stopped_and_resumed(tmp_path, [f"{host}/p0.html" for host in HOSTS], {})
     assert all(AWAY[0] in line for line in dropped), dropped[:3]
-    assert {d.url for d in corpus_docs(corpus)} == set(urls)
+    assert urls == set(LINKED)
+
+
+@pytest.mark.crawl
+def test_a_resumed_jobdir_crawl_keeps_the_scope_of_search_results(tmp_path):
+    """Seeds from a search query: their links queued when the crawl stopped are in scope on
+    resume, although the result page is fetched again only after them."""
+    dropped, urls = stopped_and_resumed(tmp_path, [FIND.format(query="four+sites")],
+                                        {"WACKY_SERP_TEMPLATE": FIND})
+    assert all(AWAY[0] in line for line in dropped), dropped[:3]
+    assert urls == set(LINKED)

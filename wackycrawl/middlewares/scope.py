@@ -8,7 +8,11 @@ so the links a resumed JOBDIR crawl dequeues first are judged by the whole seed 
 seed is scheduled (``request_scheduled``), when the dupefilter drops it as already seen
 (``request_dropped``: a resumed JOBDIR crawl re-reads its seed list) and when it reaches the
 downloader (a seed pushed to a Redis crawl's start-URL key reaches the frontier without passing
-through any worker's engine). A seed is a start request (no ``depth`` in its meta) or a request
+through any worker's engine). With a JOBDIR the derived prefixes are also kept in
+``JOBDIR/wacky-scope.txt`` (one a line, appended before the seed is fetched, read back when
+the crawl resumes; emptied with SCHEDULER_FLUSH_ON_START), so links of a search result, whose
+result page a resumed crawl fetches again only after the queued links, keep their scope. A
+seed is a start request (no ``depth`` in its meta) or a request
 with ``meta["wacky_seed"] = True`` (e.g. a search result); seeds, robots.txt requests and
 search-engine result pages (``meta["wacky_serp"]``, never stored, no scope derived from them)
 are always in scope. In a distributed crawl (the Redis frontier) the derived prefixes are
@@ -24,6 +28,7 @@ derived.
 from __future__ import annotations
 
 import logging
+import os
 
 from scrapy import Request, signals
 from scrapy.exceptions import IgnoreRequest, NotConfigured
@@ -37,6 +42,7 @@ from wackycrawl.distributed.scheduler import connect, crawl_name, frontier_mode
 logger = logging.getLogger(__name__)
 
 SEED_META = "wacky_seed"
+SCOPE_FILE = "wacky-scope.txt"  # in JOBDIR: the prefixes derived so far, one a line
 
 
 def is_seed(request: Request) -> bool:
@@ -72,12 +78,34 @@ class ScopeMiddleware:
             if frontier_mode(s) == "redis":
                 self.server = connect(s)
                 self.key = CrawlKeys(crawl_name(s, crawler.spidercls.name)).scope
+        self.saved = None  # JOBDIR/SCOPE_FILE, open for appending
+        if self.derive and s.get("JOBDIR"):
+            self._load(os.path.join(s.get("JOBDIR"), SCOPE_FILE),
+                       s.getbool("SCHEDULER_FLUSH_ON_START"))
+            crawler.signals.connect(self._close, signal=signals.spider_closed)
         logger.info("Scope: allow %s, deny %s%s", self.scope.prefixes or "all", deny or "none",
                     f", plus each seed's {self.derive}" if self.derive else "")
 
     @classmethod
     def from_crawler(cls, crawler):
         return cls(crawler)
+
+    def _load(self, path: str, flush: bool) -> None:
+        """Put the prefixes an earlier run of this JOBDIR derived into the scope (a torn
+        last line, from a killed run, is left out) and open ``path`` for appending."""
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        if not flush and os.path.exists(path):
+            with open(path, encoding="utf-8") as f:
+                for line in f:
+                    if line.endswith("\n") and (prefix := line[:-1]):
+                        self.scope.add(prefix)
+                        self.derived.add(prefix)
+        self.saved = open(path, "w" if flush else "a", encoding="utf-8")  # noqa: SIM115
+
+    def _close(self, spider=None) -> None:
+        if self.saved is not None:
+            self.saved.close()
+            self.saved = None
 
     def _seed_list(self, spider) -> None:
         if seed_lists := getattr(spider, "seed_lists", None):
@@ -96,6 +124,9 @@ class ScopeMiddleware:
         self.stats.inc_value("wacky/scope/derived")
         if self.server is not None:
             self.server.sadd(self.key, prefix)
+        if self.saved is not None:
+            self.saved.write(prefix + "\n")
+            self.saved.flush()
         logger.debug("Scope: %s added from seed %s", prefix, url)
 
     def _shared(self, url: str) -> bool:
