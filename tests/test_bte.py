@@ -177,6 +177,12 @@ def test_words_of_text_without_spaces_are_counted_by_characters():
     assert short.words == 1
 
 
+def test_text_without_tags_is_one_block_with_one_score():
+    assert bte.tag_names([]) == []
+    (block,), scores = blocks.segment(bte.pieces("plain text, no markup"))
+    assert (block.text, block.words, scores) == ("plain text, no markup", 4, [4])
+
+
 def test_a_mathml_formula_stays_in_its_sentence_without_its_tex_source():
     formula = ("<math><semantics><mrow><mi>x</mi><mo>=</mo><mn>2</mn></mrow>"
                "<annotation encoding='application/x-tex'>x = 2</annotation></semantics></math>")

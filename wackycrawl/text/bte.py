@@ -249,6 +249,8 @@ def tag_names(tags: list[str]) -> list[str]:
     """:func:`tag_name` of each tag piece, in one regular-expression pass over all of them
     (one tag start per piece, its first character; tag by tag when a quoted value holds
     more)."""
+    if not tags:
+        return []
     names = _TAG_NAMES_RE.findall("".join(tags))
     if len(names) != len(tags):  # a tag start inside a quoted value
         return [tag_name(t) for t in tags]
