@@ -44,6 +44,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from hashlib import blake2b
+from itertools import repeat
 
 from wackycrawl.text import bte, cues
 
@@ -98,7 +99,8 @@ MAX_NAMED_DEPTH = 32
 _NESTING = cues.CONTAINERS | {"article", "header", "main"}
 # Tags that change the state of segment() (links, blocks, nesting, cue containers).
 _STRUCTURAL = frozenset({"a"} | bte.BLOCK_ELEMENTS | _NESTING | cues.CONTAINERS)
-_DIGITS = str.maketrans("0123456789", "0000000000")
+_DIGITS = bytes.maketrans(b"0123456789", b"0000000000")  # UTF-8: digits are single bytes
+_TAG_SCORES = dict.fromkeys(NEUTRAL_ELEMENTS, 0)  # other tags: bte.TAG_WEIGHT
 
 
 @dataclass(slots=True)
@@ -154,8 +156,8 @@ def segment(parts: list[str], article: bool = False) -> tuple[list[Block], list[
     another block (a heading alone in its ``<div>`` belongs to the container around that
     div), ``len(parts)`` if none."""
     blocks: list[Block] = []
-    scores: list[int] = []
     chunks: list[str] = []
+    solo: list[str] | None = None  # the words of the block's text while it is one piece
     words = link_words = 0
     in_link = heading = False
     wrapping = wrapped = False  # the open link has crossed a block boundary; the block's text
@@ -170,46 +172,46 @@ def segment(parts: list[str], article: bool = False) -> tuple[list[Block], list[
     cue_count = 0  # boilerplate-named elements opened so far
     names = bte.tag_names(parts[1::2])
     last = len(names)
-    add_score = scores.append
-    neutral, block_elements, nesting = NEUTRAL_ELEMENTS, bte.BLOCK_ELEMENTS, _NESTING
+    scores = [0] * len(parts)  # text pieces' scores set below
+    scores[1::2] = map(_TAG_SCORES.get, names, repeat(bte.TAG_WEIGHT))
+    block_elements, nesting = bte.BLOCK_ELEMENTS, _NESTING
     containers = cues.CONTAINERS
     figures = FIGURES
     structural = _STRUCTURAL
     for j, piece in enumerate(parts[0::2]):
-        k = 2 * j
         if piece:
             tokens = piece.split()
             n = len(tokens)
-            if n and len(piece) > LONG_TOKEN * n and not piece.isascii():
-                chars = sum(map(len, tokens))  # not the whitespace around them
-                if chars > LONG_TOKEN * n:
-                    n = chars // CHARS_PER_WORD
-            add_score(n * (LINK_WORD_WEIGHT if in_link else bte.WORD_WEIGHT))
             if n:
+                if len(piece) > LONG_TOKEN * n and not piece.isascii():
+                    chars = sum(map(len, tokens))  # not the whitespace around them
+                    if chars > LONG_TOKEN * n:
+                        n = chars // CHARS_PER_WORD
+                scores[2 * j] = n * (LINK_WORD_WEIGHT if in_link else bte.WORD_WEIGHT)
                 if not chunks:
-                    first, first_box = k, open_boxes[-1] if open_boxes else -1
+                    first, first_box = 2 * j, open_boxes[-1] if open_boxes else -1
+                    solo = tokens
+                else:
+                    solo = None
                 chunks.append(piece)
                 words += n
                 link_words += n if in_link else 0
                 wrapped = wrapped or wrapping
             elif chunks:
                 chunks.append(" ")
-        else:
-            add_score(0)
         if j == last:
             break
-        k += 1
         name = names[j]
-        add_score(0 if name in neutral else bte.TAG_WEIGHT)
         if name not in structural:
             continue
+        k = 2 * j + 1
         piece = parts[k]
         closing = piece[1] == "/"
         if name == "a":
             in_link, wrapping = not closing, False
         elif name in block_elements:
             if chunks:
-                blocks.append(Block(bte.normalise("".join(chunks)), words, link_words,
+                blocks.append(Block(_block_text(chunks, solo), words, link_words,
                                     heading, first, k, inside[0] if inside else 0,
                                     first_box, inside, wrapped))
             chunks, words, link_words, wrapped = [], 0, 0, False
@@ -239,7 +241,7 @@ def segment(parts: list[str], article: bool = False) -> tuple[list[Block], list[
             open_cues.append([name, 1, cue_count])
             inside += (cue_count,)
     if chunks:
-        blocks.append(Block(bte.normalise("".join(chunks)), words, link_words, heading,
+        blocks.append(Block(_block_text(chunks, solo), words, link_words, heading,
                             first, len(parts), inside[0] if inside else 0,
                             first_box, inside, wrapped))
     for i, b in enumerate(blocks):  # first_box -> the end of the container with another block
@@ -252,10 +254,19 @@ def segment(parts: list[str], article: bool = False) -> tuple[list[Block], list[
     return blocks, scores
 
 
+def _block_text(chunks: list[str], solo: list[str] | None) -> str:
+    """:func:`wackycrawl.text.bte.normalise` of the block's ``chunks`` joined; ``solo``, the
+    words of ``chunks[0]`` when no other chunk has words, are its text when that chunk has
+    no entity or soft hyphen."""
+    if solo is not None and "&" not in chunks[0] and "\xad" not in chunks[0]:
+        return " ".join(solo)
+    return bte.normalise("".join(chunks))
+
+
 def block_hash(text: str) -> int:
     """64-bit hash of a block's text for host templates: digits folded to 0 (dates, counters
     and years vary between pages of one template), BLAKE2b (stable across processes)."""
-    return int.from_bytes(blake2b(text.translate(_DIGITS).encode(), digest_size=8).digest())
+    return int.from_bytes(blake2b(text.encode().translate(_DIGITS), digest_size=8).digest())
 
 
 def unwrap(blocks: list[Block], numbers: set[int]) -> None:
