@@ -41,6 +41,7 @@ boilerplate, and so are bylines and captions named by class/id
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from hashlib import blake2b
@@ -155,6 +156,13 @@ def segment(parts: list[str], article: bool = False) -> tuple[list[Block], list[
     (:data:`wackycrawl.text.cues.CONTAINERS`, ``article``...) holding the block's text and
     another block (a heading alone in its ``<div>`` belongs to the container around that
     div), ``len(parts)`` if none."""
+    blocks, scores, _ = _segment(parts, article)
+    return blocks, scores
+
+
+def _segment(parts: list[str], article: bool) -> tuple[list[Block], list[int], tuple]:
+    """:func:`segment`, and its container elements' piece indexes ``(starts, ends)``: two
+    lists in the order the elements open, ``len(parts)`` the end of one never closed."""
     blocks: list[Block] = []
     chunks: list[str] = []
     solo: list[str] | None = None  # the words of the block's text while it is one piece
@@ -251,7 +259,7 @@ def segment(parts: list[str], article: bool = False) -> tuple[list[Block], list[
         while box >= 0 and box_starts[box] > before and box_ends[box] <= after:
             box = box_parents[box]
         b.box_end = box_ends[box] if box >= 0 else len(parts)
-    return blocks, scores
+    return blocks, scores, (box_starts, box_ends)
 
 
 def _block_text(chunks: list[str], solo: list[str] | None) -> str:
@@ -414,23 +422,21 @@ def span_container(parts: list[str], span: tuple[int, int]) -> tuple[int, int]:
     """Piece indexes ``(start, end)`` of the innermost container element (``div``,
     ``section``, ``article``...) holding all of ``span``; the whole page, ``(0, len(parts))``,
     if none does (the text lies in ``<body>`` itself); ``(0, 0)`` for an empty span."""
+    return _container(_segment(parts, False)[2], span, len(parts))
+
+
+def _container(boxes: tuple[list[int], list[int]], span: tuple[int, int],
+               size: int) -> tuple[int, int]:
+    """:func:`span_container` from the container elements ``boxes`` of :func:`_segment`, of a
+    page of ``size`` pieces: the one opened last before the span that ends at or after it."""
     start, end = span
     if start >= end:
         return 0, 0
-    opened: list[int] = []
-    for j, name in enumerate(bte.tag_names(parts[1::2])):
-        if name in _NESTING:
-            k = 2 * j + 1
-            if parts[k][1] != "/":
-                opened.append(k)
-            elif opened:
-                top = opened.pop()
-                if top < start and k >= end:
-                    return top, k
-    for top in reversed(opened):  # never closed: they run to the end of the page
-        if top < start:
-            return top, len(parts)
-    return 0, len(parts)
+    starts, ends = boxes
+    for i in range(bisect_left(starts, start) - 1, -1, -1):
+        if ends[i] >= end:
+            return starts[i], ends[i]
+    return 0, size
 
 
 _TITLE_RE = re.compile(r"<title\b[^>]*>([^<]*)", re.IGNORECASE)
@@ -459,7 +465,7 @@ def analyse(
     markup.
     """
     parts = bte.pieces(bte.strip_invisible(markup))
-    blocks, scores = segment(parts, article)
+    blocks, scores, boxes = _segment(parts, article)
     text_cue = text_cue_of(blocks, article)
     unwrap_page(blocks)
     template = None
@@ -471,7 +477,7 @@ def analyse(
     if (_prose_blocks(blocks, span) < MIN_WRAPPER_PARAGRAPHS
             and unname_wrappers(blocks, bte.best_span(scores), text_cue)):
         span = _span(blocks, scores, template, text_cue)
-    region = span_container(parts, span) if article else None
+    region = _container(boxes, span, len(parts)) if article else None
     keep = classify(blocks, span, max_link_density, min_outside_words, template, text_cue,
                     region)
     if article:
