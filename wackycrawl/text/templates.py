@@ -28,10 +28,10 @@ for the workers of a distributed crawl.
 from __future__ import annotations
 
 import hashlib
-import heapq
+import sys
+from array import array
 from collections import OrderedDict
 from collections.abc import Iterable
-from operator import itemgetter
 
 #: Pages of a host a block must be seen on to be template (no published value; Bar-Yossef &
 #: Rajagopalan count a pagelet by its frequency in the site; 3 pages keeps a block shared by
@@ -49,14 +49,16 @@ def evict(counts: dict[int, int], keep: int) -> list[int]:
     drop = len(counts) - keep
     if drop <= 0:
         return []
-    return [h for h, _ in heapq.nsmallest(drop, counts.items(), key=itemgetter(1))]
+    return sorted(counts, key=counts.__getitem__)[:drop]  # a stable sort
 
 
 def page_signature(distinct: list[int]) -> bytes:
     """8 bytes naming a page's set of block hashes (unsigned 64-bit ints, as
     :func:`wackycrawl.text.blocks.block_hash` gives; order and repeats ignored): BLAKE2b of
     the sorted hashes. Raises OverflowError for a hash outside ``0 <= h < 2**64``."""
-    data = b"".join(h.to_bytes(8, "big") for h in sorted(set(distinct)))
+    data = array("Q", sorted(set(distinct)))
+    if sys.byteorder == "little":
+        data.byteswap()  # big-endian
     return hashlib.blake2b(data, digest_size=8).digest()
 
 
