@@ -139,9 +139,14 @@ _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrst
 
 
 def _lower(text: str) -> str:
-    """Lower case with the same offsets (str.lower() lengthens a few letters, e.g. U+0130)."""
-    low = text.lower()
-    return low if len(low) == len(text) else text.translate(_ASCII_LOWER)
+    """``text`` with the letters of :data:`_BLOCK_KEYS` in lower case as ``str.lower()`` puts
+    them, the same offsets: ASCII letters lowered (as UTF-8 bytes: fast for any text) and
+    KELVIN SIGN (U+212A, the one other character ``str.lower()`` turns into one of them) made
+    "k" when all of ``text`` lowers to the same length (U+0130 lengthens)."""
+    if "\u212a" in text:
+        low = text.lower()
+        return low if len(low) == len(text) else text.translate(_ASCII_LOWER)
+    return text.encode("utf-8", "surrogatepass").lower().decode("utf-8", "surrogatepass")
 
 
 def _positions(text: str, words) -> list[int]:
