@@ -398,8 +398,7 @@ def _span(blocks: list[Block], scores: list[int], template: list[bool] | None,
         if b.cue or (template and template[i]) or text_cue[i]:
             if not copied:
                 scores, copied = scores[:], True
-            for k in range(b.start, b.end, 2):
-                scores[k] = 0
+            scores[b.start:b.end:2] = repeat(0, (b.end - b.start + 1) // 2)
     return bte.best_span(scores)
 
 

@@ -19,7 +19,7 @@ style, out; unclosed ones too) -> :func:`pieces`
 import html
 import re
 from functools import lru_cache
-from itertools import accumulate
+from itertools import accumulate, compress, count
 
 #: Elements whose content is never running text (dropped with their content; ``title`` is
 #: the only text of ``<head>``; ``annotation``: the TeX source a MathML formula carries
@@ -276,7 +276,8 @@ def best_span(scores: list[int]) -> tuple[int, int]:
     """
     best, span = 0, (0, 0)
     low, low_at = 0, 0  # minimum prefix sum so far and where it was reached
-    for end, total in enumerate(accumulate(scores), 1):
+    # a zero score changes neither the sum nor the minimum: only the others are visited
+    for end, total in zip(compress(count(1), scores), accumulate(compress(scores, scores))):
         if total - low > best:
             best, span = total - low, (low_at, end)
         if total < low:
