@@ -117,10 +117,15 @@ class Block:
     heading: bool
     start: int  # index of its first piece
     end: int  # index after its last piece
-    cue: int = 0  # number of the boilerplate-named element it lies in (1, 2...), 0 if none
     box_end: int = 0  # index of the piece that closes its container (see segment())
     cues: tuple[int, ...] = ()  # numbers of all named elements it lies in, outermost first
     wrapped: bool = False  # text inside a link that spans several blocks (<a><p>..</p></a>)
+
+    @property
+    def cue(self) -> int:
+        """Number of the outermost boilerplate-named element it lies in (1, 2...; ``cues[0]``),
+        0 if none."""
+        return self.cues[0] if self.cues else 0
 
 
 @dataclass(slots=True)
@@ -220,8 +225,7 @@ def _segment(parts: list[str], article: bool) -> tuple[list[Block], list[int], t
         elif name in block_elements:
             if chunks:
                 blocks.append(Block(_block_text(chunks, solo), words, link_words,
-                                    heading, first, k, inside[0] if inside else 0,
-                                    first_box, inside, wrapped))
+                                    heading, first, k, first_box, inside, wrapped))
             chunks, words, link_words, wrapped = [], 0, 0, False
             heading = name in HEADINGS and not closing
             wrapping = in_link
@@ -250,8 +254,7 @@ def _segment(parts: list[str], article: bool) -> tuple[list[Block], list[int], t
             inside += (cue_count,)
     if chunks:
         blocks.append(Block(_block_text(chunks, solo), words, link_words, heading,
-                            first, len(parts), inside[0] if inside else 0,
-                            first_box, inside, wrapped))
+                            first, len(parts), first_box, inside, wrapped))
     for i, b in enumerate(blocks):  # first_box -> the end of the container with another block
         box = b.box_end
         before = blocks[i - 1].start if i else -1
@@ -279,12 +282,11 @@ def block_hash(text: str) -> int:
 
 def unwrap(blocks: list[Block], numbers: set[int]) -> None:
     """Ignore the names of the named elements ``numbers`` (wrappers of the text), changing
-    the blocks' ``cues`` and ``cue`` in place: a block inside one keeps the cues of the named
+    the blocks' ``cues`` (and so ``cue``) in place: a block inside one keeps the cues of the named
     elements nested in it (a comment section inside ``<div class="content-with-sidebar">``)."""
     for b in blocks:
         if numbers.intersection(b.cues):
             b.cues = tuple(c for c in b.cues if c not in numbers)
-            b.cue = b.cues[0] if b.cues else 0
 
 
 def unwrap_page(blocks: list[Block]) -> None:
@@ -295,10 +297,10 @@ def unwrap_page(blocks: list[Block]) -> None:
     named elements nested in them still count). Changes the blocks in place."""
     words = sum(b.words for b in blocks)
     while True:
-        named = sum(b.words for b in blocks if b.cue)
+        named = sum(b.words for b in blocks if b.cues)
         if not named or words - named >= MIN_UNNAMED_SHARE * words:
             return
-        unwrap(blocks, {b.cue for b in blocks if b.cue})
+        unwrap(blocks, {b.cues[0] for b in blocks if b.cues})
 
 
 def unname_wrappers(blocks: list[Block], span: tuple[int, int], text_cue: list[bool]) -> bool:
@@ -316,14 +318,15 @@ def unname_wrappers(blocks: list[Block], span: tuple[int, int], text_cue: list[b
     phrased = set()
     total = 0
     for b, cue_text in zip(blocks, text_cue):
-        if b.cue and cue_text:
-            phrased.add(b.cue)
+        cue = b.cues[0] if b.cues else 0
+        if cue and cue_text:
+            phrased.add(cue)
         if b.end > span[0] and b.start < span[1]:
             total += b.words
-            if b.cue:
-                words[b.cue] = words.get(b.cue, 0) + b.words
+            if cue:
+                words[cue] = words.get(cue, 0) + b.words
                 if b.words >= PROSE_WORDS and b.link_words <= MAX_LINK_DENSITY * b.words:
-                    prose[b.cue] = prose.get(b.cue, 0) + 1
+                    prose[cue] = prose.get(cue, 0) + 1
     wrappers = {c for c, n in words.items() if n >= WRAPPER_SHARE * total and c not in phrased
                 and prose.get(c, 0) >= MIN_WRAPPER_PARAGRAPHS}
     unwrap(blocks, wrappers)
@@ -362,7 +365,7 @@ def classify(
     good = []
     for i, b in enumerate(blocks):
         density = max_link_density if b.words < PROSE_WORDS else MAX_PROSE_LINK_DENSITY
-        if b.link_words > density * b.words or text_cue[i] or b.cue or label[i]:
+        if b.link_words > density * b.words or text_cue[i] or b.cues or label[i]:
             good.append(False)
         elif template is not None and template[i]:
             good.append(False)
@@ -377,14 +380,14 @@ def classify(
             after = good[i]
     if span_words and not any(good):  # the rules would empty a page BTE found text in
         if region is not None:  # the blocks of the span's container
-            inside = [i or (low <= b.start and b.end <= high and not b.cue and not text_cue[n])
+            inside = [i or (low <= b.start and b.end <= high and not b.cues and not text_cue[n])
                       for n, (b, i) in enumerate(zip(blocks, inside))]
         good = [i and not (template and template[n])
                 and b.link_words <= MAX_PROSE_LINK_DENSITY * b.words  # a menu's "|" drew it
                 for n, (b, i) in enumerate(zip(blocks, inside))]
     elif not any(good):  # no span: all of the page's text is in links (<a><p>...</p></a>)
         good = [(b.words >= PROSE_WORDS or b.wrapped)
-                and not (b.cue or text_cue[n] or (template and template[n]))
+                and not (b.cues or text_cue[n] or (template and template[n]))
                 for n, b in enumerate(blocks)]
     return good
 
@@ -395,7 +398,7 @@ def _span(blocks: list[Block], scores: list[int], template: list[bool] | None,
     blocks) scored 0, so they do not draw the span; ``scores`` is left as it is."""
     copied = False
     for i, b in enumerate(blocks):
-        if b.cue or (template and template[i]) or text_cue[i]:
+        if b.cues or (template and template[i]) or text_cue[i]:
             if not copied:
                 scores, copied = scores[:], True
             scores[b.start:b.end:2] = repeat(0, (b.end - b.start + 1) // 2)
@@ -409,7 +412,7 @@ def _prose_blocks(blocks: list[Block], span: tuple[int, int]) -> int:
     start, end = span
     n = 0
     for b in blocks:
-        if b.end > start and b.start < end and b.words >= PROSE_WORDS and not b.cue \
+        if b.end > start and b.start < end and b.words >= PROSE_WORDS and not b.cues \
                 and b.link_words <= MAX_LINK_DENSITY * b.words:
             n += 1
             if n == MIN_WRAPPER_PARAGRAPHS:
