@@ -45,7 +45,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from hashlib import blake2b
-from itertools import repeat
+from itertools import chain, count, repeat
 
 from wackycrawl.text import bte, cues
 
@@ -183,15 +183,16 @@ def _segment(parts: list[str], article: bool) -> tuple[list[Block], list[int], t
     open_cues: list[list] = []  # open named elements: [name, same-name nesting, number]
     inside: tuple[int, ...] = ()  # their numbers, outermost first
     cue_count = 0  # boilerplate-named elements opened so far
-    names = bte.tag_names(parts[1::2])
-    last = len(names)
+    tags = parts[1::2]
+    names = bte.tag_names(tags)
     scores = [0] * len(parts)  # text pieces' scores set below
     scores[1::2] = map(_TAG_SCORES.get, names, repeat(bte.TAG_WEIGHT))
     block_elements, nesting = bte.BLOCK_ELEMENTS, _NESTING
     containers = cues.CONTAINERS
     figures = FIGURES
     structural = _STRUCTURAL
-    for j, piece in enumerate(parts[0::2]):
+    # the last text piece has no tag after it: None, not structural, ends the loop
+    for j, piece, name, tag in zip(count(), parts[0::2], chain(names, (None,)), chain(tags, ("",))):
         if piece:
             tokens = piece.split()
             n = len(tokens)
@@ -212,14 +213,10 @@ def _segment(parts: list[str], article: bool) -> tuple[list[Block], list[int], t
                 wrapped = wrapped or wrapping
             elif chunks:
                 chunks.append(" ")
-        if j == last:
-            break
-        name = names[j]
         if name not in structural:
             continue
         k = 2 * j + 1
-        piece = parts[k]
-        closing = piece[1] == "/"
+        closing = tag[1] == "/"
         if name == "a":
             in_link, wrapping = not closing, False
         elif name in block_elements:
@@ -247,7 +244,7 @@ def _segment(parts: list[str], article: bool) -> tuple[list[Block], list[int], t
                 open_cues = [e for e in open_cues if e[1]]
                 inside = tuple(e[2] for e in open_cues)
         if not closing and len(open_cues) < MAX_NAMED_DEPTH and (
-                (name in containers and cues.names_boilerplate(piece, name, article))
+                (name in containers and cues.names_boilerplate(tag, name, article))
                 or (article and name in figures)):
             cue_count += 1
             open_cues.append([name, 1, cue_count])
