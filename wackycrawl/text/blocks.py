@@ -100,6 +100,8 @@ MAX_NAMED_DEPTH = 32
 _NESTING = cues.CONTAINERS | {"article", "header", "main"}
 # Tags that change the state of segment() (links, blocks, nesting, cue containers).
 _STRUCTURAL = frozenset({"a"} | bte.BLOCK_ELEMENTS | _NESTING | cues.CONTAINERS)
+# Of those, the ones that open or close a container or may be a named element.
+_BOXES_OR_NAMED = _NESTING | cues.CONTAINERS | FIGURES
 _DIGITS = bytes.maketrans(b"0123456789", b"0000000000")  # UTF-8: digits are single bytes
 _TAG_SCORES = dict.fromkeys(NEUTRAL_ELEMENTS, 0)  # other tags: bte.TAG_WEIGHT
 
@@ -190,7 +192,7 @@ def _segment(parts: list[str], article: bool) -> tuple[list[Block], list[int], t
     block_elements, nesting = bte.BLOCK_ELEMENTS, _NESTING
     containers = cues.CONTAINERS
     figures = FIGURES
-    structural = _STRUCTURAL
+    structural, boxes_or_named = _STRUCTURAL, _BOXES_OR_NAMED
     # the last text piece has no tag after it: None, not structural, ends the loop
     for j, piece, name, tag in zip(count(), parts[0::2], chain(names, (None,)), chain(tags, ("",))):
         if piece:
@@ -219,13 +221,16 @@ def _segment(parts: list[str], article: bool) -> tuple[list[Block], list[int], t
         closing = tag[1] == "/"
         if name == "a":
             in_link, wrapping = not closing, False
-        elif name in block_elements:
+            continue  # a link is no container and no named element
+        if name in block_elements:
             if chunks:
                 blocks.append(Block(_block_text(chunks, solo), words, link_words,
                                     heading, first, k, first_box, inside, wrapped))
             chunks, words, link_words, wrapped = [], 0, 0, False
             heading = name in HEADINGS and not closing
             wrapping = in_link
+        if name not in boxes_or_named:
+            continue
         if name in nesting:
             if not closing:
                 box_parents.append(open_boxes[-1] if open_boxes else -1)
