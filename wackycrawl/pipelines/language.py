@@ -90,7 +90,7 @@ class LanguagePipeline:
         return cls(crawler.stats, targets, identifier, prose, mix)
 
     def warm_up(self) -> None:
-        """Load the n-gram model now (about 0.4 s of CPU, 200 MB), not on the first page:
+        """Load the n-gram model now (about 0.5 s of CPU, 100 MB), not on the first page:
         the stage runner calls this where the stage runs, before the crawl starts."""
         langmodel.rank("warm up")
 

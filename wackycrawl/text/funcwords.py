@@ -326,8 +326,8 @@ class Identifier:
 
     Thresholds default to the module constants; ``min_types``, ``min_tokens``, ``min_ratio``
     (the connected-prose test) and ``stop_margin`` only decide when reading may stop early
-    (module docstring); ``chunk_chars=0`` reads every text whole. The model (about 1 s,
-    200 MB) is loaded on the first text that needs it, once per process.
+    (module docstring); ``chunk_chars=0`` reads every text whole. The model (about 0.5 s,
+    100 MB) is loaded on the first text that needs it, once per process.
     """
 
     def __init__(
