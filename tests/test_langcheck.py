@@ -195,6 +195,19 @@ def test_paragraph_tokens_agree_with_count():
     assert fw.paragraph_tokens(["der die das"])[0][langs.index("de")] == 3
 
 
+def test_paragraph_tokens_count_long_words_and_no_prefixes():
+    # Words of more than 8 bytes (Cyrillic months, "themselves"), empty paragraphs at the
+    # ends and between, and words that only begin like a function word.
+    paragraphs = ["", "Они су у септембру дошли, а током октобра отишли.", "",
+                  "They did it themselves, ourselves and THEMSELVES.", "themselvesx theirs",
+                  "innerhalb der Stadt und außerhalb innerhalbx", ""]
+    for text, tokens in zip(paragraphs, fw.paragraph_tokens(paragraphs)):
+        assert tokens == fw.count(fw.word_counts(fw.normalise(text)))[0]
+    langs = fw.languages()
+    assert fw.paragraph_tokens(paragraphs)[3][langs.index("en")] >= 5
+    assert fw.paragraph_tokens(paragraphs)[1][langs.index("sr")] >= 3
+
+
 # Croatian and Bosnian differ most in closed classes such as month names, the numeral for
 # thousand, who/what and during (tko/ko, što/šta, tijekom/tokom): distinctive words.
 HR_NEWS = ("U siječnju je tisuću ljudi prosvjedovalo, a tijekom veljače još više. Tko zna što "

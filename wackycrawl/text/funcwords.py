@@ -50,8 +50,9 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import cache
 from importlib.resources import files
-from itertools import compress, filterfalse, repeat
+from itertools import compress, filterfalse
 from operator import not_
+from typing import NamedTuple
 
 import numpy as np
 
@@ -221,27 +222,106 @@ def paragraph_tokens(paragraphs: list[str]) -> list[list[int]]:
     """Function-word tokens per language (aligned with :func:`languages`) of each paragraph
     (raw: normalised here). Cheaper than :func:`count` for many short texts: one Unicode pass
     over them all, words split at ASCII non-letters only (a word glued to non-ASCII
-    punctuation, ``„die``, is not counted), and the packed counters unpacked by numpy."""
+    punctuation, ``„die``, is not counted), found and looked up by numpy (:func:`_lookup`)."""
     return paragraph_counts(paragraphs).tolist()
 
 
 def paragraph_counts(paragraphs: list[str]) -> np.ndarray:
     """:func:`paragraph_tokens` as an ``int64`` array of shape ``(len(paragraphs),
     len(languages()))``."""
-    langs, masks = _lexicon()
+    if not paragraphs:
+        return np.zeros((0, len(languages())), dtype=np.int64)
     norm = normalise("\n".join(paragraphs)).encode("utf-8", "surrogatepass")
-    pieces = norm.translate(_TO_SPACE_BUT_NL).split(b"\n")
-    if len(pieces) != len(paragraphs):  # a paragraph held a line break: one at a time
-        pieces = [normalise(p).encode("utf-8", "surrogatepass").translate(_TO_SPACE)
-                  for p in paragraphs]
-    packed = [sum(filter(None, map(masks.get, piece.split()))) for piece in pieces]
-    # each field of _FIELD bits is 5 little-endian bytes; widened to 8 they read as uint64
-    size = _FIELD // 8 * len(langs)
-    fields = np.frombuffer(b"".join(map(int.to_bytes, packed, repeat(size), repeat("little"))),
-                           dtype=np.uint8).reshape(len(packed), len(langs), _FIELD // 8)
-    wide = np.zeros((len(packed), len(langs), 8), dtype=np.uint8)
-    wide[:, :, : _FIELD // 8] = fields
-    return wide.view("<u8")[:, :, 0].astype(np.int64)
+    if norm.count(b"\n") != len(paragraphs) - 1:  # a paragraph held a line break
+        norm = b"\n".join(normalise(p).encode("utf-8", "surrogatepass").translate(_TO_SPACE)
+                          for p in paragraphs)
+    return _lookup(norm.translate(_TO_SPACE_BUT_NL), len(paragraphs))
+
+
+class _Table(NamedTuple):
+    """The lists for :func:`_lookup`, words of at most 8 bytes ("short") in the first rows."""
+
+    owners: np.ndarray  # int64 (words, languages): 1 where the language's list has the word
+    lanes: np.ndarray  # owners as uint32 lanes of uint64 (two languages each), a 0 row last
+    keys: np.ndarray  # the short words as little-endian uint64 (zero-padded), then a 0
+    slots: np.ndarray  # key * multiplier >> shift -> its index in keys (else the 0's)
+    multiplier: np.uint64
+    shift: np.uint64
+    heads: np.ndarray  # the first 8 bytes of the longer words as uint64, sorted
+    long: dict[bytes, int]  # longer word -> its row
+    longest: int  # bytes of the longest word
+
+
+@cache
+def _table() -> _Table:
+    langs, masks = _lexicon()
+    words = sorted(masks, key=lambda w: (len(w) > 8, w))
+    owners = np.array([[masks[w] >> (_FIELD * i) & 1 for i in range(len(langs))] for w in words],
+                      dtype=np.int64).reshape(-1, len(langs))
+    lanes = np.zeros((len(words) + 1, len(langs) + len(langs) % 2), dtype=np.uint32)
+    lanes[:-1, :len(langs)] = owners
+    n = sum(len(w) <= 8 for w in words)
+    keys = np.array([int.from_bytes(w, "little") for w in words[:n]] + [0], dtype=np.uint64)
+    long = {w: row for row, w in enumerate(words) if row >= n}
+    heads = np.unique(np.array([int.from_bytes(w[:8], "little") for w in long], dtype=np.uint64))
+    # a multiplier that hashes no two keys alike (at 2**8 slots a key, about 1 in 10 does)
+    rng = np.random.default_rng(0)
+    for bits in range(n.bit_length() + 8, 64):
+        for _ in range(100):
+            multiplier = rng.integers(1 << 62, 1 << 63, dtype=np.uint64) | np.uint64(1)
+            shift = np.uint64(64 - bits)
+            hashed = keys[:n] * multiplier >> shift
+            if len(np.unique(hashed)) == n:
+                slots = np.full(1 << bits, n, dtype=np.int16 if n < 1 << 15 else np.int32)
+                slots[hashed] = np.arange(n)
+                return _Table(owners, lanes.view(np.uint64), keys, slots, multiplier, shift,
+                              heads, long, max(map(len, words), default=0))
+    raise AssertionError("no perfect hash of the function words")
+
+
+# (1 << 8 * n) - 1: the first n bytes of a little-endian uint64 (n = 0...8).
+_FIRST_BYTES = np.array([(1 << 8 * n) - 1 for n in range(9)], dtype=np.uint64)
+
+
+def _lookup(text: bytes, paragraphs: int) -> np.ndarray:
+    """Function-word tokens per language of each of the ``paragraphs`` lines of ``text``
+    (UTF-8 with every ASCII byte that is no letter made a space, ``paragraphs - 1`` line
+    breaks): an ``int64`` array of shape ``(paragraphs, languages)``. A word is a run of
+    bytes other than space and line break; one of at most 8 bytes is read as the first
+    bytes of a ``uint64`` and found in the lists' words so read by a perfect hash; a longer
+    one, as ``bytes``, only when its first 8 bytes begin a longer word of the lists. The
+    counts of a line are summed in uint32 lanes (no text has 2**32 words)."""
+    owners, lanes, keys, slots, multiplier, shift, heads, long, longest = _table()
+    # text from byte 1 (a space before it), 8 zero bytes after: the reads stay inside
+    padded = b" " + text + bytes(8)
+    edges = np.flatnonzero(np.diff(np.frombuffer(padded, dtype=np.uint8) > 32))
+    starts, ends = edges[0::2], edges[1::2]
+    lengths = ends - starts
+    short = lengths <= 8
+    at = starts[short]
+    # the first bytes of each short word as uint64 (unaligned reads of 8 bytes)
+    eights = np.ndarray(len(text), dtype="<u8", buffer=padded, offset=1, strides=(1,))
+    found = eights.take(at) & _FIRST_BYTES.take(lengths[short])
+    index = slots.take(found * multiplier >> shift)
+    hit = keys.take(index) == found
+    row, where = index[hit], at[hit]
+    breaks = np.flatnonzero(np.frombuffer(text, dtype=np.uint8) == 10)
+    bounds = np.concatenate(([0], np.searchsorted(where, breaks), [len(row)]))
+    # per line (bounds: its first word in row), the zero row last for empty last lines
+    sums = np.add.reduceat(lanes.take(np.append(row, len(lanes) - 1), axis=0), bounds[:-1],
+                           axis=0)
+    sums[bounds[1:] == bounds[:-1]] = 0  # reduceat's answer for an empty line: one row
+    counts = sums.view(np.uint32)[:, :owners.shape[1]].astype(np.int64)
+    longer = np.flatnonzero(~short & (lengths <= longest))
+    if len(longer):
+        head = eights.take(starts.take(longer))
+        near = longer[heads.take(np.searchsorted(heads, head), mode="clip") == head]
+        more = [(s, long[w]) for s, e in zip(starts.take(near).tolist(), ends.take(near).tolist())
+                if (w := text[s:e]) in long]
+        if more:
+            where, row = np.array(more, dtype=np.intp).T
+            np.add.at(counts, np.searchsorted(breaks, where), owners.take(row, axis=0))
+    return counts
 
 
 def _function_words(freq: dict[bytes, int]) -> Counter[bytes]:
