@@ -181,9 +181,12 @@ def normalise(text: str) -> str:
 
 
 def _fold(text: str) -> str:
-    """:func:`normalise` of a text without default-ignorables."""
+    """:func:`normalise` of a text without default-ignorables. A text not in NFKC is
+    normalised line by line, skipping the lines that are (a line break neither composes
+    nor reorders with its neighbours: the same text)."""
     if not (text.isascii() or unicodedata.is_normalized("NFKC", text)):
-        text = unicodedata.normalize("NFKC", text)
+        text = "\n".join(line if unicodedata.is_normalized("NFKC", line)
+                         else unicodedata.normalize("NFKC", line) for line in text.split("\n"))
     return text.casefold()
 
 
