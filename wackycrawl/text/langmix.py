@@ -96,7 +96,8 @@ def _model_says(text: str, listed: str | None, doc_lang: str, identifier, min_ch
     if not ranked or ranked[0][0] == langmodel.NO_LANGUAGE:
         return funcwords.UND
     lang, prob = ranked[0]
-    if not identifier.told_apart(lang, funcwords.normalise(text)):
+    if lang in langmodel.UNKNOWN_NEIGHBOURS and not identifier.told_apart(
+            lang, funcwords.normalise(text)):  # the text normalised only where it is read
         return funcwords.UND
     if lang in langmodel.group(doc_lang) and prob >= identifier.agree_min_prob:
         return doc_lang
