@@ -267,7 +267,7 @@ def _table() -> _Table:
     keys = np.array([int.from_bytes(w, "little") for w in words[:n]] + [0], dtype=np.uint64)
     long = {w: row for row, w in enumerate(words) if row >= n}
     heads = np.unique(np.array([int.from_bytes(w[:8], "little") for w in long], dtype=np.uint64))
-    # a multiplier that hashes no two keys alike (at 2**8 slots a key, about 1 in 10 does)
+    # a multiplier that hashes no two keys alike (with 256 to 512 slots a key, 1 in 10 does)
     rng = np.random.default_rng(0)
     for bits in range(n.bit_length() + 8, 64):
         for _ in range(100):
@@ -275,7 +275,7 @@ def _table() -> _Table:
             shift = np.uint64(64 - bits)
             hashed = keys[:n] * multiplier >> shift
             if len(np.unique(hashed)) == n:
-                slots = np.full(1 << bits, n, dtype=np.int16 if n < 1 << 15 else np.int32)
+                slots = np.full(1 << bits, n, dtype=np.int16 if len(words) < 1 << 15 else np.int32)
                 slots[hashed] = np.arange(n)
                 return _Table(owners, lanes.view(np.uint64), keys, slots, multiplier, shift,
                               heads, long, max(map(len, words), default=0))
