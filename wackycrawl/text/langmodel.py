@@ -185,8 +185,9 @@ def rank(text: str) -> list[tuple[str, float]]:
     missing = group(ranked[0][0]).difference(lang for lang, _ in ranked)
     if missing:  # the best label's close group is ranked whole
         index = _label_index()
+        # by probability, ties by label: the same order whatever the set's (hash seed's)
         ranked += sorted(((lang, float(probs[index[lang]])) for lang in missing),
-                         key=lambda pair: pair[1], reverse=True)
+                         key=lambda pair: (-pair[1], pair[0]))
     return ranked
 
 
