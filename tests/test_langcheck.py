@@ -360,4 +360,3 @@ def test_marker_lists_hold_one_word_a_line():
         lines = path.read_text("utf-8").splitlines()
         words = [w for w in lines if w.strip() and not w.startswith("#")]
         assert words and all(w.isalpha() and w == w.strip().lower() for w in words), path.name
-
