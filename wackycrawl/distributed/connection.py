@@ -18,9 +18,9 @@ with reason ``redis_outage`` by the scheduler. A graceful shutdown asked for dur
 written is recorded as written; a second one (Scrapy's forced shutdown) ends the wait at once
 (:func:`stop_waiting_on_shutdown`): commands that cannot reach Redis raise from then on, and
 the stop is like a ``kill -9`` - this worker's leases expire and go back to the queue, and a
-document written just before the outage whose URL could not be recorded may be written again. :func:`async_from_settings` gives a client of
-redis-py's asyncio API with the same settings but no retry, for the item pipelines' commands:
-the reactor runs while they wait for an answer; a command it cannot deliver (an outage, a
+document written just before the outage whose URL could not be recorded may be written again.
+:func:`async_from_settings` gives a client of redis-py's asyncio API with the same settings
+but no retry, for the item pipelines' commands: the reactor runs while they wait for an answer; a command it cannot deliver (an outage, a
 restarted server) is sent again by the blocking client above, so an outage is the same clean
 pause. Commands that Redis ran before it died are in its AOF (``appendfsync always`` to lose
 none) and are not run twice: only a command whose reply was lost is sent again, and every
@@ -70,14 +70,19 @@ class Outage:
     since: float | None = None
     count = 0  # outages so far (stats: wacky/redis/outages)
     seconds = 0.0  # total seconds paused
-    shutdowns = 0  # shutdown signals received (SIGINT, SIGTERM)
-    stopping = False  # a second one arrived: no more waiting for Redis
+    shutdowns = 0  # shutdown signals received (SIGINT, SIGTERM); a second: stop waiting
+
+    @classmethod
+    def stopping(cls) -> bool:
+        """A forced shutdown (a second signal) arrived: no more waiting for Redis."""
+        return cls.shutdowns > 1
 
     @classmethod
     def begin(cls, error: Exception) -> None:
         if cls.since is None:
             cls.since = time.monotonic()
             cls.count += 1
+            stop_waiting_on_shutdown()  # Scrapy's handlers are in place by now
             logger.log(_level(), "Redis unreachable (%s): crawl paused until it answers",
                        str(error) or type(error).__name__)
 
@@ -107,25 +112,24 @@ class OutageRetry(Retry):
                     raise
                 failures += 1
                 fail(error, failures) if with_failure_count else fail(error)
-                if Outage.stopping:  # a forced shutdown: no waiting, no more outage lines
+                if Outage.stopping():  # a forced shutdown: no waiting, no more outage lines
                     raise
                 if failures == 1 and Outage.since is None:
                     continue  # a pooled socket to a restarted server: reconnect once first
                 Outage.begin(error)
-                stop_waiting_on_shutdown()  # Scrapy's handlers are in place by now
                 if time.monotonic() - Outage.since > self.seconds:
                     raise
                 time.sleep(self.pause)
             else:
-                if not Outage.stopping:
+                if not Outage.stopping():
                     Outage.end()
                 return result
 
 
 def stop_waiting_on_shutdown() -> None:
     """Chain a handler before the current SIGINT and SIGTERM handlers (Scrapy's shutdown)
-    that counts them: the second sets :attr:`Outage.stopping`, so that a forced shutdown
-    during an outage is not held up by :class:`OutageRetry` (which sleeps on the reactor
+    that counts them: after the second :meth:`Outage.stopping` is true, so that a forced
+    shutdown during an outage is not held up by :class:`OutageRetry` (which sleeps on the reactor
     thread, where Scrapy's own handler only queues the stop); the first, during an outage,
     says what a second one does. Called when the crawl opens and when an outage starts
     (Scrapy installs its handlers once the reactor runs, and replaces them at the first
@@ -140,8 +144,7 @@ def stop_waiting_on_shutdown() -> None:
 
         def handler(number, frame, previous=previous):
             Outage.shutdowns += 1
-            Outage.stopping = Outage.shutdowns > 1
-            if Outage.since is not None and Outage.stopping:
+            if Outage.since is not None and Outage.stopping():
                 logger.warning("forced shutdown during the Redis outage: not waiting for "
                                "Redis; this worker's leases expire and go back to the queue")
             elif Outage.since is not None:

@@ -198,7 +198,7 @@ class FrontierScheduler(scrapy_redis_scheduler.Scheduler):
             if self.server is not None:
                 self._publish(f"closed: {reason}")
         except redis.RedisError as exc:  # an outage past WACKY_REDIS_OUTAGE_SECONDS
-            logger.log(logging.WARNING if connection.Outage.stopping else logging.ERROR,
+            logger.log(logging.WARNING if connection.Outage.stopping() else logging.ERROR,
                        "Redis frontier not updated at close (%s): leases expire and go back",
                        exc)
         self.queue.close()
@@ -316,7 +316,7 @@ class FrontierScheduler(scrapy_redis_scheduler.Scheduler):
 
     def _redis_failed(self, exc: Exception) -> None:
         self.stats.inc_value("wacky/frontier/redis_error")
-        if connection.Outage.stopping:  # a shutdown during an outage: Scrapy closes the crawl
+        if connection.Outage.stopping():  # a shutdown during an outage: Scrapy closes the crawl
             return
         if not self._closing:
             logger.error("Redis frontier unusable (%s): closing this worker; its leases "

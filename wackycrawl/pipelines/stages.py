@@ -187,10 +187,11 @@ def worker_main(sock: socket.socket, paths: list[str], settings: dict, level: in
     SIGINT and SIGTERM are ignored: the crawl process decides when the worker stops."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    if nice := Settings(settings).getint("WACKY_STAGE_WORKER_NICE", NICE):
+    settings = Settings(settings)
+    if nice := settings.getint("WACKY_STAGE_WORKER_NICE", NICE):
         os.nice(nice)  # the crawl process, not its helper, gets a core when they compete
     capture, stats = _Capture(), StatsRecorder()
-    send_back = reject_reasons(Settings(settings))
+    send_back = reject_reasons(settings)
     root = logging.getLogger()
     root.handlers[:] = [capture]
     root.setLevel(level)
@@ -198,7 +199,7 @@ def worker_main(sock: socket.socket, paths: list[str], settings: dict, level: in
 
     def stages() -> list:
         if not built:
-            built.append(build_stages(paths, StageContext(Settings(settings), stats)))
+            built.append(build_stages(paths, StageContext(settings, stats)))
             warm_up(built[0])
             stats.take()  # start-up lines and counts were given by the crawl process
             capture.take()
