@@ -22,8 +22,9 @@ document written just before the outage whose URL could not be recorded may be w
 :func:`async_from_settings` gives a client of redis-py's asyncio API with the same settings
 but no retry, for the item pipelines' commands: the reactor runs while they wait for an
 answer; a command it cannot deliver (an outage, a restarted server) is sent again by the
-blocking client above, so an outage is the same clean pause. Commands that Redis ran before it died are in its AOF (``appendfsync always`` to lose
-none) and are not run twice: only a command whose reply was lost is sent again, and every
+blocking client above, so an outage is the same clean pause. Commands that Redis ran before it
+died are in its AOF (``appendfsync always`` to lose none) and are not run twice: only a command
+whose reply was lost is sent again, and every
 frontier step is an idempotent Lua script.
 """
 
