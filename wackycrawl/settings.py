@@ -388,6 +388,8 @@ EXTENSIONS = {
 WACKY_DROPS_FILE = "drops-{worker}.tsv"
 # Write all crawl stats as JSON to this file at close ("" = off).
 WACKY_STATS_FILE = ""
+# Scrapy's MemoryStatsCollector without its per-call deprecation shim (wackycrawl.statscollectors).
+STATS_CLASS = "wackycrawl.statscollectors.StatsCollector"
 
 # Scrapy 2.19 creates a task per item slot; ~10 is measurably faster (notes/stack.md §3).
 CONCURRENT_ITEMS = 10

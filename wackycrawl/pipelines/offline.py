@@ -23,13 +23,13 @@ from scrapy import signals
 from scrapy.exceptions import DropItem, NotConfigured
 from scrapy.settings import Settings
 from scrapy.signalmanager import SignalManager
-from scrapy.statscollectors import MemoryStatsCollector
 from scrapy.utils.conf import build_component_list
 from scrapy.utils.misc import load_object
 from scrapy.utils.project import get_project_settings
 
 from wackycrawl.crawl import sizewindow as sw
 from wackycrawl.pipelines.stages import StageContext, StagesPipeline, build_stages
+from wackycrawl.statscollectors import StatsCollector
 
 logger = logging.getLogger(__name__)
 
@@ -92,7 +92,7 @@ class OfflineContext(StageContext):
 
     def __init__(self, settings: Settings, stats=None):
         super().__init__(settings, None)
-        self.stats = stats if stats is not None else MemoryStatsCollector(self)
+        self.stats = stats if stats is not None else StatsCollector(self)
         self.signals = SignalManager(self)
 
 
