@@ -381,7 +381,11 @@ EXTENSIONS = {
     "wackycrawl.extensions.progress.Progress": 800,  # before Summary: yield stats
     "wackycrawl.extensions.summary.Summary": 900,
     "wackycrawl.pipelines.rejects.RejectsWriter": 950,  # only with WACKY_KEEP_REJECTS
+    "wackycrawl.extensions.gcfreeze.GcFreeze": 1000,  # after the others' spider_opened
 }
+# gc.freeze() when the spider opens: the start-up's objects leave the collector's full passes
+# (wackycrawl.extensions.gcfreeze; the stage workers do the same after their warm-up).
+WACKY_GC_FREEZE = True
 # Every drop (any stage or middleware) is one INFO line "Dropped: <reason>: <url> (<detail>)",
 # a count wacky/drop/<reason> and a row "time, URL, reason, detail" of this TSV file
 # (relative = under WACKY_OUTPUT_DIR; {worker} = this process's worker id; "" = no file).

@@ -37,6 +37,7 @@ itself needs the ``if __name__ == "__main__":`` guard.
 
 import asyncio
 import atexit
+import gc
 import logging
 import multiprocessing
 import os
@@ -203,6 +204,9 @@ def worker_main(sock: socket.socket, paths: list[str], settings: dict, level: in
             warm_up(built[0])
             stats.take()  # start-up lines and counts were given by the crawl process
             capture.take()
+            if settings.getbool("WACKY_GC_FREEZE", True):
+                gc.collect()
+                gc.freeze()  # as wackycrawl.extensions.gcfreeze does in the crawl process
         return built[0]
 
     with sock, sock.makefile("rwb") as stream:
