@@ -9,11 +9,13 @@ Politeness delays are off (it is our own loopback server); all runs use the same
 
     python benchmarks/crawl.py [--pages 2000] [--hosts 20] [--runs 1] [--server auto]
                                [--frontier memory local redis] [--profile DIR]
+                               [--commandstats]
 
 ``--frontier``: Scrapy's in-memory scheduler (``memory``), the SQLite frontier in a JOBDIR
 (``local``) and/or the Redis frontier with one worker and a redis-server of its own
 (``redis``); each is measured with pipelines off and full. ``--profile DIR``: each crawl
-runs under cProfile, its profile in DIR (``pstats`` / snakeviz read it).
+runs under cProfile, its profile in DIR (``pstats`` / snakeviz read it). ``--commandstats``:
+with ``redis``, each Redis command's calls per fetched page (``INFO commandstats``).
 
 The server is nginx when it is installed (``apt install nginx-light``; static files, one
 root per host, proxy-form requests) and ``tests.localweb`` otherwise. On a 2-core machine the
@@ -165,6 +167,8 @@ def main() -> None:
     ap.add_argument("--frontier", nargs="+", choices=("memory", "local", "redis"),
                     default=["memory"])
     ap.add_argument("--profile", type=Path, default=None, help="write cProfile files here")
+    ap.add_argument("--commandstats", action="store_true",
+                    help="with redis: print each Redis command's calls per page")
     a = ap.parse_args()
     use_nginx = a.server == "nginx" or (a.server == "auto" and shutil.which("nginx"))
     print(f"server: {'nginx' if use_nginx else 'tests.localweb (Python)'}")
@@ -192,9 +196,15 @@ def main() -> None:
                         if a.profile else None
                     row = {**crawl(web, seeds, label, {**base, **extra}, prof), "frontier": fr}
                     if fr == "redis":  # commands of frontier, politeness, dedup (client + Lua)
-                        calls = sum(v["calls"] for k, v in srv.client().info("commandstats")
-                                    .items() if k not in ("cmdstat_flushall", "cmdstat_config",
-                                                          "cmdstat_info"))
+                        stats = {k.removeprefix("cmdstat_"): v["calls"] for k, v in
+                                 srv.client().info("commandstats").items()
+                                 if k not in ("cmdstat_flushall", "cmdstat_config",
+                                              "cmdstat_info")}
+                        calls = sum(stats.values())
+                        if a.commandstats:
+                            print(f"redis {label}: " + ", ".join(
+                                f"{k} {v / max(1, row['pages']):.2f}"
+                                for k, v in sorted(stats.items(), key=lambda kv: -kv[1])))
                         row["redis_per_page"] = calls / max(1, row["pages"])
                         row["redis_cpu_ms"] = ((redis_cpu(srv.client()) - cpu0) * 1000
                                                / max(1, row["pages"]))
