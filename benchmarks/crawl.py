@@ -9,13 +9,14 @@ Politeness delays are off (it is our own loopback server); all runs use the same
 
     python benchmarks/crawl.py [--pages 2000] [--hosts 20] [--runs 1] [--server auto]
                                [--frontier memory local redis] [--profile DIR]
-                               [--commandstats]
+                               [--commandstats] [--set NAME=VALUE ...]
 
 ``--frontier``: Scrapy's in-memory scheduler (``memory``), the SQLite frontier in a JOBDIR
 (``local``) and/or the Redis frontier with one worker and a redis-server of its own
 (``redis``); each is measured with pipelines off and full. ``--profile DIR``: each crawl
 runs under cProfile, its profile in DIR (``pstats`` / snakeviz read it). ``--commandstats``:
 with ``redis``, each Redis command's calls per fetched page (``INFO commandstats``).
+``--set NAME=VALUE`` (repeatable): a Scrapy setting for every run, after the benchmark's own.
 
 The server is nginx when it is installed (``apt install nginx-light``; static files, one
 root per host, proxy-form requests) and ``tests.localweb`` otherwise. On a 2-core machine the
@@ -167,9 +168,16 @@ def main() -> None:
     ap.add_argument("--frontier", nargs="+", choices=("memory", "local", "redis"),
                     default=["memory"])
     ap.add_argument("--profile", type=Path, default=None, help="write cProfile files here")
+    ap.add_argument("--set", "-s", action="append", default=[], metavar="NAME=VALUE",
+                    help="a setting for every run (e.g. WACKY_STAGE_WORKER_NICE=0)")
     ap.add_argument("--commandstats", action="store_true",
                     help="with redis: print each Redis command's calls per page")
     a = ap.parse_args()
+    for pair in a.set:
+        name, sep, value = pair.partition("=")
+        if not sep:
+            ap.error(f"--set {pair}: expected NAME=VALUE")
+        BENCH[name] = value
     use_nginx = a.server == "nginx" or (a.server == "auto" and shutil.which("nginx"))
     print(f"server: {'nginx' if use_nginx else 'tests.localweb (Python)'}")
     if a.profile:
