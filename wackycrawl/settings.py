@@ -237,13 +237,19 @@ WACKY_MAX_LINK_DENSITY = 0.2
 WACKY_MIN_OUTSIDE_WORDS = 30
 # "blocks": host-level templates (wackycrawl.text.templates; Bar-Yossef & Rajagopalan 2002):
 # blocks seen on at least WACKY_TEMPLATE_MIN_PAGES pages of a host are boilerplate on its
-# pages, learnt as the crawl goes (in the stage worker, or in Redis with REDIS_URL). At most
+# pages, learnt as the crawl goes: in Redis with REDIS_URL; with JOBDIR in
+# JOBDIR/wacky-templates.sqlite (shared by the stage workers, kept for a resumed run; each
+# page committed, so kill -9 loses none); else in the stage worker. At most
 # WACKY_TEMPLATE_MAX_BLOCKS block hashes per host (lowest counts evicted) and, in one
-# process, WACKY_TEMPLATE_MAX_HOSTS hosts (least recently used evicted). No published values.
+# process or JOBDIR, WACKY_TEMPLATE_MAX_HOSTS hosts (least recently used evicted). No
+# published values. WACKY_TEMPLATE_BUSY_SECONDS: with JOBDIR, how long a stage worker waits
+# for the file while another holds it before the page goes without templates
+# (wacky/boilerplate/template_errors).
 WACKY_HOST_TEMPLATES = True
 WACKY_TEMPLATE_MIN_PAGES = 3
 WACKY_TEMPLATE_MAX_BLOCKS = 512
 WACKY_TEMPLATE_MAX_HOSTS = 1000
+WACKY_TEMPLATE_BUSY_SECONDS = 5.0
 
 # --- Language ---------------------------------------------------------------------------
 # Function-word language ID (Baroni, "Linguistic Crawls" slides: "small list of function

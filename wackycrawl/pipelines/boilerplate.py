@@ -8,23 +8,29 @@ template of the page's host); deletes ``item["html"]``. Drops ``no_text`` when n
 is left.
 
 Host templates (``WACKY_HOST_TEMPLATES``, :mod:`wackycrawl.text.templates`) are learnt as the
-crawl goes: in this process (in a stage worker: that worker's pages) or, with ``REDIS_URL``,
-in Redis for all workers of the crawl (:mod:`wackycrawl.distributed.templates`). A Redis
-error leaves the page without template removal (logged, ``wacky/boilerplate/template_errors``).
+crawl goes: with ``REDIS_URL`` in Redis for all workers of the crawl
+(:mod:`wackycrawl.distributed.templates`); with ``JOBDIR`` (the local frontier) in
+``JOBDIR/wacky-templates.sqlite`` for all stage workers of the crawl and its resumed runs
+(:mod:`wackycrawl.distributed.localtemplates`); else in this process (in a stage worker: that
+worker's pages). A Redis or SQLite error (an outage; a locked, damaged or unwritable file)
+leaves the page without template removal (``wacky/boilerplate/template_errors``; logged at
+WARNING when the error differs from the last one logged, else at DEBUG).
 
 Settings: ``WACKY_EXTRACTOR``, ``WACKY_MAX_LINK_DENSITY``, ``WACKY_MIN_OUTSIDE_WORDS``,
 ``WACKY_HOST_TEMPLATES``, ``WACKY_TEMPLATE_MIN_PAGES``, ``WACKY_TEMPLATE_MAX_BLOCKS``,
-``WACKY_TEMPLATE_MAX_HOSTS``. Stats: ``wacky/boilerplate/pages``,
+``WACKY_TEMPLATE_MAX_HOSTS``, ``WACKY_TEMPLATE_BUSY_SECONDS``. Stats: ``wacky/boilerplate/pages``,
 ``wacky/boilerplate/html_chars`` and ``wacky/boilerplate/clean_chars`` (characters),
 ``wacky/boilerplate/template_blocks`` (blocks removed as host template).
 """
 
 import logging
+import sqlite3
 from urllib.parse import urlsplit
 
 import redis
 
 from wackycrawl.distributed.keys import CrawlKeys
+from wackycrawl.distributed.localtemplates import LocalTemplateStore
 from wackycrawl.distributed.scheduler import connect, crawl_name, frontier_mode
 from wackycrawl.distributed.templates import RedisTemplateStore
 from wackycrawl.pipelines import drop
@@ -44,6 +50,7 @@ class BoilerplatePipeline:
         self.name = name
         self.analyse = get_analyser(name, max_link_density, min_outside_words)
         self.templates = templates if name != "bte" else None
+        self._last_error = ""
 
     @classmethod
     def from_crawler(cls, crawler):
@@ -52,13 +59,18 @@ class BoilerplatePipeline:
         if settings.getbool("WACKY_HOST_TEMPLATES", True):
             min_pages = settings.getint("WACKY_TEMPLATE_MIN_PAGES")
             max_blocks = settings.getint("WACKY_TEMPLATE_MAX_BLOCKS")
-            if frontier_mode(settings) == "redis":
+            max_hosts = settings.getint("WACKY_TEMPLATE_MAX_HOSTS")
+            mode = frontier_mode(settings)
+            if mode == "redis":
                 keys = CrawlKeys(crawl_name(settings, SPIDER_NAME))
                 templates = RedisTemplateStore(connect(settings), keys.prefix, min_pages,
                                                max_blocks)
+            elif mode == "local" and settings.get("JOBDIR"):
+                templates = LocalTemplateStore.in_jobdir(
+                    settings.get("JOBDIR"), min_pages, max_blocks, max_hosts,
+                    settings.getfloat("WACKY_TEMPLATE_BUSY_SECONDS"))
             else:
-                templates = TemplateStore(min_pages, max_blocks,
-                                          settings.getint("WACKY_TEMPLATE_MAX_HOSTS"))
+                templates = TemplateStore(min_pages, max_blocks, max_hosts)
         return cls(
             crawler.stats,
             settings.get("WACKY_EXTRACTOR"),
@@ -76,8 +88,12 @@ class BoilerplatePipeline:
         def lookup(hashes: list[int]) -> set[int]:
             try:
                 return self.templates.learn(host, hashes)
-            except redis.RedisError as exc:
-                logger.warning("host templates unavailable for %s: %s", url, exc)
+            except (redis.RedisError, sqlite3.Error) as exc:
+                message = f"{type(exc).__name__}: {exc}"
+                level = logging.WARNING if message != self._last_error else logging.DEBUG
+                logger.log(level, "host templates unavailable for %s (the page keeps its "
+                           "template blocks): %s", url, message)
+                self._last_error = message
                 self.stats.inc_value("wacky/boilerplate/template_errors")
                 return set()
 
