@@ -11,6 +11,7 @@ from wackycrawl.distributed.localtemplates import FILENAME, LocalTemplateStore
 from wackycrawl.text.templates import TemplateStore
 
 BIG = 2**64 - 1  # the largest block hash
+EDGES = [0, 2**63 - 1, 2**63, BIG]  # the ends of SQLite's signed 64-bit integers
 
 
 def random_pages(rng: random.Random, n: int) -> list[tuple[str, list[int]]]:
@@ -26,7 +27,7 @@ def random_pages(rng: random.Random, n: int) -> list[tuple[str, list[int]]]:
         elif rng.random() < 0.03:
             hashes = []
         else:
-            hashes = [rng.choice([0, BIG, *range(1, 40)]) for _ in range(rng.randrange(1, 14))]
+            hashes = [rng.choice([*EDGES, *range(1, 40)]) for _ in range(rng.randrange(1, 14))]
         pages.append((host, hashes))
     return pages
 
@@ -46,18 +47,23 @@ def test_the_file_gives_the_same_answers_as_the_in_process_store(tmp_path, seed)
             local.observe(host, hashes)
         else:
             assert store.learn(host, hashes) == local.learn(host, hashes), (n, params)
-        probe = rng.sample(range(40), 5) + [BIG]
+        probe = rng.sample(range(40), 5) + EDGES
         other = f"h{rng.randrange(6)}.test"
         assert store.templates(other, probe) == local.templates(other, probe), (n, params)
         assert len(store) == len(local)
     for h in range(6):
-        for block in [0, BIG, *range(1, 40)]:
+        for block in [*EDGES, *range(1, 40)]:
             assert stores[0].count(f"h{h}.test", block) == local.count(f"h{h}.test", block)
     db = sqlite3.connect(tmp_path / FILENAME)
     sizes = dict(db.execute("SELECT host, size FROM hosts"))
     for host, table in local._hosts.items():
         assert sizes[host] == len(table) <= params["max_blocks"]
     assert db.execute("SELECT COUNT(*) FROM counts").fetchone()[0] == sum(sizes.values())
+
+
+def test_a_hash_outside_64_bits_raises(tmp_path):
+    with pytest.raises(OverflowError):
+        LocalTemplateStore(str(tmp_path / FILENAME)).learn("h", [2**64])
 
 
 def test_eviction_keeps_template_blocks_and_is_bounded(tmp_path):
