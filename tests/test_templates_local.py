@@ -7,7 +7,7 @@ import sqlite3
 
 import pytest
 
-from wackycrawl.distributed.localtemplates import FILENAME, LocalTemplateStore
+from wackycrawl.distributed.localtemplates import FILENAME, LocalTemplateStore, pack, unpack
 from wackycrawl.text.templates import TemplateStore
 
 BIG = 2**64 - 1  # the largest block hash
@@ -32,16 +32,17 @@ def random_pages(rng: random.Random, n: int) -> list[tuple[str, list[int]]]:
     return pages
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", range(8))
 def test_the_file_gives_the_same_answers_as_the_in_process_store(tmp_path, seed):
+    """With one connection (its unpacked tables kept) or two taking turns (each reading what
+    the other wrote)."""
     rng = random.Random(seed)
     params = {"min_pages": rng.choice([1, 2, 3]), "max_blocks": rng.choice([1, 5, 16, 64]),
               "max_hosts": rng.choice([1, 2, 3, 5])}
     local = TemplateStore(**params)
-    # two connections to one file, taking turns: one truth for both
-    stores = [LocalTemplateStore(str(tmp_path / FILENAME), **params) for _ in range(2)]
+    stores = [LocalTemplateStore(str(tmp_path / FILENAME), **params) for _ in range(1 + seed % 2)]
     for n, (host, hashes) in enumerate(random_pages(rng, 400)):
-        store = stores[n % 2]
+        store = stores[n % len(stores)]
         if rng.random() < 0.1:
             store.observe(host, hashes)
             local.observe(host, hashes)
@@ -54,11 +55,10 @@ def test_the_file_gives_the_same_answers_as_the_in_process_store(tmp_path, seed)
     for h in range(6):
         for block in [*EDGES, *range(1, 40)]:
             assert stores[0].count(f"h{h}.test", block) == local.count(f"h{h}.test", block)
-    db = sqlite3.connect(tmp_path / FILENAME)
-    sizes = dict(db.execute("SELECT host, size FROM hosts"))
-    for host, table in local._hosts.items():
-        assert sizes[host] == len(table) <= params["max_blocks"]
-    assert db.execute("SELECT COUNT(*) FROM counts").fetchone()[0] == sum(sizes.values())
+    rows = sqlite3.connect(tmp_path / FILENAME).execute("SELECT host, tab FROM hosts ORDER BY used")
+    # the same tables, in the same order (eviction ties), the hosts in LRU order
+    assert [(host, list(unpack(tab).items())) for host, tab in rows] == \
+        [(host, list(table.items())) for host, table in local._hosts.items()]
 
 
 def test_a_hash_outside_64_bits_raises(tmp_path):
@@ -72,8 +72,27 @@ def test_eviction_keeps_template_blocks_and_is_bounded(tmp_path):
     for page in range(100):
         learnt = store.learn("h", template + [page * 1000 + k for k in range(40)])
     assert learnt == set(template)
-    assert sqlite3.connect(tmp_path / FILENAME).execute(
-        "SELECT COUNT(*) FROM counts").fetchone()[0] <= 64
+    tab, = sqlite3.connect(tmp_path / FILENAME).execute("SELECT tab FROM hosts").fetchone()
+    assert len(unpack(tab)) <= 64
+
+
+def test_a_table_packs_and_a_damaged_one_raises():
+    table = {("page", b"\xff" * 8): 2, 2**64 - 1: 7, 0: 1}
+    assert list(unpack(pack(table)).items()) == list(table.items())
+    for damaged in (pack(table)[:-1], b"\x02" + pack(table)[1:]):
+        with pytest.raises(sqlite3.DatabaseError):
+            unpack(damaged)
+
+
+def test_a_damaged_row_raises_and_the_other_hosts_work(tmp_path):
+    path = str(tmp_path / FILENAME)
+    store = LocalTemplateStore(path, min_pages=1)
+    store.learn("a", [1])
+    store.learn("b", [1])
+    sqlite3.connect(path).execute("UPDATE hosts SET tab = x'0102' WHERE host = 'a'").connection.commit()
+    with pytest.raises(sqlite3.DatabaseError):
+        store.learn("a", [1])
+    assert store.learn("b", [1, 2]) == {1, 2}
 
 
 def test_counts_survive_a_new_connection(tmp_path):

@@ -22,7 +22,10 @@ high counts while one-page content blocks come and go. At most ``max_hosts`` hos
 
 :class:`TemplateStore` lives in one process (a stage worker, ``wackycrawl clean``);
 :class:`wackycrawl.distributed.templates.RedisTemplateStore` has the same methods over Redis
-for the workers of a distributed crawl.
+for the workers of a distributed crawl, and
+:class:`wackycrawl.distributed.localtemplates.LocalTemplateStore` over an SQLite file in a
+JOBDIR (the tables of :func:`count_page`, kept for a resumed crawl, shared by its stage
+workers).
 """
 
 from __future__ import annotations
@@ -62,6 +65,22 @@ def page_signature(distinct: list[int]) -> bytes:
     return hashlib.blake2b(data, digest_size=8).digest()
 
 
+def count_page(table: dict, distinct: list[int], max_blocks: int) -> None:
+    """Count one page with the block hashes ``distinct`` (no repeats, not empty) in a host's
+    ``table`` (block hash -> pages, ``("page", page_signature)`` -> copies of that page, in
+    insertion order), evicting to half of ``max_blocks`` entries when exceeded."""
+    page = ("page", page_signature(distinct))
+    if page in table:
+        table[page] += 1
+        return
+    table[page] = 1
+    for h in distinct:
+        table[h] = table.get(h, 0) + 1
+    if len(table) > max_blocks:
+        for h in evict(table, max_blocks // 2):
+            del table[h]
+
+
 class TemplateStore:
     """Block-hash counts per host, in this process.
 
@@ -94,19 +113,8 @@ class TemplateStore:
         """Count one page of ``host`` with these block hashes (duplicates count once; a page
         with the same set of blocks as one counted before is not counted)."""
         distinct = list(dict.fromkeys(hashes))
-        if not distinct:
-            return
-        table = self._table(host)
-        page = ("page", page_signature(distinct))
-        if page in table:
-            table[page] += 1
-            return
-        table[page] = 1
-        for h in distinct:
-            table[h] = table.get(h, 0) + 1
-        if len(table) > self.max_blocks:
-            for h in evict(table, self.max_blocks // 2):
-                del table[h]
+        if distinct:
+            count_page(self._table(host), distinct, self.max_blocks)
 
     def templates(self, host: str, hashes: Iterable[int]) -> set[int]:
         """Those of ``hashes`` seen on at least ``min_pages`` pages of ``host`` (no counting)."""
