@@ -7,11 +7,13 @@ import sqlite3
 
 import pytest
 
+from tests.test_boilerplate_pipeline import crawler
 from wackycrawl.distributed.localtemplates import FILENAME, LocalTemplateStore, pack, unpack
+from wackycrawl.pipelines.boilerplate import BoilerplatePipeline
 from wackycrawl.text.templates import TemplateStore
 
 BIG = 2**64 - 1  # the largest block hash
-EDGES = [0, 2**63 - 1, 2**63, BIG]  # the ends of SQLite's signed 64-bit integers
+EDGES = [0, 2**63 - 1, 2**63, BIG]  # the ends of the range, and around the sign bit
 
 
 def random_pages(rng: random.Random, n: int) -> list[tuple[str, list[int]]]:
@@ -89,7 +91,8 @@ def test_a_damaged_row_raises_and_the_other_hosts_work(tmp_path):
     store = LocalTemplateStore(path, min_pages=1)
     store.learn("a", [1])
     store.learn("b", [1])
-    sqlite3.connect(path).execute("UPDATE hosts SET tab = x'0102' WHERE host = 'a'").connection.commit()
+    with sqlite3.connect(path) as other:  # commits
+        other.execute("UPDATE hosts SET tab = x'0102' WHERE host = 'a'")
     with pytest.raises(sqlite3.DatabaseError):
         store.learn("a", [1])
     assert store.learn("b", [1, 2]) == {1, 2}
@@ -124,3 +127,14 @@ def test_a_locked_file_raises_after_the_busy_timeout(tmp_path):
         store.learn("h", [2])
     holder.execute("ROLLBACK")
     assert store.learn("h", [2]) == {2} and store.count("h", 1) == 1
+
+
+def test_the_stage_keeps_its_templates_in_the_jobdir_of_a_local_frontier(tmp_path):
+    def store(**settings):
+        return BoilerplatePipeline.from_crawler(crawler(**settings)).templates
+
+    local = store(JOBDIR=str(tmp_path))
+    assert isinstance(local, LocalTemplateStore) and local.path == str(tmp_path / FILENAME)
+    assert not (tmp_path / FILENAME).exists()  # opened on first use, where the stage runs
+    assert type(store()) is TemplateStore
+    assert type(store(JOBDIR=str(tmp_path), WACKY_FRONTIER="scrapy")) is TemplateStore

@@ -18,9 +18,11 @@ WARNING when the error differs from the last one logged, else at DEBUG).
 
 Settings: ``WACKY_EXTRACTOR``, ``WACKY_MAX_LINK_DENSITY``, ``WACKY_MIN_OUTSIDE_WORDS``,
 ``WACKY_HOST_TEMPLATES``, ``WACKY_TEMPLATE_MIN_PAGES``, ``WACKY_TEMPLATE_MAX_BLOCKS``,
-``WACKY_TEMPLATE_MAX_HOSTS``, ``WACKY_TEMPLATE_BUSY_SECONDS``. Stats: ``wacky/boilerplate/pages``,
-``wacky/boilerplate/html_chars`` and ``wacky/boilerplate/clean_chars`` (characters),
-``wacky/boilerplate/template_blocks`` (blocks removed as host template).
+``WACKY_TEMPLATE_MAX_HOSTS``, ``WACKY_TEMPLATE_BUSY_SECONDS``. Stats:
+``wacky/boilerplate/pages``, ``wacky/boilerplate/html_chars`` and
+``wacky/boilerplate/clean_chars`` (characters),
+``wacky/boilerplate/template_blocks`` (blocks removed as host template),
+``wacky/boilerplate/template_errors`` (pages left without templates by a store error).
 """
 
 import logging
