@@ -16,9 +16,11 @@ journal, ``synchronous=NORMAL``): it reads the host's row, counts the page with
 :func:`~wackycrawl.text.templates.count_page` and writes the row back, so concurrent workers
 never lose a count (a worker waits up to ``busy_seconds`` for another's transaction), and a
 committed page survives ``kill -9`` (not a power cut); a page whose transaction had not
-committed is not counted. The unpacked table of a host stays in memory while no other
-connection writes the file (``PRAGMA data_version``), so a lone stage worker only packs and
-writes. Size: 17 bytes per entry, at most ``max_hosts * max_blocks`` entries (9 MB at the
+committed is not counted. A page counted whose document was not written before a kill is
+fetched again on resume and, as a copy of a page counted, not counted again (its templates
+are those known at that later moment). The unpacked table of a host stays in memory while
+no other connection writes the file (``PRAGMA data_version``), so a lone stage worker only
+packs and writes. Size: 17 bytes per entry, at most ``max_hosts * max_blocks`` entries (9 MB at the
 defaults). The file is opened on first use; errors (a locked, damaged or unwritable file, a
 row that does not unpack) are ``sqlite3.Error`` as they come, and the next call opens the file
 again.
