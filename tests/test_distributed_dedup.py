@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import random
+import subprocess
+import sys
 import threading
 
 import pytest
@@ -346,3 +348,20 @@ def test_two_workers_write_one_copy_of_pages_copied_across_hosts(redis_server, t
     drops = {r: sum(res.stat(f"wacky/drop/{r}") for res in results)
              for r in ("exact_duplicate", "near_duplicate")}
     assert drops == {"exact_duplicate": 5, "near_duplicate": 5}
+
+
+def test_the_shared_index_loads_the_confirmations_loops_when_the_spider_opens(redis_server):
+    # with Redis the crawl process still confirms candidates (numba's resemblance loop):
+    # loaded at open_spider, not on the first document, inside the crawl's time
+    code = ("import sys\n"
+            "from scrapy.utils.test import get_crawler\n"
+            "from wackycrawl.pipelines.dedup import DedupPipeline\n"
+            f"s = {{'REDIS_URL': {redis_server.url!r}, 'WACKY_CRAWL_NAME': 'loops'}}\n"
+            "pipe = DedupPipeline.from_crawler(get_crawler(settings_dict=s))\n"
+            "print(pipe.shared is not None, 'numba' in sys.modules)\n"
+            "pipe.open_spider()\n"
+            "import wackycrawl.dedup.index as index\n"
+            "print(index._loops is not None)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["True", "False", "True"]

@@ -164,6 +164,13 @@ def _compiled():
     return _loops
 
 
+def load_loops() -> None:
+    """Load (or compile) the index's and the confirmation's numba loops now, as their first
+    use would (:func:`_compiled`): for a process that will look up or confirm candidates
+    soon, so that its first document does not wait for them."""
+    _compiled()
+
+
 def probe_masks(radius: int) -> list[int]:
     """Every 16-bit mask with at most ``radius`` bits set, by number of bits then value."""
     masks = range(1 << BLOCK_BITS)

@@ -46,7 +46,7 @@ from wackycrawl.dedup.detector import (
     fingerprint_shingles,
     near_meta,
 )
-from wackycrawl.dedup.index import MAX_CANDIDATES, MAX_K
+from wackycrawl.dedup.index import MAX_CANDIDATES, MAX_K, load_loops
 from wackycrawl.dedup.shingles import (RESEMBLANCE, SHINGLE_SIZE, SKETCH_SIZE, shingle_hashes,
                                        sketch)
 from wackycrawl.dedup.simhash import to_hex
@@ -191,10 +191,10 @@ class DedupPipeline:
 
     def open_spider(self):
         self._load()
-        if self.shared is None:
-            # the index's compiled loops load now (about 0.3 s of CPU), not at the first page
-            # checked, which would stall the crawl for as long
-            self.detector.simhashes.candidates(0)
+        # the compiled loops (the local index's lookups, the confirmation of candidates in both
+        # modes) load now, about 0.3 s of CPU (1-2 s on a slow machine), not at the first page
+        # checked, which would stall the crawl for as long
+        load_loops()
 
     def _load(self):
         if not self.state_dir or not os.path.isdir(self.state_dir):
