@@ -127,6 +127,7 @@ class Probe:
         item["sigterm_ignored"] = signal.getsignal(signal.SIGTERM) == signal.SIG_IGN
         item["sigint_ignored"] = signal.getsignal(signal.SIGINT) == signal.SIG_IGN
         item["nice"] = os.getpriority(os.PRIO_PROCESS, 0)
+        item["policy"] = os.sched_getscheduler(0)
         return item
 
 
@@ -261,3 +262,18 @@ def test_worker_niceness_follows_the_setting():
                        WACKY_STAGE_WORKER_NICE=0)
     [probed] = run(pipe, [item("http://en.test/1", page("One", prose(1)))])
     assert probed["nice"] == os.getpriority(os.PRIO_PROCESS, 0)
+
+
+@pytest.mark.parametrize("policy", ["other", "batch", "idle"])
+def test_worker_scheduling_policy_follows_the_setting(policy):
+    _, pipe = pipeline(WACKY_STAGE_WORKERS=1, WACKY_STAGES=["tests.test_stages.Probe"],
+                       WACKY_STAGE_WORKER_POLICY=policy)
+    [probed] = run(pipe, [item("http://en.test/1", page("One", prose(1)))])
+    wanted = {"other": os.SCHED_OTHER, "batch": os.SCHED_BATCH, "idle": os.SCHED_IDLE}
+    assert probed["policy"] == wanted[policy]
+    assert os.sched_getscheduler(0) == os.SCHED_OTHER  # the crawl process keeps its own
+
+
+def test_an_unknown_scheduling_policy_stops_the_crawl_at_start_up():
+    with pytest.raises(ValueError, match="WACKY_STAGE_WORKER_POLICY=fifo: must be one of"):
+        pipeline(WACKY_STAGE_WORKERS=1, WACKY_STAGE_WORKER_POLICY="fifo")

@@ -381,6 +381,11 @@ WACKY_STAGE_WORKERS = None
 # Niceness of the worker processes above the crawl process's (0 = the same): when the cores are
 # busy the crawl process keeps its core (benchmarks/crawl.py).
 WACKY_STAGE_WORKER_NICE = 5
+# Linux scheduling policy of the workers (sched(7)): "other" (time-sharing, with the niceness
+# above), "batch" (SCHED_BATCH) or "idle" (SCHED_IDLE: the workers get only CPU time no other
+# program wants, and their core counts as free when the web server or Redis wakes up, so those
+# do not take the crawl process's core). Elsewhere than Linux the default policy stays (logged).
+WACKY_STAGE_WORKER_POLICY = "other"
 
 EXTENSIONS = {
     "wackycrawl.extensions.drops.DropsLog": 700,

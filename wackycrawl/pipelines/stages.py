@@ -56,6 +56,34 @@ from wackycrawl.pipelines.rejects import reject_reasons
 logger = logging.getLogger(__name__)
 _PROTOCOL = pickle.HIGHEST_PROTOCOL
 NICE = 5  # WACKY_STAGE_WORKER_NICE: a worker's niceness above the crawl process's
+#: WACKY_STAGE_WORKER_POLICY: the Linux scheduling policy of a worker (sched(7)): "other" (the
+#: default time-sharing, with NICE), "batch" (SCHED_BATCH: CPU-bound, never preempts on waking)
+#: or "idle" (SCHED_IDLE: only CPU time nothing else wants; a core running only such tasks counts
+#: as idle when the kernel places a waking program, so the web server and Redis go there and
+#: not onto the crawl process's core).
+POLICY = "other"
+POLICIES = {"other": "SCHED_OTHER", "batch": "SCHED_BATCH", "idle": "SCHED_IDLE"}
+
+
+def scheduling_policy(settings) -> str:
+    """``WACKY_STAGE_WORKER_POLICY``, checked: one of :data:`POLICIES` (ValueError otherwise)."""
+    policy = settings.get("WACKY_STAGE_WORKER_POLICY", POLICY) or POLICY
+    if policy not in POLICIES:
+        raise ValueError(f"WACKY_STAGE_WORKER_POLICY={policy}: must be one of "
+                         f"{', '.join(POLICIES)}")
+    return policy
+
+
+def _set_policy(policy: str) -> None:
+    """Put this process under ``policy``; where the system has no such policy (not Linux),
+    or refuses it, the worker keeps the default one (logged)."""
+    if policy == "other":
+        return
+    try:
+        os.sched_setscheduler(0, getattr(os, POLICIES[policy]), os.sched_param(0))
+    except (AttributeError, OSError) as exc:
+        logger.warning("stage worker keeps the default scheduling policy, not %s: %s",
+                       POLICIES[policy], exc)
 
 
 def default_workers() -> int:
@@ -191,6 +219,7 @@ def worker_main(sock: socket.socket, paths: list[str], settings: dict, level: in
     settings = Settings(settings)
     if nice := settings.getint("WACKY_STAGE_WORKER_NICE", NICE):
         os.nice(nice)  # the crawl process, not its helper, gets a core when they compete
+    _set_policy(scheduling_policy(settings))
     capture, stats = _Capture(), StatsRecorder()
     send_back = reject_reasons(settings)
     root = logging.getLogger()
@@ -310,6 +339,7 @@ class StagesPipeline:
         workers = default_workers() if workers in (None, "") else int(workers)
         if workers < 0:
             raise ValueError(f"WACKY_STAGE_WORKERS must be >= 0, not {workers}")
+        scheduling_policy(s)  # a bad value stops the crawl at start-up, not in the worker
         return cls(crawler, paths, workers)
 
     async def _start_worker(self) -> _Worker:
