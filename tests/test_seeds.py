@@ -64,13 +64,40 @@ def test_scrapy_crawl_with_bad_arguments_says_why_in_one_line(tmp_path):
     assert nothing.returncode == 1 and "Traceback" not in nothing.stderr
     assert "the crawl's Redis redis://127.0.0.1:1/0 does not answer" in nothing.stderr
     typed = crawl("-a", f"seeds={seeds}", "-s", "WACKY_MIN_CLEAN_WORDS=many")
-    assert typed.returncode == 1 and "value of the wrong type?" in typed.stderr
+    assert typed.returncode == 1 and "WACKY_MIN_CLEAN_WORDS=many: " in typed.stderr
     for setting in ("WACKY_SCOPE_FROM_SEEDS=tld", "WACKY_PROFILE=far",
                     f"WACKY_BADWORDS_FILE={tmp_path / 'no-such-list.txt'}"):
         bad = crawl("-a", f"seeds={seeds}", "-s", setting)
         assert bad.returncode == 1
         assert "cannot start the crawl:" in bad.stderr and setting.split("=")[1] in bad.stderr
         assert "Traceback" not in bad.stderr
+
+
+@pytest.mark.parametrize("setting", [
+    "WACKY_MIN_CLEAN_WORDS=3O",  # getint, in a stage of the pipeline
+    "WACKY_FOLLOW_LINKS=flase",  # getbool, in the spider
+    "WACKY_PER_IP_DELAY=1,5",  # getfloat, in a downloader middleware
+    "WACKY_SERP_DELAYS={bing: 2}",  # getdict (JSON), in the spider
+    "CONCURRENT_REQUESTS=many",  # Scrapy's own setting, read by Scrapy
+])
+def test_a_setting_value_of_the_wrong_type_is_named_when_the_crawl_starts(tmp_path, setting):
+    """``-s NAME=VALUE`` whose value the typed getter refuses: one ERROR line that starts with
+    ``NAME=VALUE:`` after ``cannot start the crawl:``, exit status 1, no traceback, no file."""
+    import subprocess
+    import sys
+
+    seeds = tmp_path / "seeds.txt"
+    seeds.write_text("http://a.test/\n")
+    run = subprocess.run([sys.executable, "-m", "scrapy", "crawl", "seeds", "-a", f"seeds={seeds}",
+                          "-s", f"WACKY_OUTPUT_DIR={tmp_path / 'out'}", "-s", setting],
+                         capture_output=True, text=True, timeout=120,
+                         cwd=Path(__file__).parent.parent, check=False)
+    errors = [line for line in run.stderr.splitlines() if " ERROR: " in line]
+    assert run.returncode == 1, run.stderr[-2000:]
+    assert len(errors) == 1, run.stderr[-2000:]
+    assert f"ERROR: cannot start the crawl: {setting}: " in errors[0]
+    assert "Traceback" not in run.stderr
+    assert not list((tmp_path / "out").glob("*.trec.gz*"))
 
 
 def test_spider_refuses_a_missing_seed_file(tmp_path):

@@ -10,8 +10,10 @@ exit status 2 (a usage error), a seed file that does not exist, or holds no http
 a distributed crawl, whose seeds may all be pushed), one and exit status 1, without a
 traceback; so is a component that refuses a setting's value or cannot open a file a setting
 names (a ``ValueError`` or ``OSError`` while the crawl starts: ``cannot start the crawl: ...``,
-exit status 1); WACKY_DUPEFILTER, read only once the engine opens the frontier, is checked
-before the crawler is built, in every frontier mode. Everything else is Scrapy's own ``crawl``.
+exit status 1; a ``-s`` value of the wrong type for its typed getter is named,
+``NAME=VALUE: <why>``, as the settings are :class:`~wackycrawl.pipelines.offline.NamedSettings`);
+WACKY_DUPEFILTER, read only once the engine opens the frontier, is checked before the crawler
+is built, in every frontier mode. Everything else is Scrapy's own ``crawl``.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from scrapy.commands.crawl import Command as ScrapyCrawl
 from wackycrawl.distributed.dupefilter import seen_store
 from wackycrawl.distributed.local import FrontierLockedError, check_free
 from wackycrawl.distributed.scheduler import LOCKED_REASON, frontier_mode
+from wackycrawl.pipelines.offline import NamedSettings
 from wackycrawl.spiders.seeds import (SeedsSpider, missing_seed_file, missing_seeds,
                                       unusable_seed_files)
 
@@ -63,6 +66,13 @@ def redis_unreachable(settings) -> str | None:
 
 
 class Command(ScrapyCrawl):
+    def process_options(self, args, opts) -> None:
+        """Scrapy's, then the settings (the ones the crawler process and every crawler copy)
+        become :class:`~wackycrawl.pipelines.offline.NamedSettings`: a value of the wrong type
+        for a typed getter is an error naming the setting, ``NAME=VALUE: <why>``."""
+        super().process_options(args, opts)
+        self.settings.__class__ = NamedSettings  # the same object Scrapy's cmdline goes on with
+
     def run(self, args, opts) -> None:
         if args and args[0] == SeedsSpider.name and self._bad_arguments(opts.spargs):
             return
@@ -151,10 +161,7 @@ class Command(ScrapyCrawl):
         """A component that refused its settings (ValueError) or cannot read a file a setting
         names (OSError: WACKY_BADWORDS_FILE...) in one line, anything else with its traceback."""
         if isinstance(exc, (ValueError, OSError)):
-            typed = str(exc).startswith(("invalid literal for int()", "could not convert string"))
-            logger.error("cannot start the crawl: %s%s", exc,
-                         " (a -s NAME=VALUE setting with a value of the wrong type?)" if typed
-                         else "")
+            logger.error("cannot start the crawl: %s", exc)
             logger.debug("where the crawl stopped", exc_info=exc)
         else:
             logger.error("the crawl failed", exc_info=exc)

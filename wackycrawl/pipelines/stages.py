@@ -216,7 +216,9 @@ def worker_main(sock: socket.socket, paths: list[str], settings: dict, level: in
     SIGINT and SIGTERM are ignored: the crawl process decides when the worker stops."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    settings = Settings(settings)
+    from wackycrawl.pipelines.offline import NamedSettings  # it imports this module
+
+    settings = NamedSettings(settings)  # an error names the setting, as in the crawl process
     if nice := settings.getint("WACKY_STAGE_WORKER_NICE", NICE):
         os.nice(nice)  # the crawl process, not its helper, gets a core when they compete
     _set_policy(scheduling_policy(settings))
