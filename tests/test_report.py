@@ -127,16 +127,32 @@ def test_heaps_curve_is_sampled_not_stored():
     assert all(a[0] < b[0] and a[1] <= b[1] for a, b in zip(curve, curve[1:]))
 
 
-def test_an_empty_corpus_gives_a_report_and_a_missing_one_an_error(tmp_path, capsys):
+def test_an_empty_or_missing_corpus_is_an_error_and_writes_nothing(tmp_path, capsys):
+    """As export, filter and ``trec check``: a folder without TREC files is exit status 1,
+    one line, no report (with or without vertical files and --stats beside it)."""
     (tmp_path / "empty").mkdir()
-    assert main(["report", str(tmp_path / "empty"), "-o", str(tmp_path / "out")]) == 0
-    summary = json.loads((tmp_path / "out" / "report.json").read_text(encoding="utf-8"))
+    (tmp_path / "stats.json").write_text('{"wacky/drop/too_short": 3}')
+    vertical = tmp_path / "one.vrt"
+    vertical.write_text('<doc url="http://a.test/">\n<p>\nWord\tNN\tword\n</p>\n</doc>\n')
+    for extra in ([], ["--stats", str(tmp_path / "stats.json")], [str(vertical)]):
+        assert main(["report", str(tmp_path / "empty"), *extra, "-o", str(tmp_path / "out")]) == 1
+        assert capsys.readouterr().err == (f"wackycrawl report: no .trec.gz file in "
+                                           f"{tmp_path / 'empty'}\n")
+        assert not (tmp_path / "out").exists()
+    assert main(["report", str(tmp_path / "missing"), "-o", str(tmp_path / "out2")]) == 1
+    assert "no such corpus file or directory" in capsys.readouterr().err
+    assert not (tmp_path / "out2").exists()
+
+
+def test_a_report_of_no_document_still_draws_its_plots(tmp_path):
+    """A corpus whose documents all lose their tokens counts 0 documents: the plots are drawn."""
+    from wackycrawl.corpus.report import write_report
+
+    summary = write_report(CorpusStats(), str(tmp_path / "out"))
     assert (summary["documents"], summary["tokens"], summary["zipf"]["exponent"]) == (0, 0, None)
     for name in PLOTS:
         with Image.open(tmp_path / "out" / name) as img:
             img.verify()
-    assert main(["report", str(tmp_path / "missing"), "-o", str(tmp_path / "out2")]) == 1
-    assert "no such corpus file or directory" in capsys.readouterr().err
 
 
 def test_unreadable_inputs_are_errors_naming_the_file(tmp_path, capsys):

@@ -6,8 +6,9 @@ CORPUS is a corpus directory or TREC files (tokenised with SoMaJo as the vertica
 page, opens offline), its PNG plots, ``report.json`` (the same numbers) and ``freq.tsv``
 (``type TAB count``, input for ``wackycrawl tuples``). ``--stats`` adds the drop reasons of
 the crawl's stats file (``WACKY_STATS_FILE``). What is counted and fitted:
-:mod:`wackycrawl.corpus.stats`. Exit codes: 0 done, 1 unreadable input, a damaged file (its
-complete documents are counted) or an unwritable DIR, 2 usage errors.
+:mod:`wackycrawl.corpus.stats`. Exit codes: 0 done, 1 unreadable input, a folder without
+TREC file (nothing is written, as export and filter do), a damaged file (its complete
+documents are counted) or an unwritable DIR, 2 usage errors.
 """
 
 import gzip
@@ -27,12 +28,7 @@ VERTICAL = (".vrt", ".vrt.gz")
 _err = partial(error, "report")
 
 
-def add_trec(stats: CorpusStats, paths: list[str], workers: int, errors: SourceErrors) -> None:
-    open_files: list[str] = []
-    files = corpus_files(paths, open_files=open_files)
-    note_left_open("report", open_files)
-    if not files:  # still a report (of a crawl that kept nothing: its drops with --stats)
-        _err(f"note: {nothing_found(paths)}")
+def add_trec(stats: CorpusStats, files: list[str], workers: int, errors: SourceErrors) -> None:
     docs = iter_corpus(files, errors)
     for doc, langs, tokens in tokenized(docs, workers):
         paragraphs = paragraphs_of(tokens, langs)
@@ -71,12 +67,17 @@ def run(args) -> int:
     try:
         if args.stats:
             drops = _named(args.stats, lambda: drops_by_reason(_load_json(args.stats)))
-        vertical = [p for p in args.corpus if p.endswith(VERTICAL)]
-        for path in vertical:
-            _named(path, lambda: add_vertical(stats, path))
         trec = [p for p in args.corpus if not p.endswith(VERTICAL)]
-        if trec:
-            add_trec(stats, trec, args.workers, errors)
+        open_files: list[str] = []
+        files = corpus_files(trec, open_files=open_files)
+        note_left_open("report", open_files)
+        if trec and not files:  # as export, filter and trec check: nothing is written
+            _err(nothing_found(trec))
+            return 1
+        for path in (p for p in args.corpus if p.endswith(VERTICAL)):
+            _named(path, lambda path=path: add_vertical(stats, path))
+        if files:
+            add_trec(stats, files, args.workers, errors)
         summary = write_report(stats, args.output, args.title, drops)
     except (OSError, ValueError, UnicodeDecodeError) as exc:
         _err(str(exc))
