@@ -337,6 +337,8 @@ WACKY_DEDUP_SAVE_EVERY = 1000
 
 # --- Output: gzip TREC compound files ----------------------------------------------------
 # Directory of the <prefix>-<worker>-<file#>.trec.gz files and their .idx.tsv indexes; "" = off.
+# A new crawl (no frontier to resume: no JOBDIR, or one without its frontier yet) refuses a
+# directory that already holds TREC files; a resumed JOBDIR crawl and Redis workers share it.
 WACKY_OUTPUT_DIR = "corpus"
 # Rotate before a file passes this many COMPRESSED bytes (~100 MB, a GOV2-sized bundle file).
 WACKY_TREC_ROTATE_BYTES = 100 * 1000 * 1000

@@ -13,24 +13,33 @@ names (a ``ValueError`` or ``OSError`` while the crawl starts: ``cannot start th
 exit status 1; a ``-s`` value of the wrong type for its typed getter is named,
 ``NAME=VALUE: <why>``, as the settings are :class:`~wackycrawl.pipelines.offline.NamedSettings`);
 WACKY_DUPEFILTER, read only once the engine opens the frontier, is checked before the crawler
-is built, in every frontier mode. Everything else is Scrapy's own ``crawl``.
+is built, in every frontier mode. A new crawl (Scrapy's frontier, or a JOBDIR holding no
+frontier yet) whose WACKY_OUTPUT_DIR (or rejects folder) already holds TREC files is refused
+the same way, touching nothing: it would write their documents again (:func:`written_before`);
+a resumed JOBDIR crawl and the Redis frontier's workers write into such a folder as before.
+Everything else is Scrapy's own ``crawl``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
 
 import redis
 
 from scrapy.commands.crawl import Command as ScrapyCrawl
 
 from wackycrawl.distributed.dupefilter import seen_store
-from wackycrawl.distributed.local import FrontierLockedError, check_free
+from wackycrawl.distributed.local import FILENAME, FrontierLockedError, check_free
 from wackycrawl.distributed.scheduler import LOCKED_REASON, frontier_mode
 from wackycrawl.pipelines.offline import NamedSettings
+from wackycrawl.pipelines.rejects import SUBDIR as REJECTS_SUBDIR
+from wackycrawl.pipelines.rejects import reject_reasons
 from wackycrawl.spiders.seeds import (SeedsSpider, missing_seed_file, missing_seeds,
                                       unusable_seed_files)
+from wackycrawl.trec import writer
+from wackycrawl.trec.reader import corpus_files
 
 logger = logging.getLogger(__name__)
 
@@ -62,6 +71,41 @@ def redis_unreachable(settings) -> str | None:
     except (redis.RedisError, ValueError) as exc:
         return (f"the crawl's Redis {where} does not answer ({exc}): start redis-server or "
                 "correct REDIS_URL / REDIS_HOST")
+    return None
+
+
+def resumes(settings, mode: str) -> bool:
+    """Whether the crawl goes on from a frontier kept by an earlier one: the Redis frontier
+    (its workers share the output folder by design), or a JOBDIR holding one (the SQLite
+    frontier's file; Scrapy's own ``requests.seen`` / ``requests.queue`` with
+    WACKY_FRONTIER=scrapy)."""
+    jobdir = settings.get("JOBDIR")
+    if mode == "redis":
+        return True
+    if not jobdir:
+        return False
+    kept = [FILENAME] if mode == "local" else ["requests.seen", "requests.queue"]
+    return any(os.path.exists(os.path.join(jobdir, name)) for name in kept)
+
+
+def written_before(settings) -> str | None:
+    """Why a new crawl may not write into its TREC folders, or None: WACKY_OUTPUT_DIR (and
+    the rejects folder, with WACKY_KEEP_REJECTS) already holds TREC files, closed
+    (``.trec.gz``) or not (``.trec.gz.open``), which the crawl would write again. Raises
+    ValueError for a bad WACKY_KEEP_REJECTS / WACKY_REJECT_REASONS."""
+    folders = []
+    if output := settings.get("WACKY_OUTPUT_DIR", writer.DIRECTORY):
+        folders.append(("WACKY_OUTPUT_DIR", output))
+    if reject_reasons(settings):
+        folders.append(("the rejects folder", settings.get("WACKY_REJECTS_DIR") or os.path.join(
+            output or writer.DIRECTORY, REJECTS_SUBDIR)))
+    for name, folder in folders:
+        if os.path.isdir(folder) and (held := len(corpus_files([folder], open_files := [])) +
+                                      len(open_files)):
+            return (f"cannot start the crawl: {name} {folder} already holds {held} TREC "
+                    f"file{'' if held == 1 else 's'}; a new crawl would write their documents "
+                    "again: give another WACKY_OUTPUT_DIR, or resume the crawl that wrote them: "
+                    "its command again, with its -s JOBDIR=...")
     return None
 
 
@@ -102,6 +146,16 @@ class Command(ScrapyCrawl):
                 return
         if len(args) != 1:
             super().run(args, opts)  # Scrapy's usage errors
+            return
+        try:
+            refused = None if resumes(self.settings, mode) else written_before(self.settings)
+        except ValueError as exc:
+            self._report(exc)
+            self.exitcode = 1
+            return
+        if refused:
+            logger.error("%s", refused)
+            self.exitcode = 1
             return
         try:
             crawler = self._create_crawler(args[0])

@@ -1,0 +1,103 @@
+"""A new crawl refuses an output folder that already holds TREC files (it would write every
+document again); a resumed JOBDIR crawl and a distributed worker write into it as before."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.crawlrun import ROOT, run_crawl
+from tests.localweb import LocalWeb
+from tests.redisserver import RedisServer
+from tests.test_crawl_e2e import SETTINGS, build_chain_web, corpus_docs
+from tests.test_trec_writer import leave_open_file
+from wackycrawl.distributed.local import FILENAME
+
+pytestmark = pytest.mark.crawl
+
+
+def snapshot(folder) -> dict:
+    """Every file under ``folder``: its size and modification time."""
+    return {os.path.join(d, n): (os.stat(os.path.join(d, n)).st_size,
+                                 os.stat(os.path.join(d, n)).st_mtime_ns)
+            for d, _, names in os.walk(folder) for n in names}
+
+
+def scrapy_crawl(tmp_path, corpus, *settings: str) -> subprocess.CompletedProcess:
+    seeds = tmp_path / "seeds.txt"
+    seeds.write_text("http://a.test/\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "REDIS_HOST")}
+    args = [a for s in (f"WACKY_OUTPUT_DIR={corpus}", *settings) for a in ("-s", s)]
+    return subprocess.run([sys.executable, "-m", "scrapy", "crawl", "seeds", "-a",
+                           f"seeds={seeds}", *args], capture_output=True, text=True,
+                          timeout=120, cwd=ROOT, env=env, check=False)
+
+
+def assert_refused(run: subprocess.CompletedProcess, corpus) -> None:
+    errors = [line for line in run.stderr.splitlines() if " ERROR: " in line]
+    assert run.returncode == 1, run.stderr[-3000:]
+    assert len(errors) == 1, run.stderr[-3000:]
+    assert f"cannot start the crawl: WACKY_OUTPUT_DIR {corpus} already holds" in errors[0]
+    assert "JOBDIR" in errors[0] and "another WACKY_OUTPUT_DIR" in errors[0]
+    assert "Traceback" not in run.stderr and "Spider opened" not in run.stderr
+
+
+def test_a_second_crawl_into_the_same_folder_is_refused_and_writes_nothing(tmp_path):
+    with LocalWeb() as web:
+        expected = build_chain_web(web, hosts=2, per_host=3)
+        first = run_crawl(web, ["http://h0.chain.test/p0.html"], tmp_path / "first",
+                          {**SETTINGS, "DEPTH_LIMIT": "0"})
+        assert first.returncode == 0, first.log[-3000:]
+        before, hits = snapshot(first.outdir), len(web.hits)
+        again = run_crawl(web, ["http://h0.chain.test/p0.html"], tmp_path / "again",
+                          {**SETTINGS, "WACKY_OUTPUT_DIR": str(first.outdir)})
+        assert len(web.hits) == hits, "the refused crawl fetched"
+    assert again.returncode == 1, again.log[-3000:]
+    errors = [line for line in again.log.splitlines() if " ERROR: " in line]
+    assert len(errors) == 1 and f"WACKY_OUTPUT_DIR {first.outdir} already holds" in errors[0]
+    assert "Spider opened" not in again.log
+    assert snapshot(first.outdir) == before
+    urls = [d.url for d in corpus_docs(first.outdir)]
+    assert len(urls) == len(set(urls)) and set(urls) == expected
+
+
+def test_an_open_file_or_a_jobdir_without_frontier_is_refused_too(tmp_path):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    leave_open_file(corpus, "k9", 2)  # a crawl killed before it closed its file
+    before = snapshot(corpus)
+    assert_refused(scrapy_crawl(tmp_path, corpus), corpus)
+    job = tmp_path / "job"  # a JOBDIR never used: a new crawl as well
+    assert_refused(scrapy_crawl(tmp_path, corpus, f"JOBDIR={job}"), corpus)
+    assert not job.exists() and snapshot(corpus) == before
+    # the rejects stream's folder counts as well: alone, it is a corpus of rejects
+    rejects = tmp_path / "other" / "rejects"
+    rejects.mkdir(parents=True)
+    leave_open_file(rejects, "k9-rejects", 1)
+    run = scrapy_crawl(tmp_path, tmp_path / "other", "WACKY_KEEP_REJECTS=True")
+    assert run.returncode == 1 and f"{rejects} already holds" in run.stderr, run.stderr[-3000:]
+    empty = tmp_path / "empty"  # an existing folder without TREC files is fine
+    (empty / "notes").mkdir(parents=True)
+    ok = scrapy_crawl(tmp_path, empty, "WACKY_PROFILE=local", "CLOSESPIDER_TIMEOUT=1")
+    assert "already holds" not in ok.stderr and "Spider opened" in ok.stderr, ok.stderr[-3000:]
+
+
+def test_a_resumed_jobdir_crawl_and_a_distributed_worker_write_into_the_folder(tmp_path):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    leave_open_file(corpus, "k9", 2)
+    job = tmp_path / "job"
+    job.mkdir()
+    (job / FILENAME).touch()  # the frontier of the crawl that wrote the folder: a resume
+    resumed = scrapy_crawl(tmp_path, corpus, f"JOBDIR={job}", "WACKY_PROFILE=local",
+                           "CLOSESPIDER_TIMEOUT=1")
+    assert "already holds" not in resumed.stderr, resumed.stderr[-3000:]
+    assert "Spider opened" in resumed.stderr and "recovered" in resumed.stderr
+    with RedisServer() as srv:  # several workers write into one folder by design
+        worker = scrapy_crawl(tmp_path, corpus, f"REDIS_URL={srv.url}",
+                              "WACKY_IDLE_CLOSE_SECONDS=1", "WACKY_PROFILE=local")
+    assert worker.returncode == 0, worker.stderr[-3000:]
+    assert "already holds" not in worker.stderr and "Spider opened" in worker.stderr
