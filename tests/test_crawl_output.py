@@ -96,6 +96,12 @@ def test_a_resumed_jobdir_crawl_and_a_distributed_worker_write_into_the_folder(t
                            "CLOSESPIDER_TIMEOUT=1")
     assert "already holds" not in resumed.stderr, resumed.stderr[-3000:]
     assert "Spider opened" in resumed.stderr and "recovered" in resumed.stderr
+    scrapy_job = tmp_path / "scrapy-job"  # Scrapy's own JOBDIR queue (WACKY_FRONTIER=scrapy)
+    (scrapy_job / "requests.queue").mkdir(parents=True)
+    scrapy_resumed = scrapy_crawl(tmp_path, corpus, f"JOBDIR={scrapy_job}", "WACKY_FRONTIER=scrapy",
+                                  "WACKY_PROFILE=local", "CLOSESPIDER_TIMEOUT=1")
+    assert "already holds" not in scrapy_resumed.stderr, scrapy_resumed.stderr[-3000:]
+    assert "Spider opened" in scrapy_resumed.stderr
     with RedisServer() as srv:  # several workers write into one folder by design
         worker = scrapy_crawl(tmp_path, corpus, f"REDIS_URL={srv.url}",
                               "WACKY_IDLE_CLOSE_SECONDS=1", "WACKY_PROFILE=local")
