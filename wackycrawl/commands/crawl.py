@@ -27,7 +27,6 @@ import logging
 import os
 
 import redis
-
 from scrapy.commands.crawl import Command as ScrapyCrawl
 
 from wackycrawl.distributed.dupefilter import seen_store
@@ -36,8 +35,12 @@ from wackycrawl.distributed.scheduler import LOCKED_REASON, frontier_mode
 from wackycrawl.pipelines.offline import NamedSettings
 from wackycrawl.pipelines.rejects import SUBDIR as REJECTS_SUBDIR
 from wackycrawl.pipelines.rejects import reject_reasons
-from wackycrawl.spiders.seeds import (SeedsSpider, missing_seed_file, missing_seeds,
-                                      unusable_seed_files)
+from wackycrawl.spiders.seeds import (
+    SeedsSpider,
+    missing_seed_file,
+    missing_seeds,
+    unusable_seed_files,
+)
 from wackycrawl.trec import writer
 from wackycrawl.trec.reader import corpus_files
 
