@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.clirun import python_words
 from wackycrawl.dedup.detector import DuplicateDetector
 from wackycrawl.dedup.index import ChecksumSet, Records, SimhashIndex
 from wackycrawl.dedup.simhash import hamming
@@ -100,14 +101,12 @@ def test_bad_k_raises():
 def test_compiled_loops_load_only_when_an_index_is_used():
     # the pipeline's stage workers import the dedup modules to fingerprint texts: numba
     # (about 0.3 s and 40 MiB to load) must not come with them
-    code = ("import sys, wackycrawl.pipelines.dedup, wackycrawl.pipelines.stages\n"
-            "from wackycrawl.dedup.index import SimhashIndex\n"
-            "index = SimhashIndex(k=3)\n"
-            "print('numba' in sys.modules)\n"
-            "index.add(1); index.find(1)\n"
-            "print('numba' in sys.modules)\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.split()
+    out = python_words("import sys, wackycrawl.pipelines.dedup, wackycrawl.pipelines.stages",
+                       "from wackycrawl.dedup.index import SimhashIndex",
+                       "index = SimhashIndex(k=3)",
+                       "print('numba' in sys.modules)",
+                       "index.add(1); index.find(1)",
+                       "print('numba' in sys.modules)")
     assert out == ["False", "True"]
 
 

@@ -7,20 +7,19 @@ from __future__ import annotations
 
 import asyncio
 import random
-import subprocess
-import sys
 import threading
 
 import pytest
 from scrapy.utils.test import get_crawler
 
+from tests.clirun import python_words
 from tests.crawlrun import finish, start_crawl
 from tests.localweb import LocalWeb
 from tests.redisserver import RedisServer
 from tests.test_crawl_e2e import SETTINGS, corpus_docs
 from tests.webpages import page, prose
 from wackycrawl import settings as project_settings
-from wackycrawl.dedup.detector import MAX_CONFIRM, K, DuplicateDetector, Fingerprint
+from wackycrawl.dedup.detector import MAX_CONFIRM, DuplicateDetector, Fingerprint, K
 from wackycrawl.dedup.shingles import shingle_hashes, sketch
 from wackycrawl.dedup.simhash import checksum
 from wackycrawl.distributed.fingerprint import url_fingerprint
@@ -353,15 +352,14 @@ def test_two_workers_write_one_copy_of_pages_copied_across_hosts(redis_server, t
 def test_the_shared_index_loads_the_confirmations_loops_when_the_spider_opens(redis_server):
     # with Redis the crawl process still confirms candidates (numba's resemblance loop):
     # loaded at open_spider, not on the first document, inside the crawl's time
-    code = ("import sys\n"
-            "from scrapy.utils.test import get_crawler\n"
-            "from wackycrawl.pipelines.dedup import DedupPipeline\n"
-            f"s = {{'REDIS_URL': {redis_server.url!r}, 'WACKY_CRAWL_NAME': 'loops'}}\n"
-            "pipe = DedupPipeline.from_crawler(get_crawler(settings_dict=s))\n"
-            "print(pipe.shared is not None, 'numba' in sys.modules)\n"
-            "pipe.open_spider()\n"
-            "import wackycrawl.dedup.index as index\n"
-            "print(index._loops is not None)\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.split()
+    out = python_words(
+        "import sys",
+        "from scrapy.utils.test import get_crawler",
+        "from wackycrawl.pipelines.dedup import DedupPipeline",
+        f"s = {{'REDIS_URL': {redis_server.url!r}, 'WACKY_CRAWL_NAME': 'loops'}}",
+        "pipe = DedupPipeline.from_crawler(get_crawler(settings_dict=s))",
+        "print(pipe.shared is not None, 'numba' in sys.modules)",
+        "pipe.open_spider()",
+        "import wackycrawl.dedup.index as index",
+        "print(index._loops is not None)")
     assert out == ["True", "False", "True"]
