@@ -275,3 +275,48 @@ def test_process_reads_wget_warc(tmp_path):
     assert kept - {"http://site.test/copy.html"} | {"http://site.test/en0.html"} == english
     expected_texts = collections.Counter(texts(out))
     assert len(expected_texts) == len(english) and len(pages) == len(english) + 3
+
+
+def test_process_gives_the_crawls_drop_reasons_for_downloads_cut_short(tmp_path):
+    """WACKY_WARC_ALL archives the downloads the size window stopped (at the headers, while
+    streaming, a decompression bomb, a body shorter than its Content-Length) with
+    WARC-Truncated; re-processing them gives each page the crawl's drop reason, not
+    too_small for the empty or partial body."""
+    host = "http://big.test"
+    with LocalWeb() as web:
+        huge = page("Huge", prose(99) * 60).encode()
+        assert len(huge) > 300_000
+        web.add(host + "/big.html", huge)  # Content-Length: stopped at the headers
+        web.add(host + "/stream.html", huge, chunked=True, chunk_size=16384)  # while streaming
+        web.add(host + "/bomb.html", gzip.compress(b"<html><body>" + b"a" * 3_000_000),
+                headers={"Content-Encoding": "gzip"})
+        web.add(host + "/picture", b"\x89PNG\r\n\x1a\n" + bytes(9000), content_type="image/png")
+        web.add(host + "/short.html", page("Short", prose(98)), content_length=90_000)
+        web.add(host + "/tiny.html", "<html><body>tiny</body></html>")
+        links = ["/big.html", "/stream.html", "/bomb.html", "/picture", "/short.html",
+                 "/tiny.html", "/gone.html"]
+        web.add(host + "/", page("Home", prose(97), links=links, nav_links=0))
+        web.add(host + "/robots.txt", "User-agent: *\nAllow: /\n", content_type="text/plain")
+        result = run_crawl(web, [host + "/"], tmp_path / "crawl",
+                           {**SETTINGS, "WACKY_WARC_DIR": str(tmp_path / "warc"),
+                            "WACKY_WARC_ALL": "True"}, timeout=180)
+    assert result.returncode == 0, result.log[-3000:]
+    (crawl_drops,) = result.outdir.glob("drops-*.tsv")
+    crawled = {url: reason for _, url, reason, _ in read_drops(str(crawl_drops))}
+    assert {crawled.get(host + p) for p in ("/big.html", "/stream.html")} == {"too_large_wire"}
+    assert crawled[host + "/bomb.html"] == "too_large_decoded"
+    assert crawled[host + "/short.html"] == "truncated"
+    truncated = {}
+    for f in warc_files(tmp_path / "warc"):
+        for kind, headers, body in read_warc(f):
+            if kind == "response" and "WARC-Truncated" in headers:
+                truncated[headers["WARC-Target-URI"]] = headers["WARC-Truncated"]
+    assert truncated[host + "/big.html"] == "length"
+    assert truncated[host + "/short.html"] == "disconnect"
+    proc = wackycrawl("process", *map(str, warc_files(tmp_path / "warc")), "-o",
+                      str(tmp_path / "again"), "-s", "WACKY_LANGUAGES=en")
+    assert proc.returncode == 0, proc.stderr
+    (drops,) = (tmp_path / "again").glob("drops-*.tsv")
+    assert {url: reason for _, url, reason, _ in read_drops(str(drops))} == crawled
+    assert crawled[host + "/picture"] == "not_html"
+    assert host + "/robots.txt" not in crawled

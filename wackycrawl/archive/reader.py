@@ -28,7 +28,8 @@ logger = logging.getLogger(__name__)
 class Capture:
     """One HTTP response of an archive. ``body`` is decoded (no transfer or content coding)
     and at most ``max_bytes + 1`` bytes (``over`` tells that it was longer); ``fetched`` is
-    UTC ``YYYYMMDDhhmmss``; ``offset`` the record's byte offset in the (compressed) file."""
+    UTC ``YYYYMMDDhhmmss``; ``offset`` the record's byte offset in the (compressed) file;
+    ``truncated`` the record's ``WARC-Truncated`` value (empty: complete)."""
 
     url: str
     fetched: str
@@ -40,6 +41,7 @@ class Capture:
     over: bool
     offset: int
     error: str = ""  # the body could not be decoded (bad Content-Encoding)
+    truncated: str = ""  # WARC-Truncated (length, time, disconnect...): a download cut short
 
 
 def iter_records(path: str, max_bytes: int, counts: dict[str, int] | None = None
@@ -131,6 +133,7 @@ def _capture(record, max_bytes: int) -> Capture:
         protocol=http.protocol or "HTTP/1.1",
         headers=[(k, v) for k, v in http.headers],
         body=body, over=len(body) > max_bytes, offset=0, error=error,
+        truncated=warc.get_header("WARC-Truncated") or "",
     )
 
 

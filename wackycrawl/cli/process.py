@@ -38,6 +38,7 @@ import pickle
 import sys
 from functools import partial
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from scrapy.exceptions import DropItem
 from scrapy.settings import Settings
@@ -52,7 +53,7 @@ from wackycrawl.pipelines.offline import (
     NamedSettings,
     OfflineContext,
     load_settings,
-    window_reason,
+    window_verdict,
 )
 from wackycrawl.pipelines.rejects import reject_reasons
 from wackycrawl.pipelines.stages import StatsRecorder
@@ -86,27 +87,21 @@ def stage_file(path: str, chain: Chain, spool: str, progress=None) -> dict:
                     last = capture.offset
                 stats.inc_value("wacky/process/responses")
                 item = capture_item(capture)
-                if not 200 <= capture.status < 300:
-                    stats.inc_value(f"wacky/process/status/{capture.status // 100}xx")
+                entry = _outside(capture, item, settings, stats)
+                if entry:
+                    if entry[0] == "drop":
+                        pickle.dump(entry, out, pickle.HIGHEST_PROTOCOL)
                     continue
-                reason = "bad_encoding" if capture.error else window_reason(item, settings)
-                if reason:  # counted as the size window middleware does
-                    stats.inc_value(f"wacky/size/{reason}")
-                    stats.inc_value(f"wacky/drop/{reason}")
-                    detail = f"{len(item['body'])} B decoded" + (f", {capture.error}"
-                                                                  if capture.error else "")
-                    entry = ("drop", item["url"], reason, detail, None, None)
-                else:
-                    stats.inc_value("wacky/size/in_window")
-                    try:
-                        entry = ("item", chain.run_stages(item))
-                    except DropItem as exc:
-                        reason, detail, state = rejection(exc) or ("", "", None)
-                        entry = ("drop", item["url"], reason, detail,
-                                 state if reason in send_back else None, str(exc))
-                    except Exception as exc:  # a stage's bug: logged, the item dropped
-                        logger.exception("stage failed on %s", item["url"])
-                        entry = ("drop", item["url"], "stage_error", repr(exc), None, None)
+                stats.inc_value("wacky/size/in_window")
+                try:
+                    entry = ("item", chain.run_stages(item))
+                except DropItem as exc:
+                    reason, detail, state = rejection(exc) or ("", "", None)
+                    entry = ("drop", item["url"], reason, detail,
+                             state if reason in send_back else None, str(exc))
+                except Exception as exc:  # a stage's bug: logged, the item dropped
+                    logger.exception("stage failed on %s", item["url"])
+                    entry = ("drop", item["url"], "stage_error", repr(exc), None, None)
                 pickle.dump(entry, out, pickle.HIGHEST_PROTOCOL)
         except (ArchiveError, OSError) as exc:
             error = str(exc)
@@ -115,6 +110,35 @@ def stage_file(path: str, chain: Chain, spool: str, progress=None) -> dict:
     for kind, n in counts.items():
         stats.inc_value(f"wacky/process/records/{kind}", n)
     return {"error": error, "stats": stats.take() if isinstance(stats, StatsRecorder) else []}
+
+
+def _outside(capture, item: dict, settings, stats) -> tuple | None:
+    """What the crawl does with a response before the stages, as a spool entry: ``("skip",)``
+    for robots.txt (exempt from the size window; not a page) and a redirect or retried status
+    (counted ``wacky/process/status/<n>xx``), a ``"drop"`` entry for another non-2xx status
+    (``http_<code>``, the spider's drop) or a page the size window refuses; None for a page
+    the stages judge."""
+    if urlsplit(capture.url).path == "/robots.txt":
+        stats.inc_value("wacky/process/robots")
+        return ("skip",)
+    if not 200 <= capture.status < 300:
+        stats.inc_value(f"wacky/process/status/{capture.status // 100}xx")
+        retried = {429, 503, *(int(c) for c in settings.getlist("RETRY_HTTP_CODES"))}
+        if capture.status < 400 or capture.status in retried:  # 429/503: the back-off's
+            return ("skip",)
+        stats.inc_value(f"wacky/drop/http_{capture.status}")
+        return ("drop", capture.url, f"http_{capture.status}", f"HTTP {capture.status}",
+                None, None)
+    if capture.error:
+        verdict = "bad_encoding", f"{len(capture.body)} B decoded, {capture.error}"
+    else:
+        verdict = window_verdict(item, settings, capture.truncated)
+    if verdict is None:
+        return None
+    reason, detail = verdict  # counted as the size window middleware does
+    stats.inc_value(f"wacky/size/{reason}")
+    stats.inc_value(f"wacky/drop/{reason}")
+    return ("drop", capture.url, reason, detail, None, None)
 
 
 class SettingsError(ValueError):

@@ -103,6 +103,36 @@ def window_reason(size: int, min_bytes: int = MIN_DOC_BYTES, max_bytes: int = MA
     return None
 
 
+def archived_reason(size: int, over: bool, *, encoded: bool, content_length: int | None,
+                    truncated: str = "", min_bytes: int = MIN_DOC_BYTES,
+                    max_bytes: int = MAX_DOC_BYTES) -> tuple[str, str] | None:
+    """The size window's reason and detail for an archived (WARC) response, or None.
+
+    ``size`` is the decoded body's length in bytes as read (at most ``max_bytes + 1``: ``over``
+    tells it was longer); ``content_length`` the HTTP Content-Length header (bytes, None if
+    absent); ``truncated`` the record's ``WARC-Truncated`` value (``length``, ``time``,
+    ``disconnect``...; ``""``: complete). A truncated record holds a download the crawl cut
+    short, so the reason is the crawl's: Content-Length over the bound ``too_large_wire``
+    (stopped at the headers), a decoded body over it ``too_large_decoded`` or
+    ``too_large_wire`` (stopped while streaming), else ``truncated``. A complete record is
+    placed in the window by :func:`window_reason`.
+    """
+    if truncated:
+        if max_bytes and content_length is not None and content_length > max_bytes:
+            return "too_large_wire", (f"Content-Length {content_length} B > {max_bytes} B, "
+                                      f"body not downloaded (WARC-Truncated: {truncated})")
+        if max_bytes and over:
+            return ("too_large_decoded" if encoded else "too_large_wire",
+                    f"over {max_bytes} B{' decoded' if encoded else ''}, download cancelled "
+                    f"(WARC-Truncated: {truncated})")
+        return "truncated", f"{size} B archived of a download cut short (WARC-Truncated: " \
+                            f"{truncated})"
+    reason = window_reason(size, min_bytes, max_bytes, encoded=encoded)
+    if reason is None:
+        return None
+    return reason, f"{size}{'+' if over else ''} B decoded"
+
+
 def content_codings(values: Iterable[bytes | str]) -> list[str]:
     """The codings of Content-Encoding header values, lowercased, in the order applied
     (RFC 9110 8.4: ``gzip, br`` = gzip first, then br)."""

@@ -11,7 +11,10 @@ that came over the wire. Which responses are written:
   size window let them through; pages under the lower bound, robots.txt and non-2xx are not
   written);
 * ``WACKY_WARC_ALL=True``: every response as it arrives, redirects, errors, robots.txt and
-  downloads the size window cut short (``WARC-Truncated: length``, body as far as received).
+  downloads the size window cut short (``WARC-Truncated: length``, body as far as received)
+  and bodies shorter than their Content-Length (``WARC-Truncated: disconnect``), from which
+  ``wackycrawl process`` gives the crawl's drop reasons
+  (:func:`wackycrawl.crawl.sizewindow.archived_reason`).
 
 The pipeline's decision goes into a ``metadata`` record referring to the response once the
 item leaves the pipelines (``item_scraped``: ``Verdict: kept`` and ``DOCNO``) or is dropped
@@ -128,7 +131,8 @@ class WarcMiddleware:
 
     # -- downloader middleware -----------------------------------------------------------------
     def process_response(self, request, response):
-        ex = exchange(request, response)
+        # a body shorter than its Content-Length (the size window drops it as truncated)
+        ex = exchange(request, response, "disconnect" if "dataloss" in response.flags else "")
         if self.all:
             self._write(request, ex)
         else:

@@ -112,18 +112,37 @@ def split_drop(message: str, url: str) -> Drop:
     return Drop(url, reason, detail)
 
 
-def window_reason(item: dict, settings: Settings) -> str | None:
+def window_reason(item: dict, settings: Settings, truncated: str = "") -> str | None:
+    """The reason of :func:`window_verdict`, or None."""
+    verdict = window_verdict(item, settings, truncated)
+    return verdict[0] if verdict else None
+
+
+def window_verdict(item: dict, settings: Settings, truncated: str = ""
+                   ) -> tuple[str, str] | None:
     """Why the crawl's size window would refuse the page ``item`` (a ``wacky/size/<reason>``
-    key: ``not_html``, ``too_small``, ``too_large_decoded``), or None. Its body is decoded."""
+    key: ``not_html``, ``too_small``, ``too_large_wire``, ``too_large_decoded``,
+    ``truncated``) and a detail, or None. Its body is decoded (at most
+    ``WACKY_MAX_DOC_BYTES + 1`` bytes, as :mod:`wackycrawl.archive.reader` reads it);
+    ``truncated`` is the archive's ``WARC-Truncated`` value
+    (:func:`wackycrawl.crawl.sizewindow.archived_reason`)."""
     types = tuple(t.strip().lower() for t in settings.getlist("WACKY_HTML_TYPES", sw.HTML_TYPES))
     content_type = item.get("content_type")
-    html = sw.is_html(None if content_type == "-" else content_type, types) if types else True
+    mtype = None if content_type == "-" else content_type
+    html = sw.is_html(mtype, types) if types else True
     body = item.get("body", b"")
-    if html is False or (html is None and types and sw.sniff_binary(body)):
-        return "not_html"
-    return sw.window_reason(len(body), settings.getint("WACKY_MIN_DOC_BYTES", sw.MIN_DOC_BYTES),
-                            settings.getint("WACKY_MAX_DOC_BYTES", sw.MAX_DOC_BYTES),
-                            encoded=True)
+    if html is False:
+        return "not_html", f"Content-Type {sw.media_type(mtype)}"
+    if html is None and types and (kind := sw.sniff_binary(body)):
+        return "not_html", f"no Content-Type, body is {kind}"
+    headers = {k.lower(): v for k, v in item.get("headers", ())}
+    codings = sw.content_codings([headers.get("content-encoding", "")])
+    length = headers.get("content-length", "").strip()
+    max_bytes = settings.getint("WACKY_MAX_DOC_BYTES", sw.MAX_DOC_BYTES)
+    return sw.archived_reason(
+        len(body), len(body) > max_bytes > 0, encoded=bool(codings) and codings != ["identity"],
+        content_length=int(length) if length.isdigit() else None, truncated=truncated,
+        min_bytes=settings.getint("WACKY_MIN_DOC_BYTES", sw.MIN_DOC_BYTES), max_bytes=max_bytes)
 
 
 class Chain:
