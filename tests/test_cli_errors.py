@@ -26,8 +26,8 @@ def test_a_url_that_is_no_redis_url_and_a_binary_seed_file_are_short_errors(tmp_
     binary.write_bytes(b"\x7fELF\x00\x01\n" * 500)
     assert main(["seeds", "push", str(binary), "--redis", "redis://127.0.0.1:1/0"]) == 1
     assert capsys.readouterr().err.splitlines() == [
-        f"wackycrawl seeds: {binary}: not text (ELF executable); a seed file has one http(s) "
-        "URL a line"]
+        f"wackycrawl seeds: seed file {binary} holds no usable URL: not text (ELF executable); "
+        "a seed file has one http(s) URL a line"]
 
 
 def test_seeds_push_refuses_a_program_in_one_line(tmp_path):
@@ -35,8 +35,9 @@ def test_seeds_push_refuses_a_program_in_one_line(tmp_path):
 
     run = wackycrawl("seeds", "push", "/bin/ls", "--redis", "redis://127.0.0.1:1/0")
     assert run.returncode == 1 and run.stdout == ""
-    assert run.stderr.splitlines() == ["wackycrawl seeds: /bin/ls: not text (ELF executable); a "
-                                       "seed file has one http(s) URL a line"]
+    assert run.stderr.splitlines() == ["wackycrawl seeds: seed file /bin/ls holds no usable URL: "
+                                       "not text (ELF executable); a seed file has one http(s) "
+                                       "URL a line"]
 
 
 def test_workers_read_the_crawl_name_from_the_environment_as_the_cli_does():

@@ -16,7 +16,7 @@ from scrapy import Request
 from wackycrawl.crawl import politeness, robots
 from wackycrawl.crawl.sizewindow import DecodedMeter
 from wackycrawl.pipelines.trec import status_line
-from wackycrawl.spiders.seeds import read_seeds
+from wackycrawl.seeding.seedfile import read_seeds
 from wackycrawl.text.encoding import decode_html
 from wackycrawl.trec.format import TrecDoc, TrecFormatError, format_doc, parse_doc
 from wackycrawl.trec.reader import TrecFileError, check, iter_docs, read_index

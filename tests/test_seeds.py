@@ -4,7 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from wackycrawl.spiders.seeds import SeedsSpider, missing_seeds, read_seeds
+from wackycrawl.seeding.seedfile import read_seeds
+from wackycrawl.spiders.seeds import SeedsSpider, missing_seeds
 
 
 def test_read_seeds_skips_comments_blanks_and_bad_lines(tmp_path):
@@ -157,3 +158,43 @@ def test_a_bad_seen_store_is_refused_before_the_engine_starts_in_every_frontier_
             assert run.returncode == 1, (mode, run.stderr[-2000:])
             assert len(errors) == 1 and "WACKY_DUPEFILTER" in errors[0] and "'foo'" in errors[0]
             assert "Traceback" not in run.stderr and "Spider opened" not in run.stderr, mode
+
+
+JUNK_SEEDS = ["http://a.test/", "not a url", "ftp://a.test/x", "http//broken",
+              "  http://b.test/  ", "\x00\x01binary"]
+
+
+def test_spider_and_seeds_push_read_a_seed_file_by_one_rule(tmp_path):
+    """Two good URLs, four bad lines (one with NUL bytes): the spider and ``seeds push`` both
+    take the two URLs and name the four lines; a file without a URL is refused by both."""
+    from tests.clirun import wackycrawl
+    from tests.crawlrun import run_crawl
+    from tests.localweb import LocalWeb
+    from tests.redisserver import RedisServer
+
+    with LocalWeb() as web:
+        for host in ("a.test", "b.test"):
+            web.add(f"http://{host}/", "<html><body>tiny</body></html>")
+        result = run_crawl(web, JUNK_SEEDS, tmp_path / "crawl", timeout=120)
+    assert result.returncode == 0, result.log[-3000:]
+    assert result.stat("wacky/seeds/urls") == 2 and result.stat("wacky/seeds/bad_line") == 4
+    seeds = tmp_path / "crawl" / "seeds.txt"
+    assert b"\x00" in seeds.read_bytes()
+    for n in (2, 3, 4, 6):
+        assert f"seed file {seeds} line {n} is not an http(s) URL, skipped" in result.log
+    with RedisServer() as srv:
+        push = wackycrawl("seeds", "push", str(seeds), "--redis", srv.url)
+        assert push.returncode == 0, push.stderr
+        assert "pushed 2 seeds" in push.stdout
+        for n in (2, 3, 4, 6):
+            assert f"seed file {seeds} line {n} is not an http(s) URL, skipped" in push.stderr
+        pushed = sorted(v.decode() for v in srv.client().lrange("wacky:seeds:start_urls", 0, -1))
+        assert pushed == ['{"url": "http://a.test/"}', '{"url": "http://b.test/"}']
+        empty = tmp_path / "empty.txt"
+        empty.write_text("# nothing yet\nnot a url\n")
+        refused = wackycrawl("seeds", "push", str(empty), "--redis", srv.url)
+        assert refused.returncode == 1
+        assert refused.stderr.splitlines() == [
+            f"wackycrawl seeds: seed file {empty} holds no usable URL (1 line not an http(s) "
+            "URL; one URL per line, # comments)"]
+        assert srv.client().llen("wacky:seeds:start_urls") == 2

@@ -1,7 +1,7 @@
 """``wackycrawl seeds push FILE --redis URL [--crawl NAME] [--key KEY] [--set]``: add seeds
 to a Redis crawl.
 
-Each usable line of FILE (the seed-file format of the ``seeds`` spider) is pushed to the
+Each usable line of FILE is pushed to the
 spider's scrapy-redis ``redis_key`` (default ``wacky:NAME:start_urls``, the default
 ``REDIS_START_URLS_KEY``; ``--key`` for another) as JSON ``{"url": ...}``, the format
 scrapy-redis documents, so ``redis-cli LPUSH wacky:seeds:start_urls '{"url": "https://..."}'``
@@ -9,20 +9,21 @@ scrapy-redis documents, so ``redis-cli LPUSH wacky:seeds:start_urls '{"url": "ht
 The crawl is ``--crawl``, else ``$WACKY_CRAWL_NAME``, else ``seeds`` (the workers' default);
 the output names the key, and a crawl no worker has joined yet gets a hint on stderr naming
 the crawls that exist. Workers pull them when their queue runs empty, also while the crawl
-is running. Exit status: 0, 1 if FILE is unreadable, binary or holds no URL, 2 if Redis cannot be reached
-(or the URL is no Redis URL).
+is running. FILE is read by the ``seeds`` spider's rule
+(:func:`wackycrawl.seeding.seedfile.read_seed_file`): bad lines (junk, NUL bytes) are skipped
+and named on stderr, a file with no usable URL (binary, empty) is refused. Exit status: 0, 1
+if FILE is unreadable or holds no usable URL, 2 if Redis cannot be reached (or the URL is no
+Redis URL).
 """
 
 import json
 import sys
-from pathlib import Path
 
 import redis
 
 from wackycrawl.cli import error, redis_client
 from wackycrawl.distributed.keys import CrawlKeys, default_crawl, known_crawls, redis_url
-from wackycrawl.spiders.seeds import BAD_LINES_LOGGED, read_seeds
-from wackycrawl.text.encoding import BinaryContentError, sniff_binary
+from wackycrawl.seeding.seedfile import bad_line_messages, read_seed_file
 
 
 def register(subparsers) -> None:
@@ -47,24 +48,16 @@ def run(args) -> int:
         error("seeds", "no Redis URL (--redis or REDIS_URL)")
         return 2
     try:
-        sniff_binary(Path(args.file).read_bytes())
-        urls, bad = read_seeds(args.file)
+        found = read_seed_file(args.file)
     except OSError as exc:
         error("seeds", f"{args.file}: {exc.strerror}")
         return 1
-    except BinaryContentError as exc:
-        error("seeds", f"{args.file}: not text ({exc}); a seed file has one http(s) URL a "
-                       "line")
+    if found.refusal:
+        error("seeds", found.refusal)
         return 1
-    for n, line in bad[:BAD_LINES_LOGGED]:
-        print(f"wackycrawl seeds: {args.file}:{n}: not an http(s) URL: {line[:200]!r}",
-              file=sys.stderr)
-    if len(bad) > BAD_LINES_LOGGED:
-        print(f"wackycrawl seeds: {args.file}: {len(bad) - BAD_LINES_LOGGED} more lines that are "
-              "not http(s) URLs", file=sys.stderr)
-    if not urls:
-        error("seeds", f"{args.file}: no URL to push")
-        return 1
+    for message in bad_line_messages(found):
+        print(f"wackycrawl seeds: {message}", file=sys.stderr)
+    urls = found.urls
     key = args.key or CrawlKeys(args.crawl).start_urls
     if (server := redis_client("seeds", url)) is None:
         return 2

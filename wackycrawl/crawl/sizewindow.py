@@ -118,15 +118,14 @@ def archived_reason(size: int, over: bool, *, encoded: bool, content_length: int
     placed in the window by :func:`window_reason`.
     """
     if truncated:
+        cut = f"(WARC-Truncated: {truncated})"
         if max_bytes and content_length is not None and content_length > max_bytes:
-            return "too_large_wire", (f"Content-Length {content_length} B > {max_bytes} B, "
-                                      f"body not downloaded (WARC-Truncated: {truncated})")
+            detail = f"Content-Length {content_length} B > {max_bytes} B, body not downloaded"
+            return "too_large_wire", f"{detail} {cut}"
         if max_bytes and over:
-            return ("too_large_decoded" if encoded else "too_large_wire",
-                    f"over {max_bytes} B{' decoded' if encoded else ''}, download cancelled "
-                    f"(WARC-Truncated: {truncated})")
-        return "truncated", f"{size} B archived of a download cut short (WARC-Truncated: " \
-                            f"{truncated})"
+            reason = "too_large_decoded" if encoded else "too_large_wire"
+            return reason, f"over {max_bytes} B{' decoded' * encoded}, download cancelled {cut}"
+        return "truncated", f"{size} B archived of a download cut short {cut}"
     reason = window_reason(size, min_bytes, max_bytes, encoded=encoded)
     if reason is None:
         return None

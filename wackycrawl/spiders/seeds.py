@@ -47,7 +47,6 @@ import logging
 import os
 from datetime import UTC, datetime
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import redis
 import scrapy
@@ -56,49 +55,14 @@ from scrapy.http import HtmlResponse
 from scrapy.linkextractors import LinkExtractor
 from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy_redis.spiders import RedisMixin
-from w3lib.url import safe_url_string
 
 from wackycrawl import __version__
 from wackycrawl.crawl import drops, profiles
 from wackycrawl.crawl.urls import canonical_url
 from wackycrawl.seeding import engines, serp
+from wackycrawl.seeding.seedfile import bad_line_messages, is_seed_url, read_seed_file
 
 logger = logging.getLogger(__name__)
-
-
-def read_seeds(path: str | Path) -> tuple[list[str], list[tuple[int, str]]]:
-    """Read a seed file: returns (urls, bad) where bad is a list of (line number, line).
-
-    Raises FileNotFoundError (with the path) when the file does not exist. The file is
-    read as UTF-8; undecodable bytes are replaced (the line then fails validation).
-    """
-    urls, bad = [], []
-    text = Path(path).read_bytes().decode("utf-8", errors="replace")
-    for n, line in enumerate(text.splitlines(), 1):
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        if _is_seed_url(line):
-            urls.append(line)
-        else:
-            bad.append((n, line))
-    return urls, bad
-
-
-def _is_seed_url(line: str) -> bool:
-    """An absolute http(s) URL with a host and a valid port, also in the form Scrapy fetches
-    (w3lib's ``safe_url_string`` drops control characters and reads ``\\`` as ``/``): a bad
-    IPv6 literal or port makes ``Request`` raise ValueError, which would end ``start()``."""
-    try:
-        parts = urlsplit(line)
-        fetched = urlsplit(safe_url_string(line))
-        parts.port, fetched.port  # noqa: B018 - raise ValueError for a bad port
-    except ValueError:
-        return False
-    if not fetched.hostname:
-        return False
-    return (parts.scheme in ("http", "https") and bool(parts.hostname) and " " not in line
-            and "\ufffd" not in line)
 
 
 def seed_request(raw: bytes | str, encoding: str = "utf-8") -> scrapy.Request | None:
@@ -109,17 +73,12 @@ def seed_request(raw: bytes | str, encoding: str = "utf-8") -> scrapy.Request | 
     try:
         data = json.loads(text) if text.startswith("{") else {"url": text}
         url = data["url"]
-        if not isinstance(url, str) or not _is_seed_url(url):
+        if not isinstance(url, str) or not is_seed_url(url):
             return None
         return scrapy.Request(url, meta=dict(data.get("meta") or {}), dont_filter=True,
                               priority=int(data.get("priority", 0)))
     except (ValueError, KeyError, TypeError, AttributeError):
         return None
-
-
-# Bad seed lines named one by one (here and by `wackycrawl seeds`): a binary file given by
-# mistake gets no message per line.
-BAD_LINES_LOGGED = 10
 
 
 def missing_seed_file(seeds: str | None = None, queries: str | None = None) -> str | None:
@@ -140,12 +99,10 @@ def unusable_seed_files(settings, seeds: str | None = None,
     paths = [path for path in (seeds, queries) if path]
     if not paths or frontier_mode(settings) == "redis":
         return None
-    read = [read_seeds(path) for path in paths]
-    if any(urls for urls, _ in read):
+    read = [read_seed_file(path) for path in paths]
+    if any(found.urls for found in read):
         return None
-    bad = sum(len(lines) for _, lines in read)
-    return (f"seed file {paths[0]} holds no usable URL ({bad} line{'' if bad == 1 else 's'} "
-            "not an http(s) URL; one URL per line, # comments)")
+    return read[0].refusal
 
 
 def missing_seeds(settings, seeds: str | None = None, queries: str | None = None) -> str | None:
@@ -248,13 +205,10 @@ class SeedsSpider(RedisMixin, scrapy.Spider):
             if not path:
                 continue
             self._declared_engines(path)
-            lines, bad = read_seeds(path)
-            for n, line in bad[:BAD_LINES_LOGGED]:
-                logger.warning("seed file %s line %d is not an http(s) URL, skipped: %r",
-                               path, n, line[:200])
-            if len(bad) > BAD_LINES_LOGGED:
-                logger.warning("seed file %s: %d more lines are not http(s) URLs, skipped",
-                               path, len(bad) - BAD_LINES_LOGGED)
+            found = read_seed_file(path)
+            lines, bad = found.urls, found.bad
+            for message in bad_line_messages(found):
+                logger.warning("%s", message)
             if bad:
                 stats.inc_value("wacky/seeds/bad_line", len(bad))
             for url in lines:

@@ -1,0 +1,99 @@
+"""The seed-file format, one rule for the ``seeds`` spider and ``wackycrawl seeds push``.
+
+A seed file holds one absolute http(s) URL a line; blank lines and ``#`` comments are
+skipped. :func:`read_seed_file` says what a file yields: its usable URLs, its bad lines
+(line number, text: not an http(s) URL, NUL or other control bytes, undecodable bytes;
+skipped, counted and named by :func:`bad_line_messages`) and, when it yields no URL at all,
+why it is refused (``refusal``: a binary file given by mistake is named by its format,
+:func:`wackycrawl.text.encoding.sniff_binary`; an empty or all-bad file by its count).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from w3lib.url import safe_url_string
+
+from wackycrawl.text.encoding import BinaryContentError, sniff_binary
+
+# Bad seed lines named one by one: a long list of junk gets one line for the rest.
+BAD_LINES_LOGGED = 10
+
+
+@dataclass
+class SeedFile:
+    """What a seed file yields: ``urls`` in file order, ``bad`` (line number, stripped line),
+    ``refusal`` the message when there is no URL (empty string when there is one)."""
+
+    path: str
+    urls: list[str] = field(default_factory=list)
+    bad: list[tuple[int, str]] = field(default_factory=list)
+    refusal: str = ""
+
+
+def is_seed_url(line: str) -> bool:
+    """An absolute http(s) URL with a host and a valid port, also in the form Scrapy fetches
+    (w3lib's ``safe_url_string`` drops control characters and reads ``\\`` as ``/``): a bad
+    IPv6 literal or port makes ``Request`` raise ValueError, which would end ``start()``.
+    A line holding control characters (a NUL...) or U+FFFD (undecodable bytes) is no seed."""
+    if any(ord(c) < 32 or c == "\x7f" for c in line):
+        return False
+    try:
+        parts = urlsplit(line)
+        fetched = urlsplit(safe_url_string(line))
+        parts.port, fetched.port  # noqa: B018 - raise ValueError for a bad port
+    except ValueError:
+        return False
+    if not fetched.hostname:
+        return False
+    return (parts.scheme in ("http", "https") and bool(parts.hostname) and " " not in line
+            and "\ufffd" not in line)
+
+
+def read_seeds(path: str | Path) -> tuple[list[str], list[tuple[int, str]]]:
+    """``(urls, bad)`` of :func:`read_seed_file`. Raises OSError (FileNotFoundError...)."""
+    found = read_seed_file(path)
+    return found.urls, found.bad
+
+
+def read_seed_file(path: str | Path) -> SeedFile:
+    """Read the seed file ``path`` as UTF-8 (undecodable bytes replaced: that line is bad).
+
+    Raises OSError (FileNotFoundError with the path...) when it cannot be read."""
+    data = Path(path).read_bytes()
+    found = SeedFile(str(path))
+    for n, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        if is_seed_url(line):
+            found.urls.append(line)
+        else:
+            found.bad.append((n, line))
+    if not found.urls:
+        try:
+            sniff_binary(data)
+        except BinaryContentError as exc:
+            found.refusal = (f"seed file {path} holds no usable URL: not text ({exc}); a seed "
+                             "file has one http(s) URL a line")
+        else:
+            n = len(found.bad)
+            found.refusal = (f"seed file {path} holds no usable URL ({n} line"
+                             f"{'' if n == 1 else 's'} not an http(s) URL; one URL per line, "
+                             "# comments)")
+    return found
+
+
+def bad_line_messages(found: SeedFile) -> list[str]:
+    """One message per bad line, at most :data:`BAD_LINES_LOGGED`, then one for the rest;
+    none for a refused file (its refusal says it all)."""
+    if found.refusal:
+        return []
+    out = [f"seed file {found.path} line {n} is not an http(s) URL, skipped: {line[:200]!r}"
+           for n, line in found.bad[:BAD_LINES_LOGGED]]
+    if len(found.bad) > BAD_LINES_LOGGED:
+        out.append(f"seed file {found.path}: {len(found.bad) - BAD_LINES_LOGGED} more lines "
+                   "are not http(s) URLs, skipped")
+    return out
