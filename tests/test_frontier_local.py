@@ -172,3 +172,21 @@ def test_second_crawl_on_a_jobdir_in_use_stops_in_one_error_line(tmp_path):
     assert first.returncode == 0, first.log[-3000:]
     urls = [d.url for d in corpus_docs(corpus)]
     assert len(urls) == len(set(urls)) and set(urls) == expected
+
+
+def test_promote_raises_a_queued_request_and_leaves_a_leased_one(tmp_path):
+    f = LocalFrontier(str(tmp_path))
+    f.open()
+    f.push("first", -1, b"depth 1")
+    f.push("deep", -3, b"depth 3")
+    f.push("other", -2, b"depth 2")
+    assert f.promote("deep", -1, lambda: b"depth 1 now")  # found again at depth 1
+    assert not f.promote("deep", -2, lambda: pytest.fail("payload built for no change"))
+    assert not f.promote("nowhere", 0, lambda: b"")
+    popped = [f.pop() for _ in range(2)]
+    assert [(p.id, p.payload) for p in popped] == [("first", b"depth 1"),
+                                                     ("deep", b"depth 1 now")]
+    assert not f.promote("deep", 0, lambda: b"leased")  # leased: not changed
+    f.ack("deep", popped[1].token)
+    assert f.pop().id == "other"
+    f.close()

@@ -68,3 +68,68 @@ def test_per_ip_delay_spaces_hostnames_of_one_server(tmp_path):
     other = arrivals(web, "other.test")
     assert len(other) == 3 and other[-1] < one_server[3]  # its own address: crawled alongside
     assert result.stat("wacky/politeness/ip_unresolved") == 0
+
+
+def test_a_hosts_waiting_requests_go_in_depth_order(tmp_path):
+    """Ten depth-1 pages wait for one host while their children (depth 2) arrive: every
+    depth-1 page is fetched before any depth-2 one, so a page linked from the last depth-1
+    page and from a depth-2 page gets its shortest link depth (2), and the page it links to
+    (depth 3) is within DEPTH_LIMIT 3."""
+    host = "http://bfs.test"
+
+    def html(*links):
+        return "<html><body>" + "".join(f'<a href="{u}">{u}</a> ' for u in links) + \
+            "</body></html>"
+
+    with LocalWeb() as web:
+        firsts = [f"/a{i}.html" for i in range(10)]
+        web.add(host + "/", html(*firsts))
+        for i, path in enumerate(firsts):
+            web.add(host + path, html(f"/b{i}.html", *(["/t.html"] if i == 9 else [])))
+            web.add(host + f"/b{i}.html", html(f"/c{i}.html", *(["/t.html"] if i == 0 else [])))
+            web.add(host + f"/c{i}.html", html())
+        web.add(host + "/t.html", html("/u.html"))
+        web.add(host + "/u.html", html())
+        web.add(host + "/robots.txt", "User-agent: *\nAllow: /\n", content_type="text/plain")
+        result = run_crawl(web, [host + "/"], tmp_path,
+                           {"DOWNLOAD_DELAY": "0.1", "DEPTH_LIMIT": "3"}, timeout=120)
+        paths = [h.path for h in web.hits if h.path not in ("/robots.txt", "/")]
+    assert result.returncode == 0, result.log[-3000:]
+    depth = {p: 1 if p.startswith("/a") else 3 if p.startswith(("/c", "/u")) else 2
+             for p in paths}
+    order = [depth[p] for p in paths]
+    assert order == sorted(order), paths
+    assert "/u.html" in paths
+
+
+@pytest.mark.parametrize("frontier", ["scrapy", "local"])
+def test_a_link_found_later_by_a_shorter_path_gives_the_waiting_page_its_depth(tmp_path,
+                                                                                frontier):
+    """t.html is first linked at depth 3 (seed -> a -> c -> t) and waits for its host, busy
+    with the slow b.html and x.html; b.html links it at depth 2 while it waits: t is fetched
+    at depth 2, so its link u.html (depth 3) is within DEPTH_LIMIT 3."""
+
+    def html(*links):
+        return "<html><body>" + "".join(f'<a href="{u}">{u}</a> ' for u in links) + \
+            "</body></html>"
+
+    with LocalWeb() as web:
+        web.add("http://s.test/", html("http://fast.test/a.html", "http://slow.test/b.html",
+                                       "http://slow.test/x.html"))
+        web.add("http://slow.test/x.html", html(), delay=2.0)
+        web.add("http://fast.test/a.html", html("/c.html"))
+        web.add("http://fast.test/c.html", html("http://slow.test/t.html"))
+        web.add("http://slow.test/b.html", html("/t.html"), delay=2.0)
+        web.add("http://slow.test/t.html", html("/u.html"))
+        web.add("http://slow.test/u.html", html())
+        for host in ("s.test", "fast.test", "slow.test"):
+            web.add(f"http://{host}/robots.txt", "User-agent: *\n", content_type="text/plain")
+        settings = {"DEPTH_LIMIT": "3", "DOWNLOAD_DELAY": "0.1"}  # one request per host
+        if frontier == "local":
+            settings["JOBDIR"] = str(tmp_path / "job")
+        result = run_crawl(web, ["http://s.test/"], tmp_path, settings, timeout=120)
+        paths = [(h.host, h.path) for h in web.hits]
+    assert result.returncode == 0, result.log[-3000:]
+    assert paths.index(("fast.test", "/c.html")) < paths.index(("slow.test", "/t.html"))
+    assert ("slow.test", "/u.html") in paths
+    assert result.stat("wacky/frontier/depth_promoted") >= 1

@@ -122,7 +122,7 @@ WACKY_SERP_MAX_BYTES = 2 * 1024 * 1024
 # --- Scope and depth ---------------------------------------------------------------------
 # Follow the links of fetched pages (False: fetch exactly the seed list, e.g. to re-fetch a URL list).
 WACKY_FOLLOW_LINKS = True
-DEPTH_LIMIT = 5
+DEPTH_LIMIT = 5  # links from a seed along the path found (README, Link depth)
 DEPTH_PRIORITY = 1  # breadth-first: FIFO queues
 SCHEDULER_DISK_QUEUE = "scrapy.squeues.PickleFifoDiskQueue"
 SCHEDULER_MEMORY_QUEUE = "scrapy.squeues.FifoMemoryQueue"

@@ -18,6 +18,7 @@ import itertools
 import os
 import sqlite3
 import time
+from collections.abc import Callable
 
 from wackycrawl.distributed.leasequeue import Leased
 
@@ -115,6 +116,19 @@ class LocalFrontier:
                 "INSERT OR IGNORE INTO queue (id, prio, seq, payload, not_before, host) "
                 "VALUES (?, ?, ?, ?, ?, ?)", (rid, -priority, self._seq, payload, not_before, host))
         return cur.rowcount == 1
+
+    def promote(self, rid: str, priority: int, payload: Callable[[], bytes]) -> bool:
+        """Give the queued (or parked), not leased request ``rid`` the higher ``priority`` and
+        the payload (``payload()``, built only then) of a copy found by a shorter link path
+        (DEPTH_PRIORITY: a smaller depth); its place within the priority stays by its first
+        queueing. False if ``rid`` is not queued, is leased, or has that priority or a
+        higher one."""
+        row = self.db.execute("SELECT prio FROM queue WHERE id = ? AND token IS NULL",
+                              (rid,)).fetchone()
+        if row is None or row[0] <= -priority:
+            return False
+        return self.db.execute("UPDATE queue SET prio = ?, payload = ? WHERE id = ? AND "
+                               "token IS NULL", (-priority, payload(), rid)).rowcount == 1
 
     def pop(self) -> Leased | None:
         """Lease the first ready request; parked ones whose time has come are ready first."""

@@ -140,6 +140,23 @@ class FrontierQueue(Base):
             self.stats.inc_value("wacky/frontier/parked")
         return ok
 
+    def promote(self, request: Request) -> bool:
+        """A link to a URL already seen, found at a smaller depth (``meta["depth"]``): the
+        queued copy (SQLite frontier) gets its priority and payload, a copy this worker
+        leased and has not parsed yet gets its depth (its links are then one deeper). True
+        if either happened; the Redis queue is not changed."""
+        rid = fingerprint(request.method, request.url, request.body).hex()
+        depth = request.meta.get("depth", 0)
+        mine = self._ids.get(rid)
+        if mine is not None:
+            if depth < mine.meta.get("depth", 0):
+                mine.meta["depth"] = depth
+                return True
+            return False
+        promote = getattr(self.backend, "promote", None)
+        return bool(promote and promote(rid, request.priority,
+                                        lambda: self._encode_request(request)))
+
     def push_seen(self, request: Request, seen_key: str) -> int:
         """:meth:`push` with the request's fingerprint recorded in the seen SET ``seen_key``
         in the same step (Redis only; start requests): -1 if it was seen (filtered unless

@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import logging
 import time
+from weakref import WeakValueDictionary
 
 import redis
 from scrapy import Request
@@ -114,7 +115,7 @@ class FrontierScheduler(scrapy_redis_scheduler.Scheduler):
         s = crawler.settings
         mode = frontier_mode(s)
         if mode == "scrapy":
-            return Scheduler.from_crawler(crawler)
+            return DepthScheduler.from_crawler(crawler)
         if mode == "local" and not s.get("JOBDIR"):
             raise ValueError("WACKY_FRONTIER is 'local' but JOBDIR is not set")
         server = connect(s) if mode == "redis" else None
@@ -257,6 +258,8 @@ class FrontierScheduler(scrapy_redis_scheduler.Scheduler):
                 return False
         elif self.df.request_seen(request) and not request.dont_filter:
             self.df.log(request, self.spider)
+            if self.queue.promote(request):
+                self.stats.inc_value("wacky/frontier/depth_promoted")
             return False
         else:
             done = self.queue.push(request)
@@ -401,6 +404,30 @@ class FrontierScheduler(scrapy_redis_scheduler.Scheduler):
             else:
                 requests.append(request)
         return requests
+
+
+class DepthScheduler(Scheduler):
+    """Scrapy's scheduler (``WACKY_FRONTIER = "scrapy"``) that gives a request still in
+    memory - queued in the memory queue, waiting for its host, downloading, or fetched and not
+    yet parsed - the smaller depth of a later link to the same URL (the dupefilter drops the
+    link; DepthMiddleware gives the page's links that depth + 1). Requests in a disk queue
+    are not changed. Stats: ``wacky/frontier/depth_promoted``."""
+
+    def open(self, spider):
+        self._alive: WeakValueDictionary = WeakValueDictionary()  # fingerprint -> request
+        return super().open(spider)
+
+    def enqueue_request(self, request: Request) -> bool:
+        fp = self.crawler.request_fingerprinter.fingerprint(request)
+        if super().enqueue_request(request):
+            self._alive[fp] = request
+            return True
+        old = self._alive.get(fp)
+        depth = request.meta.get("depth", 0)
+        if old is not None and not request.dont_filter and depth < old.meta.get("depth", 0):
+            old.meta["depth"] = depth
+            self.stats.inc_value("wacky/frontier/depth_promoted")
+        return False
 
 
 def start_urls_kind(settings) -> str:

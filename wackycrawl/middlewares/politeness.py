@@ -6,6 +6,8 @@ WACKY_ROBOTS_TOKEN), capped at WACKY_CRAWL_DELAY_MAX with a warning
 (sent by ``wackycrawl.middlewares.robots``). ``process_request`` waits (asyncio sleep) until the
 host's next start time and, for a positive interval, until the host's previous request is
 answered (``process_response``/``process_exception``); robots.txt is a request like any other.
+Requests waiting for one host go in priority order (``DEPTH_PRIORITY``: the smallest link depth
+first), in no set order within one priority.
 
 Overload (C06): a 429 or 503 answer holds its host - no request of that host is sent before the
 answer's Retry-After (capped at WACKY_RETRY_AFTER_MAX) or, without one, the back-off wait - and
@@ -94,6 +96,12 @@ _SENT_META = "_wacky_politeness_sent"
 _POLL = 1.0  # seconds between checks for a graceful stop while a request waits
 
 
+def _outranked(ranks: Counter[int], priority: int) -> bool:
+    """Whether a request of higher priority (smaller depth: DEPTH_PRIORITY) waits for the
+    same host: the host's requests are sent in priority order."""
+    return any(p > priority for p in ranks)
+
+
 class PolitenessMiddleware:
     def __init__(self, crawler):
         if not is_asyncio_available():
@@ -115,6 +123,7 @@ class PolitenessMiddleware:
         self._released: dict[str, asyncio.Event] = {}
         self.park_after = s.getfloat("WACKY_PARK_AFTER_SECONDS", 10.0)
         self.waiting: Counter[str] = Counter()  # requests waiting here, per host (status)
+        self._ranks: dict[str, Counter[int]] = {}  # host -> priorities of its waiting requests
         crawler.signals.connect(self._robots_parsed, signal=signals.robots_parsed)
 
     @classmethod
@@ -132,8 +141,11 @@ class PolitenessMiddleware:
         if (not_before := request.meta.get(NOT_BEFORE_META)) is not None:
             self.schedule.hold(host, self.schedule.clock() + not_before - time.time())
         self.waiting[host] += 1
+        ranks = self._ranks.setdefault(host, Counter())
+        ranks[request.priority] += 1
         try:
-            while (wait := self.schedule.claim(keys, request)) != 0.0:
+            while (wait := None if _outranked(ranks, request.priority)
+                   else self.schedule.claim(keys, request)) != 0.0:
                 if self._stopping() or (wait is not None and wait > self.park_after
                                         and self._can_park()):
                     # keep the wait with the request: the frontier parks it until then
@@ -152,6 +164,11 @@ class PolitenessMiddleware:
                     await asyncio.sleep(min(wait, _POLL))
         finally:
             self.waiting[host] -= 1
+            ranks[request.priority] -= 1
+            if ranks[request.priority] <= 0:
+                del ranks[request.priority]
+            if not ranks:
+                self._ranks.pop(host, None)
         request.meta[_KEYS_META] = keys
         request.meta[_SENT_META] = self.schedule.clock()
         return None
