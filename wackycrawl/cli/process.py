@@ -2,7 +2,10 @@
 
 Every ``response`` record of the WARC and ARC files (ours, Common Crawl's, ``wget
 --warc-file``'s, Heritrix's ARC; :mod:`wackycrawl.archive.reader`) goes through what a crawl
-does to a downloaded page: the size window (2xx, HTML, 5-200 KB decoded), then the crawl's
+does to a downloaded page (robots.txt skipped; a 4xx/5xx the crawl does not retry is the drop
+``http_<code>``): the size window (2xx, HTML, 5-200 KB decoded; a record with
+``WARC-Truncated``, a download the crawl cut short, gets the crawl's reason from its headers:
+:func:`wackycrawl.crawl.sizewindow.archived_reason`), then the crawl's
 item pipelines with the project's settings and the ``-s`` overrides
 (:class:`wackycrawl.pipelines.offline.Chain`): text, boilerplate, filters, language and
 fingerprint stages, dedup, TREC writer, and the extensions of ``WACKY_OFFLINE_EXTENSIONS``
