@@ -280,3 +280,18 @@ def test_untyped_binary_is_sniffed_on_the_first_bytes(mw):
     mw.headers_received(Headers({}), None, req)
     with pytest.raises(StopDownload):
         mw.bytes_received(b"PK\x03\x04\x14\0\0\0", req)
+
+
+@pytest.mark.parametrize(("size", "over", "encoded", "length", "truncated", "reason"), [
+    (0, False, False, 569967, "length", "too_large_wire"),  # stopped at the headers
+    (MAX + 1, True, False, None, "length", "too_large_wire"),  # stopped while streaming
+    (MAX + 1, True, True, None, "length", "too_large_decoded"),  # a decompression bomb
+    (4000, False, False, 90000, "disconnect", "truncated"),  # shorter than Content-Length
+    (4000, False, False, None, "", "too_small"),  # complete: the window as usual
+    (9000, False, True, 3000, "", None),
+])
+def test_archived_reason_gives_a_cut_download_the_crawls_reason(size, over, encoded, length,
+                                                                 truncated, reason):
+    found = sw.archived_reason(size, over, encoded=encoded, content_length=length,
+                               truncated=truncated, min_bytes=5120, max_bytes=MAX)
+    assert (found[0] if found else None) == reason
