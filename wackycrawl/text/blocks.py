@@ -167,9 +167,11 @@ def segment(parts: list[str], article: bool = False) -> tuple[list[Block], list[
     return blocks, scores
 
 
-def _segment(parts: list[str], article: bool) -> tuple[list[Block], list[int], tuple]:
+def _segment(parts: list[str], article: bool,
+             names: list[str] | None = None) -> tuple[list[Block], list[int], tuple]:
     """:func:`segment`, and its container elements' piece indexes ``(starts, ends)``: two
-    lists in the order the elements open, ``len(parts)`` the end of one never closed."""
+    lists in the order the elements open, ``len(parts)`` the end of one never closed.
+    ``names``: the tags' :func:`wackycrawl.text.bte.tag_names` if known."""
     blocks: list[Block] = []
     chunks: list[str] = []
     solo: list[str] | None = None  # the words of the block's text while it is one piece
@@ -186,7 +188,8 @@ def _segment(parts: list[str], article: bool) -> tuple[list[Block], list[int], t
     inside: tuple[int, ...] = ()  # their numbers, outermost first
     cue_count = 0  # boilerplate-named elements opened so far
     tags = parts[1::2]
-    names = bte.tag_names(tags)
+    if names is None:
+        names = bte.tag_names(tags)
     scores = [0] * len(parts)  # text pieces' scores set below
     scores[1::2] = map(_TAG_SCORES.get, names, repeat(bte.TAG_WEIGHT))
     block_elements, nesting = bte.BLOCK_ELEMENTS, _NESTING
@@ -468,8 +471,8 @@ def analyse(
     of a block's words, ``min_outside_words`` a count of words. Never raises on malformed
     markup.
     """
-    parts = bte.pieces(bte.strip_invisible(markup))
-    blocks, scores, boxes = _segment(parts, article)
+    parts, names = bte.named_pieces(bte.strip_invisible(markup))
+    blocks, scores, boxes = _segment(parts, article, names)
     text_cue = text_cue_of(blocks, article)
     unwrap_page(blocks)
     template = None

@@ -79,14 +79,18 @@ _NEXT_GT_RE = re.compile(">")
 # the tag ends before the next "<"; a quote that never closes is an ordinary character (HTML 5
 # would drop the tag and the rest of the page at the end of input). Possessive quantifiers:
 # no backtracking. _TAG_SPLIT_RE does all this in one C pass for values without a tag start
-# inside (no attempt then starts within another's stretch: linear); a page with a tag start
+# inside (no attempt then starts within another's stretch: linear), and captures each tag's
+# element name as it goes (group 2: the letters and digits after "<" or "</", as
+# :func:`tag_name`; the rest of the tag is the quote-aware run or, when that meets a "<" or
+# the end, the quote-blind one: both would consume the name too); a page with a tag start
 # inside a quoted value goes through :func:`_pieces_quoted`.
 _DQ_RUN = r"""(?:[^"<]++|<(?![A-Za-z/!?]))*+"""  # a double-quoted value's run, no tag start
 _SQ_RUN = r"""(?:[^'<]++|<(?![A-Za-z/!?]))*+"""  # and a single-quoted one's
 _PLAIN_VALUE = rf"""(?:"{_DQ_RUN}"|'{_SQ_RUN}')"""
 _PLAIN_TAG = rf"{_TAG_START}[^<>]*>"
 _TAG_SPLIT_RE = re.compile(
-    rf"""({_TAG_START}(?:[^<>"'=]++|=\s*+{_PLAIN_VALUE}?+|["'])*+>|{_PLAIN_TAG})""")
+    rf"""(<(?=[A-Za-z/!?])/?+([A-Za-z][A-Za-z0-9]*+|)"""
+    rf"""(?:(?:[^<>"'=]++|=\s*+{_PLAIN_VALUE}?+|["'])*+>|[^<>]*>))""")
 # "=" and a quoted value with a tag start before its closing quote (each scan stops at the
 # first quote or tag start, so a position is scanned at most twice: linear).
 _MARKUP_VALUE_RE = re.compile(
@@ -209,9 +213,19 @@ def pieces(markup: str) -> list[str]:
 
     Even indexes are text chunks (maybe empty, entities still encoded), odd indexes are tags.
     """
-    if _MARKUP_VALUE_RE.search(markup) is None:
-        return _TAG_SPLIT_RE.split(markup)
-    return _pieces_quoted(markup)
+    return named_pieces(markup)[0]
+
+
+def named_pieces(markup: str) -> tuple[list[str], list[str]]:
+    """:func:`pieces` of ``markup`` and the :func:`tag_names` of its tags (``parts[1::2]``),
+    the names found by the same pass where it can."""
+    if _MARKUP_VALUE_RE.search(markup) is not None:
+        parts = _pieces_quoted(markup)
+        return parts, tag_names(parts[1::2])
+    parts = _TAG_SPLIT_RE.split(markup)  # text, tag, name, text, tag, name, ..., text
+    names = parts[2::3]
+    del parts[2::3]
+    return parts, " ".join(names).lower().split(" ") if names else []
 
 
 def _pieces_quoted(markup: str) -> list[str]:
