@@ -50,8 +50,12 @@ BLOCK_ELEMENTS = frozenset(
 WORD_WEIGHT = 1
 TAG_WEIGHT = -1
 
+# A comment or an invisible element's start tag; the lookahead (the first characters that can
+# follow "<") turns most other tags away before the names are tried.
 _INVISIBLE_OPEN_RE = re.compile(
-    r"<!--|<({})\b[^<>]*>".format("|".join(INVISIBLE_ELEMENTS)), re.IGNORECASE
+    r"<(?=[!{}])(?:!--|({})\b[^<>]*>)".format(
+        "".join(sorted({name[0] for name in INVISIBLE_ELEMENTS})), "|".join(INVISIBLE_ELEMENTS)),
+    re.IGNORECASE,
 )
 _INVISIBLE_CLOSE_RE = {
     name: re.compile(rf"</{name}\b[^<>]*>?", re.IGNORECASE) for name in INVISIBLE_ELEMENTS
