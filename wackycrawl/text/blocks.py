@@ -196,6 +196,7 @@ def _segment(parts: list[str], article: bool,
     containers = cues.CONTAINERS
     figures = FIGURES
     structural, boxes_or_named = _STRUCTURAL, _BOXES_OR_NAMED
+    word_weight, size = bte.WORD_WEIGHT, len(parts)
     # the last text piece has no tag after it: None, not structural, ends the loop
     for j, piece, name, tag in zip(count(), parts[0::2], chain(names, (None,)), chain(tags, ("",))):
         if piece:
@@ -206,7 +207,7 @@ def _segment(parts: list[str], article: bool,
                     chars = sum(map(len, tokens))  # not the whitespace around them
                     if chars > LONG_TOKEN * n:
                         n = chars // CHARS_PER_WORD
-                scores[2 * j] = n * (LINK_WORD_WEIGHT if in_link else bte.WORD_WEIGHT)
+                scores[2 * j] = n * (LINK_WORD_WEIGHT if in_link else word_weight)
                 if not chunks:
                     first, first_box = 2 * j, open_boxes[-1] if open_boxes else -1
                     solo = tokens
@@ -220,16 +221,16 @@ def _segment(parts: list[str], article: bool,
                 chunks.append(" ")
         if name not in structural:
             continue
-        k = 2 * j + 1
         closing = tag[1] == "/"
         if name == "a":
             in_link, wrapping = not closing, False
             continue  # a link is no container and no named element
+        k = 2 * j + 1
         if name in block_elements:
-            if chunks:
+            if chunks:  # (else words, link_words and wrapped are still 0, 0, False)
                 blocks.append(Block(_block_text(chunks, solo), words, link_words,
                                     heading, first, k, first_box, inside, wrapped))
-            chunks, words, link_words, wrapped = [], 0, 0, False
+                chunks, words, link_words, wrapped = [], 0, 0, False
             heading = name in HEADINGS and not closing
             wrapping = in_link
         if name not in boxes_or_named:
@@ -239,7 +240,7 @@ def _segment(parts: list[str], article: bool,
                 box_parents.append(open_boxes[-1] if open_boxes else -1)
                 open_boxes.append(len(box_ends))
                 box_starts.append(k)
-                box_ends.append(len(parts))
+                box_ends.append(size)
             elif open_boxes:
                 box_ends[open_boxes.pop()] = k
         if open_cues:
