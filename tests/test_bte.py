@@ -52,6 +52,20 @@ HAND_PAGE = (
 )
 
 
+@pytest.mark.parametrize("markup, first_names", [
+    ('<!DOCTYPE html><HTML><Body CLASS=x><div-x>a</div-x></><//a>b<?xml v?><H2 id="t">T</H2 >'
+     '<p title="a > b" data-n=\'1\'>c</P><a href=x>d</A ><img src="x.png"/><br/>e<a',
+     ["", "html", "body", "div", "div", "", "", "", "h2", "h2", "p", "p", "a", "a"]),
+    ('<div data-html="<p class=\'q\'>inner</p>"><Span x="<b>">f</SPAN></div><p title="x>',
+     ["div", "span", "span", "div", "p"]),  # markup in quoted values: the other path
+])
+def test_named_pieces_give_each_tags_name(markup, first_names):
+    parts, names = bte.named_pieces(markup)
+    assert parts == bte.pieces(markup)
+    assert names == [bte.tag_name(t) for t in parts[1::2]] == bte.tag_names(parts[1::2])
+    assert names[:len(first_names)] == first_names
+
+
 def test_hand_computed_span():
     # Scores after <body>: Home +1 </a> -1 "|" +1 <a> -1 News +1 </a> -1 </div> -1 <p> -1
     # | Alpha.. +3 <b> -1 +3 </b> -1 eta. +1 </p> -1 <p> -1 Theta.. +3 | </p> -1 <div> -1

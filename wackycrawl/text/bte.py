@@ -91,16 +91,16 @@ _NEXT_GT_RE = re.compile(">")
 _DQ_RUN = r"""(?:[^"<]++|<(?![A-Za-z/!?]))*+"""  # a double-quoted value's run, no tag start
 _SQ_RUN = r"""(?:[^'<]++|<(?![A-Za-z/!?]))*+"""  # and a single-quoted one's
 _PLAIN_VALUE = rf"""(?:"{_DQ_RUN}"|'{_SQ_RUN}')"""
-_PLAIN_TAG = rf"{_TAG_START}[^<>]*>"
+_NAMED_START = r"<(?=[A-Za-z/!?])/?+([A-Za-z][A-Za-z0-9]*+|)"  # a tag start, its name captured
 _TAG_SPLIT_RE = re.compile(
-    rf"""(<(?=[A-Za-z/!?])/?+([A-Za-z][A-Za-z0-9]*+|)"""
-    rf"""(?:(?:[^<>"'=]++|=\s*+{_PLAIN_VALUE}?+|["'])*+>|[^<>]*>))""")
+    rf"""({_NAMED_START}(?:(?:[^<>"'=]++|=\s*+{_PLAIN_VALUE}?+|["'])*+>|[^<>]*>))""")
 # "=" and a quoted value with a tag start before its closing quote (each scan stops at the
 # first quote or tag start, so a position is scanned at most twice: linear).
 _MARKUP_VALUE_RE = re.compile(
     rf"""=\s*+(?:"{_DQ_RUN}{_TAG_START}|'{_SQ_RUN}{_TAG_START})""")
-_QUOTED_TAG_RE = re.compile(rf"""{_TAG_START}(?:[^<>"'=]++|=\s*+(?:"[^"]*+"|'[^']*+')?+|["'])*+""")
-_PLAIN_TAG_RE = re.compile(_PLAIN_TAG)
+_QUOTED_TAG_RE = re.compile(
+    rf"""{_NAMED_START}(?:[^<>"'=]++|=\s*+(?:"[^"]*+"|'[^']*+')?+|["'])*+""")
+_PLAIN_TAG_RE = re.compile(rf"{_NAMED_START}[^<>]*>")
 _TAG_NAME_RE = re.compile(r"</?([A-Za-z][A-Za-z0-9]*)")
 _TAG_NAMES_RE = re.compile(r"<(?=[A-Za-z/!?])(?:/?([A-Za-z][A-Za-z0-9]*))?")
 
@@ -224,37 +224,43 @@ def named_pieces(markup: str) -> tuple[list[str], list[str]]:
     """:func:`pieces` of ``markup`` and the :func:`tag_names` of its tags (``parts[1::2]``),
     the names found by the same pass where it can."""
     if _MARKUP_VALUE_RE.search(markup) is not None:
-        parts = _pieces_quoted(markup)
-        return parts, tag_names(parts[1::2])
-    parts = _TAG_SPLIT_RE.split(markup)  # text, tag, name, text, tag, name, ..., text
-    names = parts[2::3]
-    del parts[2::3]
+        parts, names = _pieces_quoted(markup)
+    else:
+        parts = _TAG_SPLIT_RE.split(markup)  # text, tag, name, text, tag, name, ..., text
+        names = parts[2::3]
+        del parts[2::3]
     return parts, " ".join(names).lower().split(" ") if names else []
 
 
-def _pieces_quoted(markup: str) -> list[str]:
-    """:func:`pieces` where quoted values may hold tag starts (``data-x="<p>..."``). A tag
+def _pieces_quoted(markup: str) -> tuple[list[str], list[str]]:
+    """:func:`pieces` where quoted values may hold tag starts (``data-x="<p>..."``), and the
+    tags' names as written. A tag
     whose quote-aware scan meets a "<" outside quotes or the end of input before its ">"
     falls back to the quote-blind rule, and so does every tag start inside that scanned
-    stretch: quote-aware scans never overlap, so the time stays linear."""
+    stretch: quote-aware scans never overlap, so the time stays linear. (Past the last
+    scanned stretch the search for the next tag start is that scan itself.)"""
     out: list[str] = []
+    names: list[str] = []
     text_from = pos = guard = 0
-    while (m := _NEXT_TAG_RE.search(markup, pos)) is not None:
+    while (m := (_QUOTED_TAG_RE if pos >= guard else _NEXT_TAG_RE).search(markup, pos)):
         start = end = m.start()
         if start >= guard:
-            stop = _QUOTED_TAG_RE.match(markup, start).end()
+            if m.re is not _QUOTED_TAG_RE:
+                m = _QUOTED_TAG_RE.match(markup, start)
+            stop = m.end()
             if markup.startswith(">", stop):
                 end = stop + 1
             guard = stop
-        if end == start and (plain := _PLAIN_TAG_RE.match(markup, start)) is not None:
-            end = plain.end()
+        if end == start and (m := _PLAIN_TAG_RE.match(markup, start)) is not None:
+            end = m.end()
         if end == start:
             pos = start + 1
             continue
         out += (markup[text_from:start], markup[start:end])
+        names.append(m.group(1))
         text_from = pos = end
     out.append(markup[text_from:])
-    return out
+    return out, names
 
 
 def tag_name(tag: str) -> str:
