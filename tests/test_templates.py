@@ -66,6 +66,16 @@ def test_blocks_seen_on_min_pages_of_a_host_become_template():
         blocks.extract(site_page(0))[0])) == 5
 
 
+def test_text_hashes_are_block_hash_of_each_text():
+    page = ("<p>Année 2026: 12&nbsp;cafés</p><p>x\u2028y &#10; z</p><div>日本語 テキスト</div>"
+            "<p>1999</p><p>2000</p>")
+    parts = blocks.segment(blocks.bte.pieces(page))[0]
+    hashes = blocks.text_hashes(parts)
+    assert hashes == [blocks.block_hash(b.text) for b in parts] == blocks.block_hashes(page)
+    assert len(hashes) == 5 and hashes[3] == hashes[4]  # digits fold
+    assert blocks.text_hashes([]) == []
+
+
 def test_without_templates_the_template_is_kept():
     for i in range(5):
         assert all(t in texts(blocks.extract(site_page(i))) for t in TEMPLATE_TEXTS)

@@ -286,6 +286,16 @@ def block_hash(text: str) -> int:
     return int.from_bytes(blake2b(text.encode().translate(_DIGITS), digest_size=8).digest())
 
 
+def text_hashes(blocks: list[Block]) -> list[int]:
+    """:func:`block_hash` of each block's text, in order, the texts encoded and their digits
+    folded in one pass (a block's text holds no newline: its whitespace is normalised)."""
+    if not blocks:
+        return []
+    data = "\n".join([b.text for b in blocks]).encode().translate(_DIGITS)
+    from_bytes = int.from_bytes
+    return [from_bytes(blake2b(line, digest_size=8).digest()) for line in data.split(b"\n")]
+
+
 def unwrap(blocks: list[Block], numbers: set[int]) -> None:
     """Ignore the names of the named elements ``numbers`` (wrappers of the text), changing
     the blocks' ``cues`` (and so ``cue``) in place: a block inside one keeps the cues of the named
@@ -367,7 +377,8 @@ def classify(
     if text_cue is None:
         text_cue = text_cue_of(blocks)
     span_words = sum(b.words for b, i in zip(blocks, inside) if i)
-    label = [cues.is_label(b.text, b.words) for b in blocks]
+    # (a block of more than LABEL_WORDS words is no label: the call is left out)
+    label = [b.words <= cues.LABEL_WORDS and cues.is_label(b.text, b.words) for b in blocks]
     good = []
     for i, b in enumerate(blocks):
         density = max_link_density if b.words < PROSE_WORDS else MAX_PROSE_LINK_DENSITY
@@ -478,7 +489,7 @@ def analyse(
     unwrap_page(blocks)
     template = None
     if templates is not None and blocks:
-        hashes = [block_hash(b.text) for b in blocks]
+        hashes = text_hashes(blocks)
         known = set(templates(hashes))
         template = [h in known for h in hashes]
     span = _span(blocks, scores, template, text_cue)
@@ -501,7 +512,7 @@ def analyse(
 
 def block_hashes(markup: str) -> list[int]:
     """:func:`block_hash` of every block of a page, in order (to learn a host's template)."""
-    return [block_hash(b.text) for b in segment(bte.pieces(bte.strip_invisible(markup)))[0]]
+    return text_hashes(segment(bte.pieces(bte.strip_invisible(markup)))[0])
 
 
 def extract(
