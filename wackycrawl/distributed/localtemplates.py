@@ -31,6 +31,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import sys
+import time
 from array import array
 from collections.abc import Iterable
 
@@ -101,14 +102,23 @@ class LocalTemplateStore:
 
     def _connection(self) -> sqlite3.Connection:
         if self.db is None:
-            db = sqlite3.connect(self.path, timeout=self.busy_seconds, isolation_level=None)
-            try:
-                db.execute("PRAGMA journal_mode=WAL")
-                db.execute("PRAGMA synchronous=NORMAL")  # survives kill -9, not power loss
-                db.executescript(SCHEMA)
-            except sqlite3.Error:
-                db.close()
-                raise
+            # two workers opening a new file at once: switching it to WAL and creating the
+            # table can answer SQLITE_BUSY at once, without the busy handler; retried until
+            # busy_seconds are over
+            deadline = time.monotonic() + self.busy_seconds
+            while True:
+                db = sqlite3.connect(self.path, timeout=self.busy_seconds, isolation_level=None)
+                try:
+                    db.execute("PRAGMA journal_mode=WAL")
+                    db.execute("PRAGMA synchronous=NORMAL")  # survives kill -9, not power loss
+                    db.executescript(SCHEMA)
+                    break
+                except sqlite3.Error as exc:
+                    db.close()
+                    if (getattr(exc, "sqlite_errorcode", None) != sqlite3.SQLITE_BUSY
+                            or time.monotonic() >= deadline):
+                        raise
+                    time.sleep(0.01)
             self.db = db
         return self.db
 
