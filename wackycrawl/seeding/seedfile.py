@@ -16,8 +16,6 @@ from urllib.parse import urlsplit
 
 from w3lib.url import safe_url_string
 
-from wackycrawl.text.encoding import BinaryContentError, sniff_binary
-
 # Bad seed lines named one by one: a long list of junk gets one line for the rest.
 BAD_LINES_LOGGED = 10
 
@@ -73,6 +71,10 @@ def read_seed_file(path: str | Path) -> SeedFile:
         else:
             found.bad.append((n, line))
     if not found.urls:
+        # here only: the encoding module loads numpy, which Scrapyd's listing of the spider
+        # modules (every deploy, every job start) must not pay for
+        from wackycrawl.text.encoding import BinaryContentError, sniff_binary
+
         try:
             sniff_binary(data)
         except BinaryContentError as exc:
