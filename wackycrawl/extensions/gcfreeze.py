@@ -23,6 +23,9 @@ logger = logging.getLogger(__name__)
 
 
 class GcFreeze:
+    """Calls ``gc.freeze()`` at ``spider_opened`` (module doc); stat
+    ``wacky/gc/frozen_objects`` (objects in the permanent generation)."""
+
     def __init__(self, crawler):
         self.stats = crawler.stats
 

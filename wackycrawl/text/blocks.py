@@ -287,8 +287,10 @@ def block_hash(text: str) -> int:
 
 
 def text_hashes(blocks: list[Block]) -> list[int]:
-    """:func:`block_hash` of each block's text, in order, the texts encoded and their digits
-    folded in one pass (a block's text holds no newline: its whitespace is normalised)."""
+    """:func:`block_hash` of each block's text (unsigned 64-bit ints, one per block, in order),
+    the texts UTF-8-encoded and their digits folded in one pass (a block's text holds no
+    newline: its whitespace is normalised). Raises UnicodeEncodeError for a text holding a lone
+    surrogate, as :func:`block_hash` does."""
     if not blocks:
         return []
     data = "\n".join([b.text for b in blocks]).encode().translate(_DIGITS)

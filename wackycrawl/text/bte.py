@@ -221,8 +221,10 @@ def pieces(markup: str) -> list[str]:
 
 
 def named_pieces(markup: str) -> tuple[list[str], list[str]]:
-    """:func:`pieces` of ``markup`` and the :func:`tag_names` of its tags (``parts[1::2]``),
-    the names found by the same pass where it can."""
+    """``(parts, names)``: :func:`pieces` of ``markup`` (str, text and tags alternating, text
+    first and last) and the :func:`tag_names` of its tags (``parts[1::2]``: one lower-case
+    element name per tag, "" for ``<!...>``; ``len(parts) // 2`` of them), found by the same
+    pass."""
     if _MARKUP_VALUE_RE.search(markup) is not None:
         parts, names = _pieces_quoted(markup)
     else:
