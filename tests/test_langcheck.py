@@ -309,16 +309,16 @@ def test_month_names_in_every_case_and_historija_forms_tell_the_standards_apart(
 
 def test_inflected_forms_and_verb_suffixes_tell_the_standards_apart():
     opening = SHARED[:len(SHARED) // 2]
-    # Oblique cases of the listed pairs (znanstvenih, kazališnih) and razina: Croatian only.
+    # Oblique cases of the listed pairs (znanstvenih, kazališnih) and ravnatelj: Croatian only.
     hr = (opening + "Na skupu znanstvenih udruga govorilo se o kazališnih predstavama, a "
-          "rasprava je ostala na razini dobre volje.")
+          "riječ je dobio i ravnatelj škole.")
     # -ovati where Croatian writes -irati (organizovali, reagovali) and nivo: not Croatian.
     bs = (opening + "Mještani su organizovali skup i brzo reagovali, a sve je ostalo na nivou "
           "dobre volje.")
     assert (fw.identify(hr).lang, fw.identify(bs).lang) == ("hr", "bs")
     for text in (hr, bs):  # the standard forms alone: without them the pair is not told apart
         plain = text.replace("znanstvenih", "").replace("kazališnih", "").replace(
-            "razini", "").replace("organizovali", "").replace("reagovali", "").replace(
+            "ravnatelj", "").replace("organizovali", "").replace("reagovali", "").replace(
             "nivou", "")
         assert fw.identify(plain).lang == "und"
 
