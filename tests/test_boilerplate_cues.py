@@ -134,6 +134,9 @@ def test_whitespace_between_inline_elements_is_kept(extract):
     ("&#x110000;", ""), ("&#xFFFD;", ""), ("&#xFFFE;", ""), ("&#xFDD0;", ""), ("&#1;", ""),
     ("&#x80;", "\u20ac"), ("&#150;", "\u2013"), ("&#x9F;", "\u0178"), ("&#x81;", ""), ("&#x9D;", ""), ("&#127;", ""), ("&#x0B;", ""),
     ("&#233;", "\xe9"), ("&#x1F600;", "\U0001F600"), ("&#65", "A"), ("&amp;", "&"),
+    # more digits than Python converts by default (4300): beyond U+10FFFF, not a ValueError
+    ("&#" + "9" * 5000 + ";", ""), ("&#x" + "f" * 5000 + ";", ""), ("&#0000065;", "A"),
+    ("&#x" + "0" * 5000 + "41;", "A"),
 ])
 def test_numeric_entities(ref, char):
     out = blocks.extract(f"<p>ab{ref}cd</p>")

@@ -20,7 +20,7 @@ from scrapy.utils.test import get_crawler
 
 from tests.webpages import page, prose, word_list
 from wackycrawl import settings as project
-from wackycrawl.pipelines.stages import StageError, StagesPipeline, WorkerDied, default_workers
+from wackycrawl.pipelines.stages import StagesPipeline, WorkerDied, default_workers
 
 ROOT = Path(__file__).resolve().parent.parent
 WACKY_STAGES = project.WACKY_STAGES
@@ -53,7 +53,7 @@ def pages() -> list[dict]:
 
 
 def run(pipe: StagesPipeline, items: list[dict]) -> list:
-    """Open, process all items concurrently, close; returns item dicts or DropItem/StageError."""
+    """Open, process all items concurrently, close; returns item dicts or DropItems."""
     async def main():
         await pipe.open_spider()
         try:
@@ -144,7 +144,8 @@ def test_dead_worker_drops_its_items_and_is_replaced(caplog):
             with pytest.raises(DropItem, match="^stage_worker_died: http://kill.test/"):
                 await pipe.process_item(item("http://kill.test/", page("K", prose(3))))
             after = await pipe.process_item(item("http://en.test/2", page("Two", prose(2))))
-            with pytest.raises(StageError, match="(?s)boom.test.*ValueError: boom stage"):
+            with pytest.raises(DropItem, match="^stage_error: http://boom.test/ "
+                               r"\(ValueError: boom stage failure\)"):
                 await pipe.process_item(item("http://boom.test/", page("B", prose(4))))
             return before, after
         finally:
@@ -160,8 +161,24 @@ def test_dead_worker_drops_its_items_and_is_replaced(caplog):
     assert before["nice"] == after["nice"] == min(19, os.getpriority(os.PRIO_PROCESS, 0) + 5)
     assert crawler.stats.get_value("wacky/drop/stage_worker_died") == 1
     assert crawler.stats.get_value("wacky/stages/worker_restarts") == 1
+    assert crawler.stats.get_value("wacky/drop/stage_error") == 1
+    assert any(r.levelno == logging.ERROR and r.getMessage() == (
+        "a stage failed on http://boom.test/: ValueError: boom stage failure (dropped as "
+        "stage_error)") for r in caplog.records)
     assert any(r.levelno == logging.ERROR and "died; 1 item(s) in flight dropped" in r.getMessage()
                for r in caplog.records)
+
+
+def test_a_stage_failing_in_the_crawl_process_drops_the_item_as_stage_error(caplog):
+    crawler, pipe = pipeline(WACKY_STAGE_WORKERS=0, WACKY_STAGES=PROBE)
+    results = run(pipe, [item("http://boom.test/", page("B", prose(4))),
+                         item("http://en.test/1", page("One", prose(1)))])
+    assert isinstance(results[0], DropItem) and str(results[0]).startswith(
+        "stage_error: http://boom.test/ (ValueError: boom stage failure)")
+    assert isinstance(results[1], dict)
+    assert crawler.stats.get_value("wacky/drop/stage_error") == 1
+    assert [r.levelno for r in caplog.records if "a stage failed" in r.getMessage()] == [
+        logging.ERROR]
 
 
 def test_workers_exit_when_the_crawl_process_is_killed():

@@ -376,8 +376,27 @@ class StagesPipeline:
         await asyncio.gather(*(w.close() for w in pool))
 
     async def process_item(self, item):
+        """The item after the stages, or the DropItem of the stage that dropped it; a stage
+        that raises anything else drops the item as ``stage_error`` (one ERROR line naming
+        the URL and the exception, its traceback at DEBUG), so no page goes uncounted."""
+        try:
+            return await self._process(item)
+        except StageError as exc:
+            trace = str(exc)
+            last = trace.rstrip().splitlines()[-1] if trace.strip() else "error"
+            logger.error("a stage failed on %s: %s (dropped as stage_error)",
+                         item.get("url", "?"), last)
+            logger.debug("stage traceback: %s", trace)
+            raise drop(self.stats, "stage_error", item, last) from None
+
+    async def _process(self, item):
         if not self.pool:
-            return run_stages(self.stages, item)
+            try:
+                return run_stages(self.stages, item)
+            except DropItem:
+                raise
+            except Exception:  # noqa: BLE001 - a stage's bug: the item is dropped, counted
+                raise StageError(traceback.format_exc()) from None
         i = min(range(len(self.pool)), key=lambda n: len(self.pool[n].pending))
         worker = dead = self.pool[i]
         if dead.replacement:

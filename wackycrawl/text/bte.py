@@ -339,13 +339,17 @@ _NO_CHARACTER = frozenset([0, 0xFFFD, 0x81, 0x8D, 0x8F, 0x90, 0x9D])
 
 
 def _numeric_ref(m: re.Match) -> str:
-    """"" for a reference that names no character (NUL, a surrogate, beyond U+10FFFF, a C1
-    control) or U+FFFD itself: HTML 5 turns most of those into U+FFFD, which must not reach
+    """"" for a reference that names no character (NUL, a surrogate, beyond U+10FFFF however
+    many digits it has, a C1 control) or U+FFFD itself: HTML 5 turns most of those into U+FFFD, which must not reach
     a corpus. Other
     references are left for :func:`html.unescape`, which follows HTML 5: 0x80-0x9F as the
     windows-1252 characters, other controls and non-characters dropped."""
     ref = m.group(1)
-    n = int(ref[1:], 16) if ref[0] in "xX" else int(ref)
+    hexadecimal = ref[0] in "xX"
+    digits = (ref[1:] if hexadecimal else ref).lstrip("0")
+    if len(digits) > (6 if hexadecimal else 7):  # beyond U+10FFFF, however many digits
+        return ""
+    n = int(digits, 16 if hexadecimal else 10) if digits else 0
     if n in _NO_CHARACTER or 0xD800 <= n <= 0xDFFF or n > 0x10FFFF:
         return ""
     return m.group(0)
