@@ -31,6 +31,12 @@ def test_retry_after_with_non_ascii_digits_is_unparsable_not_an_exception(value)
     assert robots.retry_after_seconds(value) is None
 
 
+@pytest.mark.parametrize("value", ["01 Jan 99999999999999999999 00:00:00",
+                                   "Wed, 21 Oct 99999 07:28:00 GMT"])
+def test_retry_after_date_beyond_any_calendar_is_unparsable_not_an_exception(value):
+    assert politeness.retry_after_seconds(value, time.time()) is None
+
+
 def test_retry_after_ascii_digits_still_read():
     assert politeness.retry_after_seconds(b"120", 0.0) == 120.0
     assert robots.retry_after_seconds(" 60 ") == 60.0

@@ -60,7 +60,7 @@ def retry_after_seconds(value: str | bytes | None, now: float) -> float | None:
         return float(value)
     try:
         when = parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
+    except (TypeError, ValueError, IndexError, OverflowError):  # year 99999999999...
         return None
     if when.tzinfo is None:  # "-0000" or no zone: HTTP-dates are always GMT
         when = when.replace(tzinfo=UTC)
