@@ -77,3 +77,30 @@ def test_endless_robots_txt_is_cut_off_and_its_start_obeyed(tmp_path):
     assert result.stat("wacky/robots/ok") == 1 and result.stat("wacky/robots/forbidden") == 1
     assert "/private/x.html" not in paths and "/" in paths
     assert robots_route.cut_off_at is not None and robots_route.cut_off_at < 8 << 20
+
+
+def test_compressed_robots_txt_bomb_is_not_expanded(tmp_path):
+    """A few KB of gzip that decode to 32 MiB used to be decoded whole (Scrapy's DOWNLOAD_MAXSIZE
+    is 1 GiB), with only Scrapy's size WARNING; a small gzip robots.txt is still read."""
+    import gzip
+
+    with LocalWeb() as web:
+        bomb = gzip.compress(b"User-agent: *\nDisallow: /\n" + b"#" * (32 << 20))
+        web.add("http://bomb.test/robots.txt", bomb, content_type="text/plain",
+                headers={"Content-Encoding": "gzip"})
+        web.add("http://bomb.test/", page("Bomb", prose(6)))
+        web.add("http://small.test/robots.txt", gzip.compress(b"User-agent: *\nDisallow: /p/\n"),
+                content_type="text/plain", headers={"Content-Encoding": "gzip"})
+        web.add("http://small.test/", page("Small", prose(7), links=["/p/x.html"]))
+        web.add("http://small.test/p/x.html", page("Private", prose(8)))
+        result = run_crawl(web, ["http://bomb.test/", "http://small.test/"], tmp_path, {
+            "WACKY_LANGUAGES": "en", "WACKY_ROBOTS_RETRY_SECONDS": "1",
+            "WACKY_ROBOTS_MAX_DEFERRALS": "1"})
+        bomb_paths = [h.path for h in web.hits_for("bomb.test")]
+    assert result.returncode == 0, result.log[-3000:]
+    assert "Traceback" not in result.log
+    assert result.stat("wacky/robots/too_large_decoded") >= 1
+    assert "robots.txt http://bomb.test/robots.txt decodes to more than 512000 bytes" in result.log
+    assert "larger than the download warning size" not in result.log
+    assert bomb_paths and set(bomb_paths) == {"/robots.txt"}  # disallowed while unreachable
+    assert result.stat("wacky/robots/ok") == 1 and result.stat("wacky/robots/forbidden") == 1

@@ -11,10 +11,12 @@ WACKY_ROBOTS_MAX_AGE (RFC 9309 2.4). Groups are matched with WACKY_ROBOTS_TOKEN,
 request's User-Agent. Parsed files are announced with Scrapy's ``robots_parsed`` signal
 (``robotparser`` has ``allowed(url, ua)`` and ``crawl_delay(ua)``).
 
-A robots.txt download is stopped once WACKY_ROBOTS_MAX_BYTES arrived and that part parsed.
+A robots.txt download is stopped once WACKY_ROBOTS_MAX_BYTES arrived and that part parsed; a
+compressed one is decoded to at most WACKY_ROBOTS_MAX_BYTES + 64 KiB, beyond which (a
+decompression bomb) the host counts as unreachable.
 
 Stats: ``wacky/robots/{ok,unavailable_4xx,unreachable_5xx,unreachable_network,forbidden,
-deferred,dropped_unreachable,cut_off}``. Needs the asyncio reactor (waiters share an asyncio Task).
+deferred,dropped_unreachable,cut_off,too_large_decoded}``. Needs the asyncio reactor (waiters share an asyncio Task).
 """
 
 from __future__ import annotations
@@ -56,6 +58,10 @@ logger = logging.getLogger(__name__)
 
 DEFERRALS_META = "wacky_robots_deferrals"
 ROBOTS_BYTES_META = "wacky_robots_bytes"
+ROBOTS_ENCODED_META = "wacky_robots_encoded"
+#: decoded bytes a compressed robots.txt may have beyond WACKY_ROBOTS_MAX_BYTES (the parser
+#: reads the first WACKY_ROBOTS_MAX_BYTES of them)
+DECODED_SLACK = 64 * 1024
 
 
 class RobotsMiddleware:
@@ -85,6 +91,7 @@ class RobotsMiddleware:
         self._closing = False
         crawler.signals.connect(self._spider_idle, signal=signals.spider_idle)
         crawler.signals.connect(self._bytes_received, signal=signals.bytes_received)
+        crawler.signals.connect(self._headers_received, signal=signals.headers_received)
         crawler.signals.connect(self._spider_closed, signal=signals.spider_closed)
 
     @classmethod
@@ -137,6 +144,14 @@ class RobotsMiddleware:
         try:
             response = await self.crawler.engine.download_async(robots_req)
         except Exception as exc:  # noqa: BLE001 - refused, timeout, DNS, reset, dropped: all unreachable
+            if robots_req.meta.get(ROBOTS_ENCODED_META) and isinstance(exc, IgnoreRequest):
+                # HttpCompressionMiddleware stopped decoding at the bound set in _headers_received
+                self.stats.inc_value("wacky/robots/too_large_decoded")
+                entry = self.table.store(key, outcome(None))
+                logger.warning("robots.txt %s decodes to more than %d bytes (%s): host "
+                               "disallowed, retry in %.0f s", robots_url, self.max_bytes,
+                               robots_req.meta[ROBOTS_ENCODED_META], self.table.retry_seconds)
+                return entry
             self.stats.inc_value("wacky/robots/unreachable_network")
             if isinstance(exc, (DNSLookupError, CannotResolveHostError)):  # no such host
                 self._no_such_host.add(key)
@@ -167,6 +182,19 @@ class RobotsMiddleware:
             logger.warning("robots.txt %s: %d, unreachable: host disallowed, retry in %.0f s",
                            robots_url, response.status, entry.expires - self.table.clock())
         return entry
+
+    def _headers_received(self, headers, body_length, request: Request, spider=None) -> None:
+        """A robots.txt sent with a Content-Encoding: HttpCompressionMiddleware may decode it to
+        WACKY_ROBOTS_MAX_BYTES (+ slack) and no more (``download_maxsize`` of this request,
+        which the HTTP handler has already read for the wire), so a decompression bomb is
+        never expanded; past that the host counts as unreachable (``too_large_decoded``)."""
+        if ROBOTS_BYTES_META not in request.meta or not self.max_bytes:
+            return
+        coding = headers.get(b"Content-Encoding")
+        if coding and coding.strip().lower() not in (b"identity", b""):
+            request.meta[ROBOTS_ENCODED_META] = coding.decode("latin-1")
+            request.meta["download_maxsize"] = request.meta["download_warnsize"] = (
+                self.max_bytes + DECODED_SLACK)
 
     def _bytes_received(self, data: bytes, request: Request, spider=None) -> None:
         """Stop a robots.txt download once WACKY_ROBOTS_MAX_BYTES arrived: the part received
