@@ -104,3 +104,29 @@ def test_compressed_robots_txt_bomb_is_not_expanded(tmp_path):
     assert "larger than the download warning size" not in result.log
     assert bomb_paths and set(bomb_paths) == {"/robots.txt"}  # disallowed while unreachable
     assert result.stat("wacky/robots/ok") == 1 and result.stat("wacky/robots/forbidden") == 1
+
+
+def test_redirect_loops_are_drops_and_a_page_refreshing_to_itself_is_kept(tmp_path):
+    """A 3xx chain back to itself was dropped by the dupefilter without a word, and so was a
+    prose page whose meta refresh names itself (a news page reloading every minute) or a page
+    that refreshes to it."""
+    with LocalWeb() as web:
+        web.add("http://self.test/", status=301, headers={"Location": "http://self.test/"})
+        web.add("http://pair.test/", status=302, headers={"Location": "http://pair.test/b"})
+        web.add("http://pair.test/b", status=302, headers={"Location": "http://pair.test/"})
+        reload = '<head><meta http-equiv="refresh" content="60; url=http://news.test/">'
+        web.add("http://news.test/", page("News", prose(9)).replace("<head>", reload, 1))
+        to_b = '<head><meta http-equiv="refresh" content="0; url=/b">'
+        to_a = '<head><meta http-equiv="refresh" content="0; url=/">'
+        web.add("http://meta.test/", page("A", prose(10)).replace("<head>", to_b, 1))
+        web.add("http://meta.test/b", page("B", prose(11)).replace("<head>", to_a, 1))
+        result = run_crawl(web, ["http://self.test/", "http://pair.test/", "http://news.test/",
+                                 "http://meta.test/"], tmp_path,
+                           {"WACKY_LANGUAGES": "en", "WACKY_FOLLOW_LINKS": "False"})
+    assert result.returncode == 0, result.log[-3000:]
+    assert "Traceback" not in result.log
+    assert result.stat("wacky/drop/redirect_loop") == 2
+    assert "Dropped: redirect_loop: http://pair.test/ (302 back into its own chain " in result.log
+    docs = {doc.url for f in sorted(result.outdir.glob("*.trec.gz")) for _, doc in iter_docs(str(f))}
+    assert docs == {"http://news.test/", "http://meta.test/b"}
+    assert result.stat("wacky/redirect/refresh_loop") == 2

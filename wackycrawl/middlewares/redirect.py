@@ -11,7 +11,11 @@ target "too small to store". robots.txt's byte count starts again at 0.
 Refusals are drops (``wackycrawl.crawl.drops``): a Location that is no usable URL (w3lib's
 ``safe_url_string`` raises ValueError for a bad port or IPv6 literal, which would end the
 download with a traceback) is ``bad_redirect`` (stat ``wacky/redirect/bad_location`` too), a
-chain longer than REDIRECT_MAX_TIMES is ``too_many_redirects``. Everything else is Scrapy's
+chain longer than REDIRECT_MAX_TIMES is ``too_many_redirects``, a 3xx back to a URL of its own
+chain (itself included; compared as canonical URLs, :func:`~wackycrawl.crawl.urls.canonical_url`)
+is ``redirect_loop`` (stat ``wacky/redirect/loop``), where the dupefilter would drop it without
+a word. A meta refresh to the page itself or back into its chain is not followed: the page is
+judged as it is (``wacky/redirect/refresh_loop``). Everything else is Scrapy's
 (REDIRECT_ENABLED, REDIRECT_MAX_TIMES, METAREFRESH_*, ``dont_redirect``).
 """
 
@@ -20,6 +24,7 @@ from scrapy.downloadermiddlewares.redirect import RedirectMiddleware as ScrapyRe
 from scrapy.exceptions import IgnoreRequest
 
 from wackycrawl.crawl import drops
+from wackycrawl.crawl.urls import canonical_url
 from wackycrawl.middlewares.backoff import RETRIES_META
 from wackycrawl.middlewares.politeness import _KEYS_META, _SENT_META, NOT_BEFORE_META
 from wackycrawl.middlewares.robots import DEFERRALS_META, ROBOTS_BYTES_META
@@ -52,6 +57,9 @@ class _FreshTarget:
         return redirected
 
     def _redirect(self, redirected, request, reason):
+        chain = [*(request.meta.get("redirect_urls") or []), request.url]
+        if canonical_url(redirected.url) in {canonical_url(u) for u in chain}:
+            raise _Loop(chain)
         try:
             return super()._redirect(redirected, request, reason)
         except IgnoreRequest:
@@ -62,10 +70,25 @@ class _FreshTarget:
             raise
 
 
+class _Loop(Exception):
+    """A redirect back to a URL of its own chain (``chain``: the URLs so far, first first);
+    the dupefilter would drop it without a word."""
+
+    def __init__(self, chain: list[str]):
+        super().__init__(chain[0])
+        self.chain = chain
+
+
 class RedirectMiddleware(_FreshTarget, ScrapyRedirectMiddleware):
     def process_response(self, request, response, spider=None):
         try:
             return super().process_response(request, response)
+        except _Loop as loop:
+            self.crawler.stats.inc_value("wacky/redirect/loop")
+            chain = " -> ".join(loop.chain)[:500]
+            drops.record(self.crawler, "redirect_loop", loop.chain[0],
+                         f"{response.status} back into its own chain {chain}")
+            raise IgnoreRequest("redirect loop") from None
         except ValueError as exc:
             location = response.headers.get(b"Location", b"").decode("latin-1")
             self.crawler.stats.inc_value("wacky/redirect/bad_location")
@@ -75,4 +98,11 @@ class RedirectMiddleware(_FreshTarget, ScrapyRedirectMiddleware):
 
 
 class MetaRefreshMiddleware(_FreshTarget, ScrapyMetaRefresh):
-    pass
+    def process_response(self, request, response, spider=None):
+        """A page that refreshes to itself (a news page reloading every minute) or back into
+        its own redirect chain is judged as the page it is (``wacky/redirect/refresh_loop``)."""
+        try:
+            return super().process_response(request, response)
+        except _Loop:
+            self.crawler.stats.inc_value("wacky/redirect/refresh_loop")
+            return response
