@@ -115,8 +115,8 @@ def _index_one(path: str) -> int:
         _err(f"{path}: no such file")
         return 1
     except DAMAGE as exc:
-        _err(f"{exc}; index not written (run 'wackycrawl trec recover FILE' to cut it back to "
-             "its last whole document)")
+        _err(f"{exc}; index not written (run 'wackycrawl trec recover FILE' to rewrite it with "
+             "its intact documents)")
         return 1
     if len({entry.offset for entry in entries}) != len(entries):
         _err(f"{path}: several documents share a member; no random access possible")
@@ -136,22 +136,26 @@ def index(args) -> int:
 
 
 def _cut_back_damaged(path: str) -> list:
-    """Cut the closed file ``path`` back to its last whole document if ``check`` finds it
-    damaged (the original kept as ``FILE.damaged``): its Recovery in a list, else []."""
+    """Rewrite the closed file ``path`` with its intact documents if ``check`` finds it
+    damaged (damage between members skipped, damage at the end cut off; the original kept
+    as ``FILE.damaged``): its Recovery in a list, else []."""
     if not (result := reader.check(path)).problems:
         return []
     print(f"{path}: damaged ({'; '.join(result.problems)}); original kept as {path}.damaged")
     with writer.dir_lock(os.path.dirname(path) or "."):
         shutil.copyfile(path, path + ".damaged")
         os.replace(path, path + reader.OPEN_SUFFIX)
-        return [writer.recover_file(path + reader.OPEN_SUFFIX)]
+        rec = writer.recover_file(path + reader.OPEN_SUFFIX)
+    writer.log_recovery(rec)
+    return [rec]
 
 
 def recover(args) -> int:
     """Cut back and close the ``.open`` files of crashed writers in each DIR (as a writer
-    does), and cut each closed file that ``check`` finds damaged, a FILE or one of a DIR's,
-    back to its last whole document (its index rewritten; the damaged original is kept as
-    ``FILE.damaged``). A closed file is never written again by a crawl, so this is safe while
+    does), and rewrite each closed file that ``check`` finds damaged, a FILE or one of a
+    DIR's, with its intact documents: a damaged member or garbage between intact members is
+    skipped (the documents lost named), damage at the end cut off (its index rewritten; the
+    damaged original is kept as ``FILE.damaged``). A closed file is never written again by a crawl, so this is safe while
     one runs. Exit 1 if a path is neither."""
     status = 0
     for path in args.paths:
@@ -172,8 +176,10 @@ def recover(args) -> int:
             status = 1
             continue
         for rec in done:
+            lost = (f"; {len(rec.lost)} document(s) lost: {', '.join(rec.lost)}"
+                    if rec.lost else "")
             print(f"{rec.path} -> {rec.final or 'removed'}: {rec.docs} documents kept, "
-                  f"{rec.cut_bytes} bytes cut ({rec.reason})")
+                  f"{rec.cut_bytes} bytes cut ({rec.reason}){lost}")
     return status
 
 
@@ -197,7 +203,7 @@ def register(subparsers) -> None:
     p.add_argument("files", **files)
     p.set_defaults(func=index)
     p = sub.add_parser("recover", help="close the .open files crashed writers left in DIR; "
-                                       "cut a damaged closed file (FILE or in DIR) back to "
-                                       "its last whole document")
+                                       "rewrite a damaged closed file (FILE or in DIR) with "
+                                       "its intact documents")
     p.add_argument("paths", metavar="DIR|FILE", nargs="*", default=[writer.DIRECTORY])
     p.set_defaults(func=recover)

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from wackycrawl.trec.format import TrecDoc, TrecFormatError
-from wackycrawl.trec.reader import TrecFileError, iter_docs
+from wackycrawl.trec.reader import TrecFileError, iter_docs, recover_hint
 
 logger = logging.getLogger(__name__)
 
@@ -78,6 +78,7 @@ def iter_corpus(files: Iterable[str], errors: SourceErrors | None = None) -> Ite
             for _, doc in iter_docs(path):
                 yield doc
         except (TrecFileError, TrecFormatError, OSError) as exc:
-            logger.error("%s: stopped reading: %s", path, exc)
+            message = str(exc) if isinstance(exc, OSError) else f"{exc}; {recover_hint(path)}"
+            logger.error("%s: stopped reading: %s", path, message)
             if errors is not None:
-                errors.damaged.append((path, str(exc)))
+                errors.damaged.append((path, message))

@@ -24,7 +24,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from wackycrawl.crawl.drops import read_drops
-from wackycrawl.trec.reader import TrecFileError, iter_docs, read_index
+from wackycrawl.trec.reader import TrecFileError, iter_docs, read_index, recover_hint
 
 _TREC = re.compile(r"^(?P<writer>.+)-(?P<file>\d+)\.trec\.gz(?P<open>\.open)?$")
 _DROPS = re.compile(r"^drops-.+\.tsv$")
@@ -86,7 +86,8 @@ def corpus_totals(directory: str) -> Totals:
                 totals.characters += sum(len(p) for p in doc.paragraphs)
                 totals.languages[doc.meta.get("Language", "und")] += 1
         except (TrecFileError, ValueError, OSError) as exc:
-            totals.problems.append(f"{os.path.basename(path)}: {exc}")
+            hint = "" if isinstance(exc, OSError) else f"; {recover_hint(path)}"
+            totals.problems.append(f"{os.path.basename(path)}: {exc}{hint}")
     if os.path.isdir(rejects := os.path.join(directory, REJECTS_SUBDIR)):
         totals.rejected = quick_totals(rejects).documents
     for path in drops_files(directory):

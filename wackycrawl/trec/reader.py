@@ -11,7 +11,9 @@ without an error (``zlib.decompress(data, 31)``; internetarchive/warc#21, iipc/w
 (webrecorder/warcio#138).
 """
 
+import heapq
 import os
+import shlex
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -76,6 +78,12 @@ class IndexEntry(NamedTuple):
         return self[:3] == other[:3] and (self.url == other.url or "-" in (self.url, other.url))
 
 
+def recover_hint(path: str) -> str:
+    """What to do about a damaged compound file (closed ones; ``.open`` ones likewise)."""
+    return (f"run 'wackycrawl trec recover {shlex.quote(path)}' to rewrite it with its intact "
+            f"documents (the original is kept as .damaged)")
+
+
 def index_path(path: str) -> str:
     """The index file of a compound file (``x.trec.gz`` and ``x.trec.gz.open`` share one)."""
     return path.removesuffix(OPEN_SUFFIX) + INDEX_SUFFIX
@@ -125,13 +133,14 @@ class _Member:
         return b"".join(self.out)
 
 
-def iter_members(f: BinaryIO, path: str = "<file>") -> Iterator[Member]:
-    """Yield every gzip member of an open binary file, from its current position 0.
+def iter_members(f: BinaryIO, path: str = "<file>", start: int = 0) -> Iterator[Member]:
+    """Yield every gzip member of an open binary file, from its current position ``start``
+    (0 unless the caller seeked elsewhere).
 
     Raises :class:`TruncatedFileError` if the file ends inside a member and
     :class:`TrecFileError` on corrupt data; members before the damage are yielded first.
     """
-    offset, pending, count = 0, b"", 0
+    offset, pending, count = start, b"", 0
     while True:
         member, used = _Member(offset, path), 0
         while not member.d.eof:
@@ -187,6 +196,110 @@ def read_member(f: BinaryIO, offset: int, length: int | None = None, path: str =
     if remaining and member.d.unused_data:
         raise TrecFileError(f"{path}: index length {length} at byte {offset} spans two members")
     return member.data()
+
+
+def member_at(f: BinaryIO, offset: int, path: str = "<file>") -> Member:
+    """The gzip member starting at ``offset`` (bytes), its compressed length measured; raises
+    as :func:`read_member`. Reads ahead in small steps, so a failed try costs little."""
+    f.seek(offset)
+    member, used, step = _Member(offset, path), 0, 1 << 12
+    while not member.d.eof:
+        data = f.read(step)
+        if not data:
+            raise TruncatedFileError(path, offset, 0)
+        used += len(data)
+        step = min(step * 2, CHUNK_BYTES)
+        member.feed(data)
+    return Member(offset, used - len(member.d.unused_data), member.data())
+
+
+GZIP_MAGIC = b"\x1f\x8b\x08"  # ID1 ID2 and CM deflate: how every gzip member starts
+
+
+def _whole_doc(member: Member) -> TrecDoc:
+    """The one document of ``member``; raises TrecFormatError for none, several, or bytes
+    that do not parse."""
+    docs = split_docs(member.data)
+    if len(docs) != 1:
+        raise TrecFormatError(f"{len(docs)} documents in member at byte {member.offset}")
+    return parse_doc(docs[0])
+
+
+def _magic_offsets(f: BinaryIO, start: int, size: int) -> Iterator[int]:
+    """Every offset from ``start`` on where ``1f 8b 08`` begins, in order (read in chunks;
+    the caller may seek ``f`` between two offsets)."""
+    pos = start
+    while pos < size:
+        f.seek(pos)
+        chunk = f.read(CHUNK_BYTES + len(GZIP_MAGIC) - 1)
+        i = chunk.find(GZIP_MAGIC)
+        while 0 <= i < CHUNK_BYTES:
+            yield pos + i
+            i = chunk.find(GZIP_MAGIC, i + 1)
+        pos += CHUNK_BYTES
+
+
+def next_intact_member(f: BinaryIO, after: int, hints=(), path: str = "<file>"
+                       ) -> tuple[Member, TrecDoc] | None:
+    """The first gzip member starting beyond byte ``after`` that decompresses whole and holds
+    exactly one TREC document, with that document; None if there is none up to the end.
+
+    Candidates are the offsets in ``hints`` (the index's) and every ``1f 8b 08`` in the
+    file, tried in file order."""
+    size = os.fstat(f.fileno()).st_size
+    hints = sorted(h for h in set(hints) if after < h < size)
+    tried = None
+    for offset in heapq.merge(hints, _magic_offsets(f, after + 1, size)):
+        if offset != tried and (hit := _try_member(f, offset, path)) is not None:
+            return hit
+        tried = offset
+    return None
+
+
+def _try_member(f: BinaryIO, offset: int, path: str) -> tuple[Member, TrecDoc] | None:
+    try:
+        member = member_at(f, offset, path)
+        return member, _whole_doc(member)
+    except (TrecFileError, TrecFormatError):
+        return None
+
+
+class Damage(NamedTuple):
+    """Bytes ``offset`` to ``offset + length`` that hold no intact member (``reason``: why
+    the member there failed); ``tail`` when nothing intact follows them."""
+
+    offset: int
+    length: int
+    reason: str
+    tail: bool
+
+
+def salvage_members(f: BinaryIO, path: str = "<file>", hints=()
+                    ) -> Iterator[tuple[Member, TrecDoc] | Damage]:
+    """Yield ``(member, document)`` for every intact member of ``f`` (one whole TREC document
+    each), in order, and a :class:`Damage` for every stretch of bytes between them that holds
+    none (a corrupt or truncated member, a member whose CRC fails, garbage): reading goes on
+    at the next intact member (:func:`next_intact_member`, with ``hints`` the index's member
+    offsets). Never raises for damage (OSError only)."""
+    size = os.fstat(f.fileno()).st_size
+    pos = 0
+    while pos < size:
+        f.seek(pos)
+        try:
+            for member in iter_members(f, path, pos):
+                doc = _whole_doc(member)
+                yield member, doc
+                pos = member.offset + member.length
+            return
+        except (TrecFileError, TrecFormatError) as exc:
+            reason = str(exc)
+        hit = next_intact_member(f, pos, hints, path)
+        end = hit[0].offset if hit else size
+        yield Damage(pos, end - pos, reason, hit is None)
+        if hit is None:
+            return
+        yield hit
+        pos = hit[0].offset + hit[0].length
 
 
 def read_index(path: str) -> list[IndexEntry]:

@@ -18,8 +18,9 @@ Crash safety: a file being written is named ``….trec.gz.open`` and holds an ex
 ``write()`` (so ``kill -9`` cannot lose it; ``fsync`` optional, for power loss), then its index
 line. On start-up every unlocked ``.open`` file in the directory
 (a crashed writer's) is recovered: members are decompressed from the start, the file is cut
-back to the end of the last complete, parsable member, its index is rewritten from those
-members and it is renamed to its final name (removed if no document survived). Nothing is ever
+back to the end of the last complete, parsable member (damage between intact members is
+skipped and the members after it kept), its index is rewritten from those members and it is
+renamed to its final name (removed if no document survived). Nothing is ever
 appended to a recovered file. A ``.trec.lock`` file serialises recovery, creation and closing
 between writers sharing the directory.
 """
@@ -33,29 +34,28 @@ import re
 import socket
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import NamedTuple, Self
 
 from wackycrawl.trec.format import (
     TrecContentError,
     TrecDoc,
-    TrecFormatError,
     forbidden_characters,
     format_doc,
     format_meta,
     format_start,
-    parse_doc,
-    split_docs,
     url_token,
 )
 from wackycrawl.trec.parts import Prepared, deflate_part, first_bad, join_member
 from wackycrawl.trec.reader import (
     INDEX_HEADER,
     OPEN_SUFFIX,
+    Damage,
     IndexEntry,
     TrecFileError,
     index_path,
-    iter_members,
+    read_index,
+    salvage_members,
 )
 
 logger = logging.getLogger(__name__)
@@ -83,13 +83,16 @@ class Written(NamedTuple):
 @dataclass
 class Recovery:
     """What recovering one left-over ``.open`` file did: ``final`` is None if it was removed
-    (no complete document); ``cut_bytes`` were truncated after the last complete member."""
+    (no complete document); ``cut_bytes`` were cut (after the last complete member, or
+    damage skipped between intact ones); ``lost`` names the documents lost (DOCNOs from
+    the old index, else ``document at byte N``)."""
 
     path: str
     final: str | None
     docs: int
     cut_bytes: int
     reason: str
+    lost: list[str] = field(default_factory=list)
 
 
 def default_worker_id() -> str:
@@ -122,29 +125,71 @@ def write_index(path: str, entries) -> None:
 def recover_file(path: str) -> Recovery | None:
     """Recover one ``.open`` file (see module doc); None if a live writer holds its lock.
 
+    Every intact member is kept (:func:`~wackycrawl.trec.reader.salvage_members`, the old
+    index's offsets as hints): damage at the end (a member cut short by a crash) is cut off,
+    damage between intact members (a corrupt member, garbage) is skipped and the members
+    after it are moved up (written to ``<final>.recovering``, which then replaces the file).
+    The documents of the old index that are not kept are named in ``Recovery.lost``.
     Call with the directory lock held (as :func:`recover_dir` does).
     """
+    try:
+        old_index = read_index(path)
+    except (OSError, TrecFileError, UnicodeDecodeError):
+        old_index = []
     with open(path, "r+b") as f:
         try:
             fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             return None
-        entries, end, reason = [], 0, "complete"
-        try:
-            for member in iter_members(f, path):
-                docs = split_docs(member.data)
-                if len(docs) != 1:
-                    raise TrecFormatError(f"{len(docs)} documents in member at {member.offset}")
-                doc = parse_doc(docs[0])
-                entries.append(IndexEntry(doc.docno, member.offset, member.length, doc.url))
-                end = member.offset + member.length
-        except (TrecFileError, TrecFormatError) as exc:
-            reason = str(exc)
+        kept, damage = [], []
+        for got in salvage_members(f, path, [e.offset for e in old_index]):
+            if isinstance(got, Damage):
+                damage.append(got)
+            else:
+                member, doc = got
+                kept.append(IndexEntry(doc.docno, member.offset, member.length, doc.url))
         size = os.fstat(f.fileno()).st_size
-        final = cut_back(f, path, end, bool(entries), lambda: write_index(path, entries))
-        if not final and os.path.exists(index_path(path)):
-            os.remove(index_path(path))
-    return Recovery(path, final, len(entries), size - end, reason)
+        lost = _lost(old_index, kept, damage)
+        reason = "; ".join(d.reason if d.tail else f"{d.reason} ({d.length} bytes skipped to "
+                           f"the intact member at byte {d.offset + d.length})" for d in damage)
+        if not kept or all(d.tail for d in damage):
+            end = kept[-1].offset + kept[-1].length if kept else 0
+            final = cut_back(f, path, end, bool(kept), lambda: write_index(path, kept))
+            if not final and os.path.exists(index_path(path)):
+                os.remove(index_path(path))
+            return Recovery(path, final, len(kept), size - end, reason or "complete", lost)
+        entries, moved = _move_up(f, path, kept)
+    final = path.removesuffix(OPEN_SUFFIX)
+    write_index(path, entries)
+    os.replace(moved, path)
+    os.rename(path, final)
+    new_size = entries[-1].offset + entries[-1].length
+    return Recovery(path, final, len(entries), size - new_size, reason, lost)
+
+
+def _lost(old_index: list[IndexEntry], kept: list[IndexEntry], damage: list) -> list[str]:
+    """The documents recovery loses: DOCNOs of the old index not kept; without an index,
+    ``document at byte N`` for each damaged stretch between intact members."""
+    if old_index:
+        docnos = {e.docno for e in kept}
+        return [e.docno for e in old_index if e.docno not in docnos]
+    return [f"document at byte {d.offset}" for d in damage if not d.tail]
+
+
+def _move_up(f, path: str, kept: list[IndexEntry]) -> tuple[list[IndexEntry], str]:
+    """Copy the ``kept`` members of ``f`` one after another into ``<final>.recovering``
+    (fsynced): their new index entries and that file's path."""
+    moved = path.removesuffix(OPEN_SUFFIX) + ".recovering"
+    entries, pos = [], 0
+    with open(moved, "wb") as out:
+        for e in kept:
+            f.seek(e.offset)
+            out.write(f.read(e.length))
+            entries.append(e._replace(offset=pos))
+            pos += e.length
+        out.flush()
+        os.fsync(out.fileno())
+    return entries, moved
 
 
 def cut_back(f, path: str, end: int, keep: bool, before_rename=None) -> str | None:
@@ -178,9 +223,16 @@ def recover_dir(directory: str) -> list[Recovery]:
     """Recover every unlocked ``*.trec.gz.open`` file in ``directory``; logs each one."""
     done = recover_open_files(directory, ".trec.gz", recover_file)
     for rec in done:
-        logger.warning("recovered %s: kept %d documents, cut %d bytes (%s)",
-                       rec.path, rec.docs, rec.cut_bytes, rec.reason)
+        log_recovery(rec)
     return done
+
+
+def log_recovery(rec: Recovery) -> None:
+    """One WARNING line for a recovered file: documents kept, bytes cut, why, and the
+    documents lost."""
+    lost = f"; lost {len(rec.lost)}: {', '.join(rec.lost)}" if rec.lost else ""
+    logger.warning("recovered %s: kept %d documents, cut %d bytes (%s)%s",
+                   rec.path, rec.docs, rec.cut_bytes, rec.reason, lost)
 
 
 class TrecWriter:
