@@ -163,3 +163,26 @@ def test_graceful_stop_keeps_the_retry_and_its_wait(tmp_path):
     fronts = [h.time for h in hits(web, "j.test") if h.path == "/"]
     assert len(fronts) == 2 and fronts[1] >= fronts[0] + 5 - TOLERANCE, fronts
     assert stored_urls(second.outdir) == {"http://j.test/"}
+
+
+def test_a_long_hold_without_a_frontier_is_parked_and_the_crawl_closes_idle(tmp_path):
+    """A host answering 429 with Retry-After: 3000 used to keep its retry waiting in the
+    politeness middleware: the crawl stayed open for the whole hold, and a close before it
+    lost the request without a drop."""
+    with LocalWeb() as web:
+        web.add("http://ok.test/", page("Front", prose(1)))
+        web.add("http://hold.test/", "later", status=429, content_type=TXT,
+                headers={"Retry-After": "3000"})
+        start = time.monotonic()
+        result = run_crawl(web, ["http://ok.test/", "http://hold.test/"], tmp_path,
+                           {**STORE, "WACKY_IDLE_CLOSE_SECONDS": "2"}, timeout=90)
+        took = time.monotonic() - start
+    assert result.returncode == 0, result.log[-3000:]
+    assert result.stats.get("finish_reason") == "idle" and took < 60
+    assert "only 1 parked requests left: closing as idle in 2 s" in result.log
+    assert result.stat("wacky/politeness/parked") == 1
+    assert result.stat("wacky/drop/overloaded") == 1
+    assert result.stat("wacky/politeness/dropped_held") == 1
+    assert "Dropped: overloaded: http://hold.test/ (held for its host (429/503, Retry-After) " \
+        "when the crawl closed)" in result.log
+    assert stored_urls(result.outdir) == {"http://ok.test/"}

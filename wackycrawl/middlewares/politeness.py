@@ -20,6 +20,9 @@ crawl stops gracefully goes back to the scheduler instead of holding the stop up
 With a frontier (SQLite or Redis) a request that would wait here longer than
 WACKY_PARK_AFTER_SECONDS for a held host goes back to the scheduler with its not-before time
 and is parked in the frontier (a ``kill -9`` loses none, and it holds no concurrency slot);
+with Scrapy's in-memory scheduler it is parked in memory (:mod:`wackycrawl.middlewares.parking`:
+it holds no slot, a crawl with only parked requests left closes as ``idle`` after
+WACKY_IDLE_CLOSE_SECONDS, and those still parked at close are the drop ``overloaded``);
 ``waiting`` counts the requests waiting here per host (``wackycrawl status``).
 
 Per-request floor: ``meta["wacky_min_interval"]`` (seconds) raises the host's interval to at
@@ -39,7 +42,7 @@ Distributed crawl (``REDIS_URL``): the host schedule lives in Redis
 per host hold across all workers; a dead worker's claims expire after WACKY_HOST_LEASE_SECONDS.
 
 Stats: ``wacky/politeness/{crawl_delay_hosts,capped,overload/<status>,retry_after,parked,
-ip_unresolved}``. Needs the asyncio reactor.
+dropped_held,ip_unresolved}``. Needs the asyncio reactor.
 """
 
 from __future__ import annotations
@@ -52,7 +55,7 @@ import time
 from collections import Counter
 
 from scrapy import Request, signals
-from scrapy.exceptions import NotConfigured
+from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.http import Response
 from scrapy.utils.asyncio import is_asyncio_available
 from scrapy.utils.defer import maybe_deferred_to_future
@@ -70,6 +73,7 @@ from wackycrawl.distributed.keys import CrawlKeys
 from wackycrawl.distributed.politeness import HOST_LEASE_SECONDS, RedisHostSchedule
 from wackycrawl.distributed.queue import NOT_BEFORE_META  # time.time() not to send before
 from wackycrawl.distributed.scheduler import connect, crawl_name, frontier_mode
+from wackycrawl.middlewares.parking import MemoryParking
 from wackycrawl.trec.writer import default_worker_id
 
 logger = logging.getLogger(__name__)
@@ -122,6 +126,9 @@ class PolitenessMiddleware:
         self.schedule = host_schedule(crawler, self.download_delay, backoff)
         self._released: dict[str, asyncio.Event] = {}
         self.park_after = s.getfloat("WACKY_PARK_AFTER_SECONDS", 10.0)
+        # Scrapy's in-memory scheduler: long waits are parked in memory (a JOBDIR keeps them
+        # waiting here, so a graceful stop hands them to its disk queue)
+        self.parking = None if s.get("JOBDIR") else MemoryParking.of(crawler)
         self.waiting: Counter[str] = Counter()  # requests waiting here, per host (status)
         self._ranks: dict[str, Counter[int]] = {}  # host -> priorities of its waiting requests
         crawler.signals.connect(self._robots_parsed, signal=signals.robots_parsed)
@@ -146,14 +153,23 @@ class PolitenessMiddleware:
         try:
             while (wait := None if _outranked(ranks, request.priority)
                    else self.schedule.claim(keys, request)) != 0.0:
-                if self._stopping() or (wait is not None and wait > self.park_after
-                                        and self._can_park()):
+                long_wait = wait is not None and wait > self.park_after
+                if self._stopping() or (long_wait and self._can_park()):
                     # keep the wait with the request: the frontier parks it until then
                     logger.debug("%s back to the scheduler for %.1f s", request, wait or 0.0)
                     self.stats.inc_value("wacky/politeness/parked")
                     not_before = time.time() + (wait or 0.0)
                     return request.replace(dont_filter=True,
                                            meta={**request.meta, NOT_BEFORE_META: not_before})
+                if long_wait and self.parking is not None:  # no frontier: parked in memory
+                    logger.debug("%s parked in memory for %.1f s", request, wait)
+                    self.stats.inc_value("wacky/politeness/parked")
+                    self.parking.park(
+                        host, request.replace(meta={**request.meta,
+                                                    NOT_BEFORE_META: time.time() + wait}),
+                        wait, "overloaded", "held for its host (429/503, Retry-After) when "
+                        "the crawl closed", "wacky/politeness/dropped_held")
+                    raise IgnoreRequest(f"{host} holds off: parked for {wait:.0f} s")
                 if wait is None:
                     event = self._released.setdefault(keys[-1], asyncio.Event())
                     try:

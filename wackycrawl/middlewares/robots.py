@@ -5,8 +5,9 @@ is sent to a host before its robots.txt is known). 2xx: rules (``wackycrawl.craw
 4xx: allow all; 5xx, 429 or no answer: complete disallow while it lasts - the host's requests
 are parked and scheduled again after WACKY_ROBOTS_RETRY_SECONDS, when robots.txt is fetched
 again, at most WACKY_ROBOTS_MAX_DEFERRALS times (C01). Parked requests live in the frontier
-(SQLite with JOBDIR, or Redis) with their not-before time; without a frontier in memory, and
-when only they are left the crawl closes after WACKY_IDLE_CLOSE_SECONDS with reason ``idle``. Entries expire after
+(SQLite with JOBDIR, or Redis) with their not-before time; without a frontier in memory
+(:mod:`wackycrawl.middlewares.parking`: when only they are left the crawl closes after
+WACKY_IDLE_CLOSE_SECONDS with reason ``idle``, and they are dropped and counted). Entries expire after
 WACKY_ROBOTS_MAX_AGE (RFC 9309 2.4). Groups are matched with WACKY_ROBOTS_TOKEN, else the
 request's User-Agent. Parsed files are announced with Scrapy's ``robots_parsed`` signal
 (``robotparser`` has ``allowed(url, ua)`` and ``crawl_delay(ua)``).
@@ -28,14 +29,12 @@ import time
 from scrapy import Request, signals
 from scrapy.exceptions import (
     CannotResolveHostError,
-    DontCloseSpider,
     IgnoreRequest,
     NotConfigured,
     StopDownload,
 )
 from scrapy.http.request import NO_CALLBACK
-from scrapy.utils.asyncio import call_later, is_asyncio_available
-from scrapy.utils.defer import deferred_from_coro
+from scrapy.utils.asyncio import is_asyncio_available
 from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet.error import DNSLookupError
 
@@ -53,6 +52,7 @@ from wackycrawl.crawl.robots import (
     robots_key,
 )
 from wackycrawl.distributed.queue import NOT_BEFORE_META
+from wackycrawl.middlewares.parking import MemoryParking
 
 logger = logging.getLogger(__name__)
 
@@ -82,17 +82,10 @@ class RobotsMiddleware:
         self.table = RobotsTable(s.getfloat("WACKY_ROBOTS_MAX_AGE"),
                                  s.getfloat("WACKY_ROBOTS_RETRY_SECONDS"))
         self._fetching: dict[str, asyncio.Task] = {}
-        self._parked: dict[str, list[Request]] = {}
         self._no_such_host: set[str] = set()  # robots keys whose last fetch failed in DNS
-        self._timers: dict[str, object] = {}
-        self._due: dict[str, float] = {}  # robots key -> table clock of its parked requests' retry
-        self.idle_close = s.getfloat("WACKY_IDLE_CLOSE_SECONDS", 30.0)
-        self._idle_since: float | None = None
-        self._closing = False
-        crawler.signals.connect(self._spider_idle, signal=signals.spider_idle)
+        self.parking = MemoryParking.of(crawler)  # without a frontier
         crawler.signals.connect(self._bytes_received, signal=signals.bytes_received)
         crawler.signals.connect(self._headers_received, signal=signals.headers_received)
-        crawler.signals.connect(self._spider_closed, signal=signals.spider_closed)
 
     @classmethod
     def from_crawler(cls, crawler):
@@ -228,63 +221,7 @@ class RobotsMiddleware:
             meta[NOT_BEFORE_META] = time.time() + delay
             self.crawler.engine.crawl(request.replace(dont_filter=True, meta=meta))
             raise IgnoreRequest("robots.txt unreachable: parked in the frontier")
-        self._parked.setdefault(key, []).append(request.replace(dont_filter=True, meta=meta))
-        if key not in self._timers:
-            self._timers[key] = call_later(delay, self._reschedule, key)
-            self._due[key] = self.table.clock() + delay
-        self._parked_stats()
+        self.parking.park(key, request.replace(meta=meta), delay, "robots_unreachable",
+                          "parked for an unreachable robots.txt when the crawl closed",
+                          "wacky/robots/dropped_unreachable")
         raise IgnoreRequest("robots.txt unreachable: deferred")
-
-    def _parked_stats(self) -> None:
-        """The parked requests' figures for the progress line (as the frontier sets them)."""
-        n = sum(len(r) for r in self._parked.values())
-        self.stats.set_value("wacky/frontier/parked_now", n)
-        self.stats.set_value("wacky/frontier/parked_hosts", len(self._parked))
-        due = [self._due[k] for k in self._parked if k in self._due]
-        if due:
-            self.stats.set_value("wacky/frontier/parked_next", max(0.0, min(due) - self.table.clock()))
-
-    def _reschedule(self, key: str) -> None:
-        self._timers.pop(key, None)
-        self._due.pop(key, None)
-        requests = self._parked.pop(key, [])
-        self._parked_stats()
-        logger.info("robots.txt %s: retry, %d requests scheduled again", key, len(requests))
-        for request in requests:
-            self.crawler.engine.crawl(request)
-
-    def _spider_idle(self) -> None:
-        """Only parked requests left: keep the crawl open WACKY_IDLE_CLOSE_SECONDS, then
-        close it with reason ``idle`` (they are dropped and counted at close)."""
-        if not self._parked:
-            self._idle_since = None
-            return
-        now = self.table.clock()
-        if self._idle_since is None:
-            self._idle_since = now
-            logger.info("only %d parked requests left: closing as idle in %.0f s unless "
-                        "robots.txt is retried before", sum(map(len, self._parked.values())),
-                        self.idle_close)
-        if now - self._idle_since < self.idle_close:
-            raise DontCloseSpider
-        if not self._closing:
-            self._closing = True
-            self._drop_parked()  # counted before the close writes the stats
-            deferred_from_coro(self.crawler.engine.close_spider_async(reason="idle"))
-        raise DontCloseSpider
-
-    def _spider_closed(self) -> None:
-        self._drop_parked()
-
-    def _drop_parked(self) -> None:
-        for timer in self._timers.values():
-            timer.cancel()
-        self._timers.clear()
-        lost = sum(len(r) for r in self._parked.values())
-        for request in (r for parked in self._parked.values() for r in parked):
-            drops.record(self.crawler, "robots_unreachable", request.url,
-                         "parked for an unreachable robots.txt when the crawl closed")
-        self._parked.clear()
-        if lost:
-            self.stats.inc_value("wacky/robots/dropped_unreachable", lost)
-            logger.warning("%d requests parked for unreachable robots.txt dropped at close", lost)
