@@ -17,6 +17,11 @@ end it (a Content-Length too small) or an HTTP payload longer than its HTTP Cont
 stages), and the file raises :class:`ArchiveError` once read: a ``.warc.gz`` file (one gzip
 member per record) is read on from the next member, a plain ``.warc`` file stops at the
 damaged record (what follows cannot be found reliably).
+
+A download the crawl cut short (``WARC-Truncated``) with a Content-Encoding the crawl meters
+is not decoded by warcio: its archived wire bytes are fed to the crawl's own meter
+(:class:`wackycrawl.crawl.sizewindow.DecodedMeter`), so a decompression bomb is ``over`` and
+a body that is not what its coding says is ``error`` as the crawl found them.
 """
 
 from __future__ import annotations
@@ -28,9 +33,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from warcio.archiveiterator import ArchiveIterator
+from warcio.bufferedreaders import ChunkedDataReader
 from warcio.exceptions import ArchiveLoadFailed
 from warcio.limitreader import LimitReader
 from warcio.timeutils import iso_date_to_timestamp
+
+from wackycrawl.crawl import sizewindow as sw
 
 logger = logging.getLogger(__name__)
 
@@ -193,11 +201,16 @@ class ArchiveError(Exception):
 def _capture(record, max_bytes: int) -> Capture:
     http = record.http_headers
     warc = record.rec_headers
-    body, error = b"", ""
-    try:
-        body = record.content_stream().read(max_bytes + 1)
-    except Exception as exc:  # noqa: BLE001 - zlib/brotli errors of a lying Content-Encoding
-        error = f"{type(exc).__name__}: {exc}"
+    body, error, over = b"", "", None
+    truncated = warc.get_header("WARC-Truncated") or ""
+    codings = sw.content_codings([http.get_header("Content-Encoding") or ""])
+    if truncated and max_bytes and sw.decoded_codings(codings):
+        over, error = _meter(record, codings, max_bytes)  # the crawl's verdict, body unused
+    else:
+        try:
+            body = record.content_stream().read(max_bytes + 1)
+        except Exception as exc:  # noqa: BLE001 - zlib/brotli errors of a lying Content-Encoding
+            error = f"{type(exc).__name__}: {exc}"
     date = warc.get_header("WARC-Date") or ""
     return Capture(
         url=warc.get_header("WARC-Target-URI") or "",
@@ -206,9 +219,25 @@ def _capture(record, max_bytes: int) -> Capture:
         status=int(http.get_statuscode()),
         protocol=http.protocol or "HTTP/1.1",
         headers=[(k, v) for k, v in http.headers],
-        body=body, over=len(body) > max_bytes, offset=0, error=error,
-        truncated=warc.get_header("WARC-Truncated") or "",
+        body=body, over=len(body) > max_bytes if over is None else over, offset=0,
+        error=error, truncated=truncated,
     )
+
+
+def _meter(record, codings: list[str], max_bytes: int) -> tuple[bool, str]:
+    """Feed the archived wire body of a download cut short to the crawl's meter, as the
+    crawl's size window did while it came in; (over the bound decoded, coding error)."""
+    stream = record.raw_stream
+    if (record.http_headers.get_header("Transfer-Encoding") or "").lower() == "chunked":
+        stream = ChunkedDataReader(stream)
+    meter, wire = sw.DecodedMeter(codings, max_bytes), 0
+    while not (meter.over or meter.broken) and (data := stream.read(sw.CHUNK_BYTES)):
+        wire += len(data)
+        meter.feed(data)
+    if meter.broken and not meter.over:
+        return False, (f"body is not {meter.encoding} data (Content-Encoding lies), "
+                       f"cut off after {wire} B")
+    return meter.over, ""
 
 
 def capture_item(capture: Capture) -> dict:

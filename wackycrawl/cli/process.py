@@ -138,7 +138,7 @@ def _outside(capture, item: dict, settings, stats) -> tuple | None:
     elif capture.error:
         verdict = "bad_encoding", f"{len(capture.body)} B decoded, {capture.error}"
     else:
-        verdict = window_verdict(item, settings, capture.truncated)
+        verdict = window_verdict(item, settings, capture.truncated, capture.over)
     if verdict is None:
         return None
     reason, detail = verdict  # counted as the size window middleware does
