@@ -162,3 +162,116 @@ def test_resume_after_kill_9(tmp_path):
     assert max(texts(out).values()) == 1
     assert len(urls(out)) == 6 * 25
     assert len((out / "process-done.tsv").read_text().splitlines()) == len(inputs)
+
+
+def prose_warc(n: int, gz: bool) -> tuple[bytes, list[int]]:
+    """``n`` response records of English prose pages (``http://a.test/<i>.html``) as warcio
+    writes them, and the offset of each record."""
+    import io
+
+    from warcio.statusandheaders import StatusAndHeaders
+    from warcio.warcwriter import WARCWriter
+
+    out = io.BytesIO()
+    writer, offsets = WARCWriter(out, gzip=gz), []
+    for i in range(n):
+        body = page(f"Page {i}", prose(100 + i)).encode()
+        http = StatusAndHeaders("200 OK", [("Content-Type", "text/html"),
+                                           ("Content-Length", str(len(body)))],
+                                protocol="HTTP/1.1")
+        offsets.append(out.tell())
+        writer.write_record(writer.create_warc_record(
+            f"http://a.test/{i}.html", "response", payload=io.BytesIO(body), length=len(body),
+            http_headers=http))
+    return out.getvalue(), offsets
+
+
+def change_length(record: bytes, delta: int) -> bytes:
+    """The record (plain or one gzip member) with its WARC Content-Length off by ``delta``."""
+    import re
+
+    zipped = record[:2] == b"\x1f\x8b"
+    data = gzip.decompress(record) if zipped else record
+    m = re.search(rb"\r\nContent-Length: (\d+)\r\n", data)
+    data = data[:m.start(1)] + str(int(m.group(1)) + delta).encode() + data[m.end(1):]
+    return gzip.compress(data) if zipped else data
+
+
+def damage(data: bytes, offsets: list[int], which: int, delta: int) -> bytes:
+    ends = [*offsets[1:], len(data)]
+    start, end = offsets[which], ends[which]
+    return data[:start] + change_length(data[start:end], delta) + data[end:]
+
+
+def run_damaged(tmp_path: Path, name: str, data: bytes) -> tuple:
+    path, out = tmp_path / name, tmp_path / f"out-{name}"
+    path.write_bytes(data)
+    proc = wackycrawl("process", str(path), "-o", str(out), "-s", "WACKY_LANGUAGES=en",
+                      "--no-progress")
+    docs = [doc for f in sorted(out.glob("*.trec.gz")) for _, doc in iter_docs(str(f))]
+    (drops,) = out.glob("drops-*.tsv")
+    dropped = {url: (reason, detail) for _, url, reason, detail in read_drops(str(drops))}
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert (out / "process-done.tsv").read_text() == ""  # damaged: not done, read again
+    assert proc.returncode == 1 and "0 file(s) done, 1 failed" in proc.stderr, proc.stderr
+    for doc in docs:  # no document holds another record
+        assert "WARC/1." not in "\n".join(doc.paragraphs) and "WARC-Type" not in \
+            "\n".join(doc.paragraphs)
+    return proc, [doc.url for doc in docs], dropped
+
+
+def test_a_record_whose_content_length_is_too_large_is_damaged(tmp_path):
+    data, offsets = prose_warc(8, gz=False)
+    proc, kept, dropped = run_damaged(tmp_path, "long.warc", damage(data, offsets, 0, 100_000))
+    # it swallowed the records after it: no document, the input is damaged
+    assert kept == [] and dropped["http://a.test/0.html"][0] == "truncated"
+    assert f"{tmp_path / 'long.warc'}: damaged: record at byte 0" in proc.stderr
+    # one gzip member per record: the records after the damaged one are read
+    data, offsets = prose_warc(8, gz=True)
+    proc, kept, dropped = run_damaged(tmp_path, "long.warc.gz",
+                                      damage(data, offsets, 2, 100_000))
+    assert kept == [f"http://a.test/{i}.html" for i in (0, 1, 3, 4, 5, 6, 7)]
+    assert dropped["http://a.test/2.html"][0] == "truncated"
+    assert f"record at byte {offsets[2]}" in proc.stderr
+
+
+def test_a_warc_cut_inside_its_last_record_is_damaged(tmp_path):
+    for gz in (False, True):
+        data, offsets = prose_warc(8, gz=gz)
+        name = "cut.warc.gz" if gz else "cut.warc"
+        proc, kept, dropped = run_damaged(tmp_path, name, data[:-700])
+        assert kept == [f"http://a.test/{i}.html" for i in range(7)]
+        assert dropped["http://a.test/7.html"][0] == "truncated"
+        assert f"{tmp_path / name}: damaged: record at byte {offsets[7]}" in proc.stderr
+
+
+def test_a_record_whose_content_length_is_too_small_is_damaged(tmp_path):
+    data, offsets = prose_warc(8, gz=False)
+    proc, kept, dropped = run_damaged(tmp_path, "short.warc", damage(data, offsets, 0, -500))
+    assert "Remainder" not in proc.stderr and "<p>" not in proc.stderr  # no raw bytes
+    assert "digest failed" in proc.stderr and "record at byte 0" in proc.stderr
+    assert kept == [] and dropped["http://a.test/0.html"][0] == "damaged_record"
+    assert "the rest of the file was not read" in proc.stderr
+    data, offsets = prose_warc(8, gz=True)
+    proc, kept, dropped = run_damaged(tmp_path, "short.warc.gz", damage(data, offsets, 5, -500))
+    assert "Remainder" not in proc.stderr and "<p>" not in proc.stderr
+    assert kept == [f"http://a.test/{i}.html" for i in (0, 1, 2, 3, 4, 6, 7)]
+    assert dropped["http://a.test/5.html"][0] == "damaged_record"
+
+
+def test_an_http_payload_longer_than_its_content_length_is_damaged(tmp_path):
+    """A record whose digests match (the writer computed them) but whose HTTP payload runs
+    past the HTTP Content-Length holds more than the response (another record, say)."""
+    body = page("Page", prose(100)).encode()
+    with WarcWriter(str(tmp_path), worker="p") as w:
+        w.write_exchange(Exchange("http://a.test/long.html", "HTTP/1.1 200 OK",
+                                  [("Content-Type", "text/html"),
+                                   ("Content-Length", str(len(body) - 2000))], body))
+        w.write_exchange(Exchange("http://a.test/ok.html", "HTTP/1.1 200 OK",
+                                  [("Content-Type", "text/html")],
+                                  page("Ok", prose(101)).encode()))
+        path = Path(w.path)
+    _, kept, dropped = run_damaged(tmp_path, path.name, path.read_bytes())
+    assert kept == ["http://a.test/ok.html"]
+    reason, detail = dropped["http://a.test/long.html"]
+    assert reason == "damaged_record" and "longer than its Content-Length" in detail

@@ -320,3 +320,41 @@ def test_process_gives_the_crawls_drop_reasons_for_downloads_cut_short(tmp_path)
     assert {url: reason for _, url, reason, _ in read_drops(str(drops))} == crawled
     assert crawled[host + "/picture"] == "not_html"
     assert host + "/robots.txt" not in crawled
+
+
+def test_process_gives_the_crawls_drop_reasons_for_bombs_and_lying_codings(tmp_path):
+    """Decompression bombs in stacked and non-gzip codings and a body that is not what its
+    Content-Encoding says are stopped by the crawl while streaming (too_large_decoded,
+    bad_encoding) and archived with WARC-Truncated: length and the wire bytes received;
+    process replays the crawl's meter over those bytes and gives the same reasons."""
+    import brotli
+
+    from wackycrawl.crawl.sizewindow import zstd
+
+    host = "http://bombs.test"
+    zeros = b"<html><body>" + b"\0" * 20_000_000
+    bodies = {"/gzgz.html": ("gzip, gzip", gzip.compress(gzip.compress(zeros))),
+              "/gzbr.html": ("gzip, br", brotli.compress(gzip.compress(zeros))),
+              "/zstd.html": ("zstd", zstd.compress(zeros)),
+              "/br.html": ("br", brotli.compress(zeros)),
+              "/lying.html": ("gzip", page("Lying", prose(96)).encode())}
+    with LocalWeb() as web:
+        for path, (coding, data) in bodies.items():
+            web.add(host + path, data, headers={"Content-Encoding": coding})
+        web.add(host + "/", page("Home", prose(97), links=list(bodies), nav_links=0))
+        web.add(host + "/robots.txt", "User-agent: *\nAllow: /\n", content_type="text/plain")
+        result = run_crawl(web, [host + "/"], tmp_path / "crawl",
+                           {**SETTINGS, "WACKY_WARC_DIR": str(tmp_path / "warc"),
+                            "WACKY_WARC_ALL": "True"}, timeout=180)
+    assert result.returncode == 0, result.log[-3000:]
+    (crawl_drops,) = result.outdir.glob("drops-*.tsv")
+    crawled = {url: reason for _, url, reason, _ in read_drops(str(crawl_drops))}
+    assert {p: crawled.get(host + p) for p in bodies} == {
+        "/gzgz.html": "too_large_decoded", "/gzbr.html": "too_large_decoded",
+        "/zstd.html": "too_large_decoded", "/br.html": "too_large_decoded",
+        "/lying.html": "bad_encoding"}
+    proc = wackycrawl("process", *map(str, warc_files(tmp_path / "warc")), "-o",
+                      str(tmp_path / "again"), "-s", "WACKY_LANGUAGES=en", "--no-progress")
+    assert proc.returncode == 0, proc.stderr
+    (drops,) = (tmp_path / "again").glob("drops-*.tsv")
+    assert {url: reason for _, url, reason, _ in read_drops(str(drops))} == crawled

@@ -7,6 +7,21 @@ record: only ``response`` records with an HTTP status line are captures (``reque
 warcio's ``content_stream()``: chunked transfer coding and Content-Encoding (gzip, deflate,
 br) removed, as Scrapy hands it to the spider, and read at most ``max_bytes + 1`` bytes (so a
 huge record costs no more memory than the size window allows).
+
+A record read to its end is checked (the digests with warcio's ``check_digests``): a block
+shorter than its WARC Content-Length (a file cut short, or a Content-Length too large: the
+record would swallow the next ones) is ``truncated``; a ``WARC-Block-Digest`` or
+``WARC-Payload-Digest`` that does not match, a record not followed by the blank lines that
+end it (a Content-Length too small) or an HTTP payload longer than its HTTP Content-Length is
+``damaged_record``. Such a capture carries the reason in ``damage`` (never a page for the
+stages), and the file raises :class:`ArchiveError` once read: a ``.warc.gz`` file (one gzip
+member per record) is read on from the next member, a plain ``.warc`` file stops at the
+damaged record (what follows cannot be found reliably).
+
+A download the crawl cut short (``WARC-Truncated``) with a Content-Encoding the crawl meters
+is not decoded by warcio: its archived wire bytes are fed to the crawl's own meter
+(:class:`wackycrawl.crawl.sizewindow.DecodedMeter`), so a decompression bomb is ``over`` and
+a body that is not what its coding says is ``error`` as the crawl found them.
 """
 
 from __future__ import annotations
@@ -18,8 +33,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from warcio.archiveiterator import ArchiveIterator
+from warcio.bufferedreaders import ChunkedDataReader
 from warcio.exceptions import ArchiveLoadFailed
+from warcio.limitreader import LimitReader
 from warcio.timeutils import iso_date_to_timestamp
+
+from wackycrawl.crawl import sizewindow as sw
 
 logger = logging.getLogger(__name__)
 
@@ -42,6 +61,8 @@ class Capture:
     offset: int
     error: str = ""  # the body could not be decoded (bad Content-Encoding)
     truncated: str = ""  # WARC-Truncated (length, time, disconnect...): a download cut short
+    damage: str = ""  # the record is damaged: the drop reason (truncated, damaged_record)
+    damage_detail: str = ""
 
 
 def iter_records(path: str, max_bytes: int, counts: dict[str, int] | None = None
@@ -54,9 +75,11 @@ def iter_records(path: str, max_bytes: int, counts: dict[str, int] | None = None
     """
     counts = {} if counts is None else counts
     end = 0
+    damaged: list[str] = []
+    rest = ""
     with open(path, "rb") as f:
         _check_head(f, path)
-        records = ArchiveIterator(f, arc2warc=True)
+        records = _Records(f, arc2warc=True, check_digests=True)
         try:
             for record in records:
                 kind = record.rec_type
@@ -67,11 +90,21 @@ def iter_records(path: str, max_bytes: int, counts: dict[str, int] | None = None
                 if kind == "response" and record.http_headers \
                         and record.http_headers.get_statuscode().isdigit():
                     capture = _capture(record, max_bytes)  # the body before the offset:
+                records.unended = False
                 offset = records.get_record_offset()  # that reads the record to its end
                 end = offset + records.get_record_length()
+                reason, why = _damage(record, records.unended)
+                if reason:
+                    damaged.append(f"record at byte {offset} ({kind}): {why}")
+                    if capture is not None:
+                        capture.damage, capture.damage_detail = reason, damaged[-1]
                 if capture is not None:
                     capture.offset = offset
                     yield capture
+                if reason and not records.reader.decompressor:
+                    if os.fstat(f.fileno()).st_size > end:  # a plain file: where the next
+                        rest = "; the rest of the file was not read"  # record starts is unknown
+                    break
         except ArchiveError:
             raise
         except ArchiveLoadFailed as exc:
@@ -79,7 +112,56 @@ def iter_records(path: str, max_bytes: int, counts: dict[str, int] | None = None
         except Exception as exc:  # noqa: BLE001 - warcio on a torn record: AttributeError...
             raise ArchiveError(f"{path}: damaged record after byte {end} "
                                f"({type(exc).__name__}: {exc}); torn file?") from None
+        if damaged:
+            more = f" (and {len(damaged) - 1} more damaged record(s))" if len(damaged) > 1 else ""
+            raise ArchiveError(f"{path}: damaged: {damaged[0]}{more}{rest}")
         _check_tail(f, path, end)
+
+
+class _Records(ArchiveIterator):
+    """warcio's iterator, which sets ``unended`` (instead of printing the record's next line
+    on stderr) when a record is not followed by the blank lines that end it; in a gzip file
+    the rest of that gzip member is skipped, so reading goes on at the next member."""
+
+    unended = False
+
+    def _consume_blanklines(self):
+        empty_size = 0
+        while True:
+            line = self.reader.readline()
+            if not line:
+                return None, empty_size
+            if line.strip(b"\r\n\t "):
+                if empty_size:
+                    return line, empty_size
+                self.unended = True  # bytes where the record's end should be
+                if not self.reader.decompressor:
+                    return line, empty_size
+                while self.reader.readline():  # the rest of this gzip member
+                    pass
+                return None, empty_size
+            empty_size += len(line)
+
+
+def _damage(record, unended: bool) -> tuple[str, str]:
+    """The drop reason and a description if the record (read to its end) is damaged, else
+    ``("", "")``."""
+    stream = record.raw_stream
+    if isinstance(stream, LimitReader) and stream.limit > 0 and record.length:
+        return "truncated", (f"its block ends after {record.length - stream.limit} of its "
+                             f"{record.length} bytes (WARC Content-Length): a file cut short "
+                             "or a Content-Length too large")
+    problems = [p for p in (record.digest_checker.problems if record.digest_checker else ())
+                if "digest failed" in p]
+    if unended:
+        problems.append("not followed by a blank line (its WARC Content-Length is wrong)")
+    http = record.http_headers
+    length = (http.get_header("Content-Length") or "").strip() if http else ""
+    if length.isdigit() and record.payload_length > int(length) \
+            and not http.get_header("Transfer-Encoding"):
+        problems.append(f"HTTP payload {record.payload_length} B is longer than its "
+                        f"Content-Length {length} B")
+    return ("damaged_record", "; ".join(problems)) if problems else ("", "")
 
 
 def _check_head(f, path: str) -> None:
@@ -119,11 +201,16 @@ class ArchiveError(Exception):
 def _capture(record, max_bytes: int) -> Capture:
     http = record.http_headers
     warc = record.rec_headers
-    body, error = b"", ""
-    try:
-        body = record.content_stream().read(max_bytes + 1)
-    except Exception as exc:  # noqa: BLE001 - zlib/brotli errors of a lying Content-Encoding
-        error = f"{type(exc).__name__}: {exc}"
+    body, error, over = b"", "", None
+    truncated = warc.get_header("WARC-Truncated") or ""
+    codings = sw.content_codings([http.get_header("Content-Encoding") or ""])
+    if truncated and max_bytes and sw.decoded_codings(codings):
+        over, error = _meter(record, codings, max_bytes)  # the crawl's verdict, body unused
+    else:
+        try:
+            body = record.content_stream().read(max_bytes + 1)
+        except Exception as exc:  # noqa: BLE001 - zlib/brotli errors of a lying Content-Encoding
+            error = f"{type(exc).__name__}: {exc}"
     date = warc.get_header("WARC-Date") or ""
     return Capture(
         url=warc.get_header("WARC-Target-URI") or "",
@@ -132,9 +219,25 @@ def _capture(record, max_bytes: int) -> Capture:
         status=int(http.get_statuscode()),
         protocol=http.protocol or "HTTP/1.1",
         headers=[(k, v) for k, v in http.headers],
-        body=body, over=len(body) > max_bytes, offset=0, error=error,
-        truncated=warc.get_header("WARC-Truncated") or "",
+        body=body, over=len(body) > max_bytes if over is None else over, offset=0,
+        error=error, truncated=truncated,
     )
+
+
+def _meter(record, codings: list[str], max_bytes: int) -> tuple[bool, str]:
+    """Feed the archived wire body of a download cut short to the crawl's meter, as the
+    crawl's size window did while it came in; (over the bound decoded, coding error)."""
+    stream = record.raw_stream
+    if (record.http_headers.get_header("Transfer-Encoding") or "").lower() == "chunked":
+        stream = ChunkedDataReader(stream)
+    meter, wire = sw.DecodedMeter(codings, max_bytes), 0
+    while not (meter.over or meter.broken) and (data := stream.read(sw.CHUNK_BYTES)):
+        wire += len(data)
+        meter.feed(data)
+    if meter.broken and not meter.over:
+        return False, (f"body is not {meter.encoding} data (Content-Encoding lies), "
+                       f"cut off after {wire} B")
+    return meter.over, ""
 
 
 def capture_item(capture: Capture) -> dict:

@@ -132,10 +132,13 @@ def _outside(capture, item: dict, settings, stats) -> tuple | None:
         stats.inc_value(f"wacky/drop/http_{capture.status}")
         return ("drop", capture.url, f"http_{capture.status}", f"HTTP {capture.status}",
                 None, None)
-    if capture.error:
+    if capture.damage:  # the archive's record is damaged: no page, whatever it holds
+        stats.inc_value("wacky/process/damaged_records")
+        verdict = capture.damage, capture.damage_detail
+    elif capture.error:
         verdict = "bad_encoding", f"{len(capture.body)} B decoded, {capture.error}"
     else:
-        verdict = window_verdict(item, settings, capture.truncated)
+        verdict = window_verdict(item, settings, capture.truncated, capture.over)
     if verdict is None:
         return None
     reason, detail = verdict  # counted as the size window middleware does

@@ -118,14 +118,16 @@ def window_reason(item: dict, settings: Settings, truncated: str = "") -> str | 
     return verdict[0] if verdict else None
 
 
-def window_verdict(item: dict, settings: Settings, truncated: str = ""
-                   ) -> tuple[str, str] | None:
+def window_verdict(item: dict, settings: Settings, truncated: str = "",
+                   over: bool | None = None) -> tuple[str, str] | None:
     """Why the crawl's size window would refuse the page ``item`` (a ``wacky/size/<reason>``
     key: ``not_html``, ``too_small``, ``too_large_wire``, ``too_large_decoded``,
     ``truncated``) and a detail, or None. Its body is decoded (at most
     ``WACKY_MAX_DOC_BYTES + 1`` bytes, as :mod:`wackycrawl.archive.reader` reads it);
     ``truncated`` is the archive's ``WARC-Truncated`` value
-    (:func:`wackycrawl.crawl.sizewindow.archived_reason`)."""
+    (:func:`wackycrawl.crawl.sizewindow.archived_reason`); ``over`` whether the decoded body
+    was longer than ``WACKY_MAX_DOC_BYTES`` (None: judged from ``body``; the reader meters a
+    download cut short without keeping its body)."""
     types = tuple(t.strip().lower() for t in settings.getlist("WACKY_HTML_TYPES", sw.HTML_TYPES))
     content_type = item.get("content_type")
     mtype = None if content_type == "-" else content_type
@@ -140,7 +142,8 @@ def window_verdict(item: dict, settings: Settings, truncated: str = ""
     length = headers.get("content-length", "").strip()
     max_bytes = settings.getint("WACKY_MAX_DOC_BYTES", sw.MAX_DOC_BYTES)
     return sw.archived_reason(
-        len(body), len(body) > max_bytes > 0, encoded=bool(codings) and codings != ["identity"],
+        len(body), (len(body) > max_bytes if over is None else over) and max_bytes > 0,
+        encoded=bool(codings) and codings != ["identity"],
         content_length=int(length) if length.isdigit() else None, truncated=truncated,
         min_bytes=settings.getint("WACKY_MIN_DOC_BYTES", sw.MIN_DOC_BYTES), max_bytes=max_bytes)
 
