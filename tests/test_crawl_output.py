@@ -86,24 +86,71 @@ def test_an_open_file_or_a_jobdir_without_frontier_is_refused_too(tmp_path):
 
 
 def test_a_resumed_jobdir_crawl_and_a_distributed_worker_write_into_the_folder(tmp_path):
-    corpus = tmp_path / "corpus"
-    corpus.mkdir()
-    leave_open_file(corpus, "k9", 2)
+    def written(name: str):  # a folder a crawl wrote before folders named their crawl
+        corpus = tmp_path / name
+        corpus.mkdir()
+        leave_open_file(corpus, "k9", 2)
+        return corpus
+
     job = tmp_path / "job"
     job.mkdir()
     (job / FILENAME).touch()  # the frontier of the crawl that wrote the folder: a resume
+    corpus = written("corpus")
     resumed = scrapy_crawl(tmp_path, corpus, f"JOBDIR={job}", "WACKY_PROFILE=local",
                            "CLOSESPIDER_TIMEOUT=1")
     assert "already holds" not in resumed.stderr, resumed.stderr[-3000:]
     assert "Spider opened" in resumed.stderr and "recovered" in resumed.stderr
     scrapy_job = tmp_path / "scrapy-job"  # Scrapy's own JOBDIR queue (WACKY_FRONTIER=scrapy)
     (scrapy_job / "requests.queue").mkdir(parents=True)
-    scrapy_resumed = scrapy_crawl(tmp_path, corpus, f"JOBDIR={scrapy_job}", "WACKY_FRONTIER=scrapy",
-                                  "WACKY_PROFILE=local", "CLOSESPIDER_TIMEOUT=1")
+    scrapy_resumed = scrapy_crawl(tmp_path, written("scrapy-corpus"), f"JOBDIR={scrapy_job}",
+                                  "WACKY_FRONTIER=scrapy", "WACKY_PROFILE=local",
+                                  "CLOSESPIDER_TIMEOUT=1")
     assert "already holds" not in scrapy_resumed.stderr, scrapy_resumed.stderr[-3000:]
     assert "Spider opened" in scrapy_resumed.stderr
     with RedisServer() as srv:  # several workers write into one folder by design
-        worker = scrapy_crawl(tmp_path, corpus, f"REDIS_URL={srv.url}",
-                              "WACKY_IDLE_CLOSE_SECONDS=1", "WACKY_PROFILE=local")
-    assert worker.returncode == 0, worker.stderr[-3000:]
-    assert "already holds" not in worker.stderr and "Spider opened" in worker.stderr
+        shared = written("shared")
+        for _ in range(2):
+            worker = scrapy_crawl(tmp_path, shared, f"REDIS_URL={srv.url}",
+                                  "WACKY_IDLE_CLOSE_SECONDS=1", "WACKY_PROFILE=local")
+            assert worker.returncode == 0, worker.stderr[-3000:]
+            assert "already holds" not in worker.stderr and "Spider opened" in worker.stderr
+
+
+def refused_as(run: subprocess.CompletedProcess, text: str) -> None:
+    errors = [line for line in run.stderr.splitlines() if " ERROR: " in line]
+    assert run.returncode == 1 and len(errors) == 1, run.stderr[-3000:]
+    assert "cannot start the crawl: " + text in errors[0], errors[0]
+    assert "Traceback" not in run.stderr and "Spider opened" not in run.stderr
+
+
+def test_a_folder_holding_another_crawls_documents_is_refused_to_resumes_and_workers(tmp_path):
+    """A JOBDIR resumed with another (or a forgotten) WACKY_OUTPUT_DIR, or a worker of another
+    crawl, wrote documents of one crawl a second time into a folder of another."""
+    job, first = tmp_path / "job", tmp_path / "corpus-a"
+    start = scrapy_crawl(tmp_path, first, f"JOBDIR={job}", "WACKY_PROFILE=local",
+                         "CLOSESPIDER_TIMEOUT=1")
+    assert start.returncode == 0 and (job / FILENAME).exists(), start.stderr[-3000:]
+    leave_open_file(first, "k9", 2)  # its documents
+    other = tmp_path / "corpus-b"
+    refused_as(scrapy_crawl(tmp_path, other, f"JOBDIR={job}"),
+               f"JOBDIR {job} wrote its documents to {first}; resume it with -s "
+               f"WACKY_OUTPUT_DIR={first}")
+    assert not other.exists()
+    again = scrapy_crawl(tmp_path, first, f"JOBDIR={job}", "WACKY_PROFILE=local",
+                         "CLOSESPIDER_TIMEOUT=1")  # its own folder: resumed
+    assert again.returncode == 0 and "Spider opened" in again.stderr, again.stderr[-3000:]
+    with RedisServer() as srv:
+        refused_as(scrapy_crawl(tmp_path, first, f"REDIS_URL={srv.url}"),
+                   f"WACKY_OUTPUT_DIR {first} holds the documents of the crawl of JOBDIR {job}")
+        shared = tmp_path / "shared"  # a distributed crawl's folder, then another crawl's
+        demo = scrapy_crawl(tmp_path, shared, f"REDIS_URL={srv.url}", "WACKY_CRAWL_NAME=demo",
+                            "WACKY_IDLE_CLOSE_SECONDS=1", "WACKY_PROFILE=local")
+        assert demo.returncode == 0, demo.stderr[-3000:]
+        leave_open_file(shared, "demo-w1", 1)
+        refused_as(scrapy_crawl(tmp_path, shared, f"REDIS_URL={srv.url}",
+                                "WACKY_CRAWL_NAME=other"),
+                   f"WACKY_OUTPUT_DIR {shared} holds the documents of the distributed crawl demo")
+        (tmp_path / "job2").mkdir()
+        (tmp_path / "job2" / FILENAME).touch()
+        refused_as(scrapy_crawl(tmp_path, shared, f"JOBDIR={tmp_path / 'job2'}"),
+                   f"WACKY_OUTPUT_DIR {shared} holds the documents of the distributed crawl demo")

@@ -16,8 +16,9 @@ WACKY_DUPEFILTER, read only once the engine opens the frontier, is checked befor
 is built, in every frontier mode. A new crawl (Scrapy's frontier, or a JOBDIR holding no
 frontier yet) whose WACKY_OUTPUT_DIR (or rejects folder) already holds TREC files is refused
 the same way, touching nothing: it would write their documents again (:func:`written_before`);
-a resumed JOBDIR crawl and the Redis frontier's workers write into such a folder as before.
-Everything else is Scrapy's own ``crawl``.
+a resumed JOBDIR crawl and the Redis frontier's workers write into such a folder as before,
+unless it holds another crawl's documents or a resumed JOBDIR wrote to another folder
+(:mod:`wackycrawl.crawl.owner`). Everything else is Scrapy's own ``crawl``.
 """
 
 from __future__ import annotations
@@ -29,9 +30,10 @@ import os
 import redis
 from scrapy.commands.crawl import Command as ScrapyCrawl
 
+from wackycrawl.crawl import owner
 from wackycrawl.distributed.dupefilter import seen_store
 from wackycrawl.distributed.local import FILENAME, FrontierLockedError, check_free
-from wackycrawl.distributed.scheduler import LOCKED_REASON, frontier_mode
+from wackycrawl.distributed.scheduler import LOCKED_REASON, crawl_name, frontier_mode
 from wackycrawl.pipelines.offline import NamedSettings
 from wackycrawl.pipelines.rejects import SUBDIR as REJECTS_SUBDIR
 from wackycrawl.pipelines.rejects import reject_reasons
@@ -156,7 +158,7 @@ class Command(ScrapyCrawl):
             self._report(exc)
             self.exitcode = 1
             return
-        if refused:
+        if refused or (refused := self._not_ours(args[0], mode)):
             logger.error("%s", refused)
             self.exitcode = 1
             return
@@ -180,6 +182,26 @@ class Command(ScrapyCrawl):
         if self.crawler_process.bootstrap_failed or (
                 crawler.stats.get_value("finish_reason") == LOCKED_REASON):
             self.exitcode = 1
+
+    def _not_ours(self, spider: str, mode: str) -> str | None:
+        """Why WACKY_OUTPUT_DIR holds another crawl's documents (:mod:`wackycrawl.crawl.owner`),
+        or None, after recording that this crawl writes there."""
+        output = self.settings.get("WACKY_OUTPUT_DIR", writer.DIRECTORY)
+        if not output:
+            return None
+        jobdir = self.settings.get("JOBDIR") if mode != "redis" else None
+        me = owner.identity(jobdir, crawl_name(self.settings, spider) if mode == "redis"
+                            else None, self.settings.get("WACKY_WORKER_ID") or str(os.getpid()))
+        held = os.path.isdir(output) and bool(corpus_files([output], open_files := [])
+                                              or open_files)
+        resumed = jobdir if jobdir and resumes(self.settings, mode) else None
+        if why := owner.refusal(output, me, resumed, held):
+            return f"cannot start the crawl: {why}"
+        try:
+            owner.claim(output, me, jobdir)
+        except OSError as exc:
+            return f"cannot start the crawl: WACKY_OUTPUT_DIR {output}: {exc}"
+        return None
 
     def _bad_arguments(self, spargs) -> bool:
         """Log why the seeds spider cannot start with ``spargs`` and set the exit code."""

@@ -1,0 +1,81 @@
+"""Which crawl an output folder's TREC files belong to, so no crawl writes another's documents
+into it a second time.
+
+A crawl names itself by :func:`identity`: ``jobdir <absolute JOBDIR>`` (resumable, one folder
+per JOBDIR), ``redis <crawl name>`` (the workers of one distributed crawl share a folder), or
+``once <worker id>`` (a crawl without JOBDIR or Redis, never resumed). The output folder keeps
+the name of the crawl writing it in :data:`MARKER`, and a JOBDIR the folder its crawl writes in
+:data:`JOBDIR_RECORD` (an absolute path), both one line of UTF-8 text.
+
+:func:`refusal` says why a crawl may not start on a folder: its TREC files belong to another
+crawl (the marker names another one), or a resumed JOBDIR crawl was given another folder than
+the one its documents went to (which still exists). A folder without TREC files is anybody's:
+its marker is rewritten. Files written before markers existed carry none and are judged by
+the older rule (a new crawl refuses any folder holding TREC files).
+"""
+
+from __future__ import annotations
+
+import os
+
+MARKER = "wacky-crawl.txt"
+JOBDIR_RECORD = "wacky-output.txt"
+
+
+def identity(jobdir: str | None, redis_crawl: str | None, worker: str) -> str:
+    """The crawl's name in a marker: Redis wins (its workers may also have JOBDIRs)."""
+    if redis_crawl:
+        return f"redis {redis_crawl}"
+    if jobdir:
+        return f"jobdir {os.path.abspath(jobdir)}"
+    return f"once {worker}"
+
+
+def _read(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read().strip() or None
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def describe(name: str) -> str:
+    """A marker's crawl for a person: ``the distributed crawl demo`` ..."""
+    kind, _, rest = name.partition(" ")
+    return {"redis": f"the distributed crawl {rest}", "jobdir": f"the crawl of JOBDIR {rest}",
+            "once": f"a crawl without JOBDIR ({rest})"}.get(kind, name)
+
+
+def refusal(output: str, me: str, jobdir: str | None, has_trec_files: bool) -> str | None:
+    """Why the crawl named ``me`` may not write into ``output``, or None. ``jobdir`` is the
+    crawl's JOBDIR when it resumes one (its record is read), ``has_trec_files`` whether
+    ``output`` holds TREC files now."""
+    out = os.path.abspath(output)
+    if jobdir and (before := _read(os.path.join(jobdir, JOBDIR_RECORD))) and before != out \
+            and os.path.isdir(before):
+        return (f"JOBDIR {jobdir} wrote its documents to {before}; resume it with -s "
+                f"WACKY_OUTPUT_DIR={before} (another folder would get them a second time)")
+    owner = _read(os.path.join(output, MARKER))
+    if has_trec_files and owner and owner != me:
+        return (f"WACKY_OUTPUT_DIR {output} holds the documents of {describe(owner)}; this crawl "
+                f"({describe(me)}) would write them again: give it a folder of its own")
+    return None
+
+
+def claim(output: str, me: str, jobdir: str | None) -> None:
+    """Record that ``me`` writes into ``output`` (and, with a JOBDIR, the folder in it).
+    Raises OSError if a record cannot be written."""
+    os.makedirs(output, exist_ok=True)
+    _write(os.path.join(output, MARKER), me)
+    if jobdir:
+        os.makedirs(jobdir, exist_ok=True)
+        _write(os.path.join(jobdir, JOBDIR_RECORD), os.path.abspath(output))
+
+
+def _write(path: str, text: str) -> None:
+    if _read(path) == text:
+        return
+    tmp = f"{path}.tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text + "\n")
+    os.replace(tmp, path)
