@@ -101,6 +101,10 @@ def test_stats_command_counts_each_url_once_per_reason(tmp_path, capsys):
     data = json.loads(capsys.readouterr().out)
     assert data["drops"] == {"http_404": 2} and data["documents"] == 0 and data["writers"] == []
     assert main(["stats", str(tmp_path / "missing")]) == 1
+    (tmp_path / "site").mkdir()  # a folder without crawl output: a wrong path, as for export
+    (tmp_path / "site" / "index.html").write_text("<p>not a corpus</p>")
+    assert main(["stats", str(tmp_path / "site")]) == 1
+    assert "no crawl output in" in capsys.readouterr().err
 
 
 def test_stats_counts_the_rejects_stream_apart(tmp_path, capsys):

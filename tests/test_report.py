@@ -166,3 +166,13 @@ def test_unreadable_inputs_are_errors_naming_the_file(tmp_path, capsys):
         assert main(["report", *argv, "-o", str(tmp_path / "out")]) == 1
         err = capsys.readouterr().err
         assert err.startswith(f"wackycrawl report: {argv[-1]}: ") and "Traceback" not in err
+
+
+def test_a_missing_stats_file_says_where_one_comes_from(tmp_path, capsys):
+    (tmp_path / "empty").mkdir()
+    missing = tmp_path / "stats.json"
+    assert main(["report", str(tmp_path / "empty"), "--stats", str(missing), "-o",
+                 str(tmp_path / "out")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"wackycrawl report: {missing}: no such file: ")
+    assert "-s WACKY_STATS_FILE=" in err and not (tmp_path / "out").exists()

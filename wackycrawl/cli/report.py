@@ -44,7 +44,12 @@ def add_vertical(stats: CorpusStats, path: str) -> None:
 
 
 def _load_json(path: str) -> dict:
-    with open(path, encoding="utf-8") as f:
+    try:
+        f = open(path, encoding="utf-8")  # noqa: SIM115 - closed below
+    except FileNotFoundError:
+        raise ValueError("no such file: a crawl writes its stats file when run with -s "
+                         "WACKY_STATS_FILE=FILE") from None
+    with f:
         data = json.load(f)
     if not isinstance(data, dict):
         raise ValueError("not a stats file (WACKY_STATS_FILE): no JSON object")

@@ -3,8 +3,8 @@
 Across every TREC file, crawl process (worker) and resumed run in CORPUS_DIR: documents,
 words, characters, files, MB, crawl processes, languages, and drops per reason from the
 ``drops-*.tsv`` files (each URL once per reason) (:mod:`wackycrawl.crawl.totals`). Exit
-codes: 0 done, 1 the directory cannot be read or a file is damaged (its complete documents
-are still counted).
+codes: 0 done, 1 the directory cannot be read, holds no crawl output (neither TREC files nor
+drops files: a wrong path) or a file is damaged (its complete documents are still counted).
 """
 
 import dataclasses
@@ -27,6 +27,9 @@ def run(args) -> int:
         totals = corpus_totals(args.directory)
     except OSError as exc:
         error("stats", f"{args.directory}: {exc.strerror or exc}")
+        return 1
+    if not (totals.files or totals.open_files or totals.drops_files or totals.rejected):
+        error("stats", f"no crawl output in {args.directory} (no .trec.gz file, no drops-*.tsv)")
         return 1
     if args.json:
         data = {f.name: getattr(totals, f.name) for f in dataclasses.fields(totals)}
