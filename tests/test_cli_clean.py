@@ -51,14 +51,23 @@ def test_bad_files_are_reported_and_the_rest_is_cleaned(tmp_path, capsys):
     assert sorted(p.name for p in out.iterdir()) == ["article_lists.txt", "empty.txt"]
 
 
-def test_same_name_twice_is_not_overwritten(tmp_path, capsys):
-    other = tmp_path / "a" / "article_lists.html"
-    other.parent.mkdir()
-    other.write_text("<p>A different page with other words.</p>", encoding="utf-8")
-    assert main(["clean", "-o", str(tmp_path / "out"), str(ARTICLE), str(other)]) == 1
+def test_inputs_of_one_name_keep_their_folders_and_a_repeated_input_is_cleaned_once(tmp_path,
+                                                                                   capsys):
+    pages = {}
+    for lang, words in (("de", "Ein ganz anderer Text mit anderen Wörtern."),
+                        ("en", "A different page with other words.")):
+        pages[lang] = tmp_path / "site" / lang / "p1.html"
+        pages[lang].parent.mkdir(parents=True)
+        pages[lang].write_text(f"<p>{words}</p>", encoding="utf-8")
+    out = tmp_path / "out"
+    assert main(["clean", "-o", str(out), str(ARTICLE), str(pages["de"]), str(pages["en"])]) == 0
+    assert "Boston fern" in (out / "article_lists.txt").read_text(encoding="utf-8")
+    assert "anderer Text" in (out / "de" / "p1.txt").read_text(encoding="utf-8")
+    assert "different page" in (out / "en" / "p1.txt").read_text(encoding="utf-8")
+    assert not (out / "p1.txt").exists()
+    # the same input twice: cleaned once, the repeat named
+    assert main(["clean", "-o", str(tmp_path / "again"), str(ARTICLE), str(ARTICLE)]) == 1
     assert "already written" in capsys.readouterr().err
-    text = (tmp_path / "out" / "article_lists.txt").read_text(encoding="utf-8")
-    assert "Boston fern" in text
 
 
 def test_console_entry_point(tmp_path):

@@ -2,7 +2,9 @@
 
 Each FILE is decoded (:func:`wackycrawl.text.encoding.decode_html`, no HTTP header), cleaned
 by the chosen extractor and written to ``OUTDIR/<name>.txt`` (UTF-8, one paragraph a line;
-written to a temporary file first, so no half-written output is left).
+written to a temporary file first, so no half-written output is left); inputs of the same name
+from different folders keep their folders below the one they share (``OUTDIR/de/p1.txt``,
+``OUTDIR/en/p1.txt``).
 
 Host templates (``blocks`` extractor, on unless ``--no-templates``): given several pages of
 one site, blocks found on at least ``--template-min-pages`` of them (menus, footers,
@@ -72,6 +74,25 @@ def learn_templates(files: list[str], min_pages: int) -> tuple[TemplateStore, di
     return store, sites
 
 
+def output_names(files: list[str]) -> dict[str, Path]:
+    """Each input's output path relative to OUTDIR: ``<name>.txt``, or, for inputs whose
+    names are alike (``de/p1.html``, ``en/p1.html``), their path below the folder all such
+    inputs share, folders kept (``de/p1.txt``, ``en/p1.txt``)."""
+    stems: dict[str, list[str]] = {}
+    for name in dict.fromkeys(files):
+        stems.setdefault(Path(name).stem, []).append(name)
+    names = {}
+    for stem, group in stems.items():
+        if len(group) == 1:
+            names[group[0]] = Path(stem + ".txt")
+            continue
+        paths = [Path(os.path.abspath(n)) for n in group]
+        top = Path(os.path.commonpath([p.parent for p in paths]))
+        for name, path in zip(group, paths):
+            names[name] = path.relative_to(top).with_suffix(".txt")
+    return names
+
+
 def clean(args) -> int:
     analyse = get_analyser(
         args.extractor, settings.WACKY_MAX_LINK_DENSITY, settings.WACKY_MIN_OUTSIDE_WORDS
@@ -82,8 +103,9 @@ def clean(args) -> int:
     outdir = Path(args.outdir)
     outdir.mkdir(parents=True, exist_ok=True)
     status, written = 0, set()
+    targets = output_names(args.files)
     for name in args.files:
-        target = outdir / (Path(name).stem + ".txt")
+        target = outdir / targets[name]
         if target in written:
             _err(f"{name}: skipped, {target} was already written from another input")
             status = 1
@@ -93,6 +115,7 @@ def clean(args) -> int:
             site = sites.get(name) if sites else None
             lookup = (lambda hashes, site=site: store.templates(site, hashes)) if site else None
             paragraphs = analyse(text, lookup).paragraphs
+            target.parent.mkdir(parents=True, exist_ok=True)
             tmp = target.with_name(target.name + ".tmp")
             tmp.write_text("".join(p + "\n" for p in paragraphs), encoding="utf-8")
             os.replace(tmp, target)
