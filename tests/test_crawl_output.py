@@ -154,3 +154,31 @@ def test_a_folder_holding_another_crawls_documents_is_refused_to_resumes_and_wor
         (tmp_path / "job2" / FILENAME).touch()
         refused_as(scrapy_crawl(tmp_path, shared, f"JOBDIR={tmp_path / 'job2'}"),
                    f"WACKY_OUTPUT_DIR {shared} holds the documents of the distributed crawl demo")
+
+
+def test_running_a_finished_crawl_again_says_its_seeds_were_seen(tmp_path):
+    with LocalWeb() as web:
+        build_chain_web(web, hosts=1, per_host=2)
+        job = {**SETTINGS, "DEPTH_LIMIT": "0", "JOBDIR": str(tmp_path / "job")}
+        first = run_crawl(web, ["http://h0.chain.test/p0.html"], tmp_path / "run", job)
+        assert first.returncode == 0 and first.stat("wacky/seeds/already_seen") == 0
+        hits = len(web.hits)
+        again = run_crawl(web, ["http://h0.chain.test/p0.html"], tmp_path / "run", job)
+        assert len(web.hits) == hits
+    assert again.returncode == 0, again.log[-3000:]
+    assert again.stat("wacky/seeds/already_seen") == 1
+    assert ("seed http://h0.chain.test/p0.html was seen before in this crawl and is not "
+            "fetched again") in again.log
+
+
+def test_running_a_finished_distributed_crawl_again_says_its_seeds_were_seen(tmp_path):
+    with LocalWeb() as web, RedisServer() as srv:
+        build_chain_web(web, hosts=1, per_host=2)
+        crawl = {**SETTINGS, "DEPTH_LIMIT": "0", "REDIS_URL": srv.url,
+                 "WACKY_IDLE_CLOSE_SECONDS": "1"}
+        first = run_crawl(web, ["http://h0.chain.test/p0.html"], tmp_path / "run", crawl)
+        assert first.returncode == 0, first.log[-3000:]
+        again = run_crawl(web, ["http://h0.chain.test/p0.html"], tmp_path / "run", crawl)
+    assert again.returncode == 0, again.log[-3000:]
+    assert again.stat("wacky/seeds/already_seen") == 1
+    assert "seed http://h0.chain.test/p0.html was seen before in this crawl" in again.log

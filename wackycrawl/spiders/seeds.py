@@ -50,6 +50,7 @@ from pathlib import Path
 
 import redis
 import scrapy
+from scrapy import signals
 from scrapy.exceptions import IgnoreRequest
 from scrapy.http import HtmlResponse
 from scrapy.linkextractors import LinkExtractor
@@ -63,6 +64,9 @@ from wackycrawl.seeding import engines, serp
 from wackycrawl.seeding.seedfile import bad_line_messages, is_seed_url, read_seed_file
 
 logger = logging.getLogger(__name__)
+
+#: meta key of a request made from the seed list
+SEED_META = "wacky_seed_list"
 
 
 def seed_request(raw: bytes | str, encoding: str = "utf-8") -> scrapy.Request | None:
@@ -237,11 +241,26 @@ class SeedsSpider(RedisMixin, scrapy.Spider):
         urls, queries = self.seed_lists()
         for url in urls:  # the user's seeds claim their domains before any search result
             self.quota.take(url, force=True)
+        self.crawler.signals.connect(self._seed_dropped, signal=signals.request_dropped)
         for url in urls:
-            yield scrapy.Request(url, callback=self.parse, errback=self.page_failed)
+            yield scrapy.Request(url, callback=self.parse, errback=self.page_failed,
+                                 meta={SEED_META: True})
         for url, engine, query in queries:
             if (request := self.serp_request(url, engine, query)) is not None:
                 yield request
+
+    def _seed_dropped(self, request, spider=None) -> None:
+        """A seed of the seed list the frontier already saw (a resumed or finished crawl):
+        counted in ``wacky/seeds/already_seen``, the first one logged."""
+        if not request.meta.get(SEED_META) or request.meta.get("redirect_urls"):
+            return
+        stats = self.crawler.stats
+        if not stats.get_value("wacky/seeds/already_seen"):
+            logger.info("seed %s was seen before in this crawl and is not fetched again (a "
+                        "resumed or finished crawl fetches only what is new; a new crawl needs "
+                        "a new JOBDIR, WACKY_CRAWL_NAME or SCHEDULER_FLUSH_ON_START=True; "
+                        "counted in wacky/seeds/already_seen)", request.url[:200])
+        stats.inc_value("wacky/seeds/already_seen")
 
     def serp_request(self, url: str, engine: engines.Engine, query: str):
         """The request of one result page, or None (logged, counted) without its API key."""
