@@ -197,6 +197,26 @@ def test_an_advertisement_label_is_boilerplate(label, article):
     assert not cues.is_label("Advertisement of the town's new ferry", 5)
 
 
+@pytest.mark.parametrize("box", ['class="ad"', 'id="top-ad"', 'class="ads sidebar-box"',
+                                 'class="anzeige"', 'class="werbung"', 'class="sponsored"'])
+@pytest.mark.parametrize("article", [False, True])
+def test_an_advertisement_box_goes_with_its_copy(box, article):
+    ad = (f'<div {box}><p>Anzeige</p><p>Jetzt Ferienwohnung buchen und im Sommer zwanzig '
+          'Prozent sparen, nur diese Woche!</p></div>')
+    first, second = ARTICLE.split("</p>", 1)
+    out = blocks.extract(page(f"<div>{first}</p>{ad}{second}{THIRD}</div>"), article=article)
+    assert has_article(out) and not any("Ferienwohnung" in p for p in out), out
+
+
+@pytest.mark.parametrize("box", ['class="address"', 'class="admin-note"', 'class="head"'])
+def test_class_names_that_only_contain_ad_are_no_advertisement(box):
+    first, second = ARTICLE.split("</p>", 1)
+    kept = (f'<div {box}><p>The harbour office on Quay Street keeps the tide tables for the '
+            'whole estuary and answers questions from boat owners every morning.</p></div>')
+    out = blocks.extract(page(f"<div>{first}</p>{kept}{second}{THIRD}</div>"))
+    assert has_article(out) and any("harbour office" in p for p in out), out
+
+
 @pytest.mark.parametrize("article", [False, True])
 def test_a_heading_with_an_edit_link_is_a_heading_a_linked_title_is_not(article):
     body = (f'<div>{ARTICLE}<h2><span>Aftermath</span> [<a href="/edit">edit</a>]</h2>{THIRD}'

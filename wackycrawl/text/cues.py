@@ -36,7 +36,10 @@ CONTAINERS = frozenset(["aside", "div", "dl", "footer", "form", "nav", "ol", "se
 #: no share box: Sphinx and other generators derive ids from headings, "a-shared-history").
 ATTRIBUTE_WORDS = ("cookie", "consent", "gdpr", "newsletter", "related", "footer", "imprint",
                    "impressum", "disclaimer", "banner", "subscribe", "share(?!d)", "social",
-                   "breadcrumb", "sidebar", "comments-form", "promo", "advert")
+                   "breadcrumb", "sidebar", "comments-form", "promo", "advert",
+                   # an advertisement's box: "ad", "ads", "ad-slot", "top_ad" (not "address",
+                   # "admin", "head": "ad" only as a whole word part), "anzeige", "werbung"
+                   "ad(?![a-z])", "ads(?![a-z])", "anzeige", "werbung", "sponsor")
 #: A block longer than this (words) is never a cue block: banners and footers are short (a
 #: consent dialog's paragraphs reach ~100 words; no published value).
 MAX_CUE_WORDS = 120
