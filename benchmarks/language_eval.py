@@ -174,6 +174,31 @@ def close_pairs(results: dict[str, dict[str, list[str]]]) -> None:
                       + f"{c[fw.UND] / len(labels):7.1%}{other / len(labels):7.1%}")
 
 
+def standard_forms(docs: dict[str, list[list[str]]], labels: dict[str, list[str]],
+                   group: tuple[str, str] = ("id", "ms")) -> None:
+    """How far the gold labels of a close pair agree with the forms each standard writes its
+    own way (the marker and function-word lists' distinctive words, SOURCES.md): per gold
+    language, the documents holding forms of one standard only, of both, or of neither, and
+    the labels ours gave each kind. A document of "ms" holding only Indonesian forms (karena,
+    uang, Amerika Serikat...) is Indonesian by the standards, whatever its gold label says."""
+    a, b = group
+    print(f"  {a}/{b}: documents by the standard forms they hold (distinctive words of "
+          f"{a} / {b}), and our labels")
+    for gold in group:
+        kinds: dict[str, Counter] = {}
+        for doc, label in zip(docs.get(gold, []), labels.get(gold, [])):
+            words = fw._words(fw.normalise("\n".join(doc)))
+            na, nb = fw._markers(a, b, words)
+            kind = (f"{a} only" if na and not nb else f"{b} only" if nb and not na
+                    else "both" if na else "neither")
+            kinds.setdefault(kind, Counter())[label] += 1
+        n = sum(sum(c.values()) for c in kinds.values())
+        for kind in (f"{a} only", f"{b} only", "both", "neither"):
+            c = kinds.get(kind, Counter())
+            print(f"    gold {gold:3} {kind:8} {sum(c.values()):4} of {n}: labelled "
+                  + (", ".join(f"{lab} {k}" for lab, k in c.most_common()) or "-"))
+
+
 def rates(fns: dict, texts: list, repeat: int) -> dict[str, float]:
     """docs/s of each function, CPU time, best of ``repeat`` interleaved runs."""
     best = dict.fromkeys(fns, float("inf"))
@@ -224,6 +249,8 @@ def main(argv=None) -> int:
     table(documents_, listed)
     print("\n== close languages: share of each language's texts per label ==")
     close_pairs({**sentences, **documents_})
+    print("\n== gold labels and the standards' own forms ==")
+    standard_forms(docs, documents_["ours (LanguagePipeline), docs"])
 
     sample = [d for ds in docs.values() for d in ds[:max(1, args.speed_docs // len(docs))]]
     texts = {id(d): "\n".join(d) for d in sample}
