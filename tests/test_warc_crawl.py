@@ -277,6 +277,26 @@ def test_process_reads_wget_warc(tmp_path):
     assert len(expected_texts) == len(english) and len(pages) == len(english) + 3
 
 
+def crawl_all_into_warc(web, host: str, tmp_path) -> dict[str, str]:
+    """Crawl ``host`` with every response archived (WACKY_WARC_ALL) into tmp_path/warc; the
+    crawl's drops, URL -> reason."""
+    result = run_crawl(web, [host + "/"], tmp_path / "crawl",
+                       {**SETTINGS, "WACKY_WARC_DIR": str(tmp_path / "warc"),
+                        "WACKY_WARC_ALL": "True"}, timeout=180)
+    assert result.returncode == 0, result.log[-3000:]
+    (crawl_drops,) = result.outdir.glob("drops-*.tsv")
+    return {url: reason for _, url, reason, _ in read_drops(str(crawl_drops))}
+
+
+def reprocessed_drops(tmp_path) -> dict[str, str]:
+    """``wackycrawl process`` over tmp_path/warc into tmp_path/again; its drops, URL -> reason."""
+    proc = wackycrawl("process", *map(str, warc_files(tmp_path / "warc")), "-o",
+                      str(tmp_path / "again"), "-s", "WACKY_LANGUAGES=en", "--no-progress")
+    assert proc.returncode == 0, proc.stderr
+    (drops,) = (tmp_path / "again").glob("drops-*.tsv")
+    return {url: reason for _, url, reason, _ in read_drops(str(drops))}
+
+
 def test_process_gives_the_crawls_drop_reasons_for_downloads_cut_short(tmp_path):
     """WACKY_WARC_ALL archives the downloads the size window stopped (at the headers, while
     streaming, a decompression bomb, a body shorter than its Content-Length) with
@@ -297,12 +317,7 @@ def test_process_gives_the_crawls_drop_reasons_for_downloads_cut_short(tmp_path)
                  "/tiny.html", "/gone.html"]
         web.add(host + "/", page("Home", prose(97), links=links, nav_links=0))
         web.add(host + "/robots.txt", "User-agent: *\nAllow: /\n", content_type="text/plain")
-        result = run_crawl(web, [host + "/"], tmp_path / "crawl",
-                           {**SETTINGS, "WACKY_WARC_DIR": str(tmp_path / "warc"),
-                            "WACKY_WARC_ALL": "True"}, timeout=180)
-    assert result.returncode == 0, result.log[-3000:]
-    (crawl_drops,) = result.outdir.glob("drops-*.tsv")
-    crawled = {url: reason for _, url, reason, _ in read_drops(str(crawl_drops))}
+        crawled = crawl_all_into_warc(web, host, tmp_path)
     assert {crawled.get(host + p) for p in ("/big.html", "/stream.html")} == {"too_large_wire"}
     assert crawled[host + "/bomb.html"] == "too_large_decoded"
     assert crawled[host + "/short.html"] == "truncated"
@@ -313,11 +328,7 @@ def test_process_gives_the_crawls_drop_reasons_for_downloads_cut_short(tmp_path)
                 truncated[headers["WARC-Target-URI"]] = headers["WARC-Truncated"]
     assert truncated[host + "/big.html"] == "length"
     assert truncated[host + "/short.html"] == "disconnect"
-    proc = wackycrawl("process", *map(str, warc_files(tmp_path / "warc")), "-o",
-                      str(tmp_path / "again"), "-s", "WACKY_LANGUAGES=en")
-    assert proc.returncode == 0, proc.stderr
-    (drops,) = (tmp_path / "again").glob("drops-*.tsv")
-    assert {url: reason for _, url, reason, _ in read_drops(str(drops))} == crawled
+    assert reprocessed_drops(tmp_path) == crawled
     assert crawled[host + "/picture"] == "not_html"
     assert host + "/robots.txt" not in crawled
 
@@ -343,18 +354,9 @@ def test_process_gives_the_crawls_drop_reasons_for_bombs_and_lying_codings(tmp_p
             web.add(host + path, data, headers={"Content-Encoding": coding})
         web.add(host + "/", page("Home", prose(97), links=list(bodies), nav_links=0))
         web.add(host + "/robots.txt", "User-agent: *\nAllow: /\n", content_type="text/plain")
-        result = run_crawl(web, [host + "/"], tmp_path / "crawl",
-                           {**SETTINGS, "WACKY_WARC_DIR": str(tmp_path / "warc"),
-                            "WACKY_WARC_ALL": "True"}, timeout=180)
-    assert result.returncode == 0, result.log[-3000:]
-    (crawl_drops,) = result.outdir.glob("drops-*.tsv")
-    crawled = {url: reason for _, url, reason, _ in read_drops(str(crawl_drops))}
+        crawled = crawl_all_into_warc(web, host, tmp_path)
     assert {p: crawled.get(host + p) for p in bodies} == {
         "/gzgz.html": "too_large_decoded", "/gzbr.html": "too_large_decoded",
         "/zstd.html": "too_large_decoded", "/br.html": "too_large_decoded",
         "/lying.html": "bad_encoding"}
-    proc = wackycrawl("process", *map(str, warc_files(tmp_path / "warc")), "-o",
-                      str(tmp_path / "again"), "-s", "WACKY_LANGUAGES=en", "--no-progress")
-    assert proc.returncode == 0, proc.stderr
-    (drops,) = (tmp_path / "again").glob("drops-*.tsv")
-    assert {url: reason for _, url, reason, _ in read_drops(str(drops))} == crawled
+    assert reprocessed_drops(tmp_path) == crawled
