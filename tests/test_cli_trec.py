@@ -136,6 +136,19 @@ def test_index_has_the_url_and_get_by_url(corpus, capsysbinary):
     assert b"is in no index" in capsysbinary.readouterr().err
 
 
+def test_get_by_checksum_finds_the_document_a_duplicate_drop_names(tmp_path, capsysbinary):
+    with TrecWriter(str(tmp_path), worker="c1") as w:
+        for i, checksum in enumerate(["00000000000000aa", "0123456789ABCDEF", "00000000000000bb"]):
+            w.write(TrecDoc(url=f"http://a.test/{i}", paragraphs=[f"Text {i}"] * 9,
+                            meta={"Checksum": checksum.lower()}))
+    assert run("get", "--checksum", "0123456789abcdef", "--dir", str(tmp_path)) == 0
+    out = capsysbinary.readouterr().out
+    assert out.count(b"<DOC>\n") == 1 and b"\nhttp://a.test/1 " in out
+    assert run("get", "--checksum", "0123456789ABCDEF", "--dir", str(tmp_path)) == 0
+    assert run("get", "--checksum", "ffffffffffffffff", "--dir", str(tmp_path)) == 1
+    assert b"checksum ffffffffffffffff is in no document" in capsysbinary.readouterr().err
+
+
 def test_old_three_column_indexes_still_read(corpus, capsysbinary):
     directory, files, docnos = corpus
     for path in files:

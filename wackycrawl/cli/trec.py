@@ -52,7 +52,7 @@ def cat(args) -> int:
 
 def get(args) -> int:
     """One document by DOCNO, or every document of ``--url``, found through the index files
-    of ``--dir`` (a corpus folder)."""
+    of ``--dir`` (a corpus folder), or of ``--checksum`` (files read whole)."""
     if not os.path.isdir(args.dir):
         _err(f"{args.dir} is not a directory")
         return 1
@@ -60,11 +60,14 @@ def get(args) -> int:
         if args.url is not None:
             found = reader.find_url(args.dir, args.url)
             wanted = args.url
+        elif args.checksum is not None:
+            found = reader.find_checksum(args.dir, args.checksum)
+            wanted = f"checksum {args.checksum}"
         else:
             hit = reader.find_doc(args.dir, args.docno)
             found, wanted = [hit] if hit else [], args.docno
         if not found:
-            _err(f"{wanted} is in no index in {args.dir}")
+            _err(f"{wanted} is in no {'document' if args.checksum else 'index'} in {args.dir}")
             return 1
         data = [reader.get_doc(*hit) for hit in found]
     except DAMAGE as exc:
@@ -190,10 +193,12 @@ def register(subparsers) -> None:
     p = sub.add_parser("cat", help="print every document of the files")
     p.add_argument("files", **files)
     p.set_defaults(func=cat)
-    p = sub.add_parser("get", help="print one document by DOCNO, or those of a URL")
+    p = sub.add_parser("get", help="print one document by DOCNO, or those of a URL or checksum")
     which = p.add_mutually_exclusive_group(required=True)
     which.add_argument("docno", nargs="?", help="the document's DOCNO")
     which.add_argument("--url", help="every document fetched from this URL")
+    which.add_argument("--checksum", metavar="HEX",
+                       help="the document a near-duplicate drop names (its X-Wacky-Checksum)")
     p.add_argument("--dir", default=writer.DIRECTORY, help="corpus directory (default: corpus)")
     p.set_defaults(func=get)
     p = sub.add_parser("check", help="validate files and indexes; exit 1 on damage")

@@ -257,7 +257,8 @@ class DedupPipeline:
         item.setdefault("meta", {}).update(near_meta(decision))
         if decision.is_duplicate:
             detail = (f"matches {to_hex(decision.near_of)} at distance {decision.distance}, "
-                      f"resemblance {decision.resemblance:.2f}")
+                      f"resemblance {decision.resemblance:.2f} (wackycrawl trec get --checksum "
+                      f"{to_hex(decision.near_of)})")
             logger.debug("%s %s: %s", decision.verdict, item.get("url"), detail)
             raise drop(self.stats, decision.verdict, item, detail)
         if decision.verdict == "new" and decision.distance is not None:

@@ -363,6 +363,18 @@ def find_url(directory: str, url: str) -> list[tuple[str, IndexEntry]]:
     return found
 
 
+def find_checksum(directory: str, checksum: str) -> list[tuple[str, IndexEntry]]:
+    """Every document of ``directory``'s files whose ``X-Wacky-Checksum`` is ``checksum``
+    (16 hex digits, any case: what a near-duplicate drop and ``Near-Of`` name):
+    ``[(file path, entry), ...]``. The indexes hold no checksum: every file is read whole."""
+    wanted, found = checksum.strip().lower(), []
+    for data_path in _indexed_files(directory):
+        found += [(data_path, IndexEntry(doc.docno, m.offset, m.length, doc.url))
+                  for m, doc in iter_docs(data_path)
+                  if doc.meta.get("Checksum", "").lower() == wanted]
+    return found
+
+
 @dataclass
 class CheckResult:
     """Outcome of :func:`check`: ``problems`` empty means the file is sound."""
