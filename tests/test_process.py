@@ -223,8 +223,9 @@ def run_damaged(tmp_path: Path, name: str, data: bytes) -> tuple:
 def test_a_record_whose_content_length_is_too_large_is_damaged(tmp_path):
     data, offsets = prose_warc(8, gz=False)
     proc, kept, dropped = run_damaged(tmp_path, "long.warc", damage(data, offsets, 0, 100_000))
-    # it swallowed the records after it: no document, the input is damaged
-    assert kept == [] and dropped["http://a.test/0.html"][0] == "truncated"
+    # it swallowed the records after it: they are read from the next WARC version line on
+    assert kept == [f"http://a.test/{i}.html" for i in range(1, 8)]
+    assert dropped["http://a.test/0.html"][0] == "truncated"
     assert f"{tmp_path / 'long.warc'}: damaged: record at byte 0" in proc.stderr
     # one gzip member per record: the records after the damaged one are read
     data, offsets = prose_warc(8, gz=True)
@@ -250,8 +251,8 @@ def test_a_record_whose_content_length_is_too_small_is_damaged(tmp_path):
     proc, kept, dropped = run_damaged(tmp_path, "short.warc", damage(data, offsets, 0, -500))
     assert "Remainder" not in proc.stderr and "<p>" not in proc.stderr  # no raw bytes
     assert "digest failed" in proc.stderr and "record at byte 0" in proc.stderr
-    assert kept == [] and dropped["http://a.test/0.html"][0] == "damaged_record"
-    assert "the rest of the file was not read" in proc.stderr
+    assert dropped["http://a.test/0.html"][0] == "damaged_record"
+    assert kept == [f"http://a.test/{i}.html" for i in range(1, 8)]
     data, offsets = prose_warc(8, gz=True)
     proc, kept, dropped = run_damaged(tmp_path, "short.warc.gz", damage(data, offsets, 5, -500))
     assert "Remainder" not in proc.stderr and "<p>" not in proc.stderr

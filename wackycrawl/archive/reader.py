@@ -15,8 +15,9 @@ record would swallow the next ones) is ``truncated``; a ``WARC-Block-Digest`` or
 end it (a Content-Length too small) or an HTTP payload longer than its HTTP Content-Length is
 ``damaged_record``. Such a capture carries the reason in ``damage`` (never a page for the
 stages), and the file raises :class:`ArchiveError` once read: a ``.warc.gz`` file (one gzip
-member per record) is read on from the next member, a plain ``.warc`` file stops at the
-damaged record (what follows cannot be found reliably).
+member per record) is read on from the next member, a plain ``.warc`` file from the next
+WARC version line after the damaged record's own (:func:`next_record_start`), so the records
+a too-large Content-Length swallowed are read too.
 
 A download the crawl cut short (``WARC-Truncated``) with a Content-Encoding the crawl meters
 is not decoded by warcio: its archived wire bytes are fed to the crawl's own meter
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -79,43 +81,74 @@ def iter_records(path: str, max_bytes: int, counts: dict[str, int] | None = None
     rest = ""
     with open(path, "rb") as f:
         _check_head(f, path)
-        records = _Records(f, arc2warc=True, check_digests=True)
-        try:
-            for record in records:
-                kind = record.rec_type
-                if not kind:
-                    raise ArchiveError(f"{path}: record at byte {end} has no WARC-Type")
-                counts[kind] = counts.get(kind, 0) + 1
-                capture = None
-                if kind == "response" and record.http_headers \
-                        and record.http_headers.get_statuscode().isdigit():
-                    capture = _capture(record, max_bytes)  # the body before the offset:
-                records.unended = False
-                offset = records.get_record_offset()  # that reads the record to its end
-                end = offset + records.get_record_length()
-                reason, why = _damage(record, records.unended)
-                if reason:
-                    damaged.append(f"record at byte {offset} ({kind}): {why}")
+        start = 0
+        while start is not None:  # a plain file goes on after damage at the next record
+            f.seek(start)
+            records = _Records(f, arc2warc=True, check_digests=True)
+            try:
+                for record in records:
+                    kind = record.rec_type
+                    if not kind:
+                        raise ArchiveError(f"{path}: record at byte {end} has no WARC-Type")
+                    counts[kind] = counts.get(kind, 0) + 1
+                    capture = None
+                    if kind == "response" and record.http_headers \
+                            and record.http_headers.get_statuscode().isdigit():
+                        capture = _capture(record, max_bytes)  # the body before the offset:
+                    records.unended = False
+                    offset = records.get_record_offset()  # (absolute) reads the record to its end
+                    end = offset + records.get_record_length()
+                    reason, why = _damage(record, records.unended)
+                    if reason:
+                        damaged.append(f"record at byte {offset} ({kind}): {why}")
+                        if capture is not None:
+                            capture.damage, capture.damage_detail = reason, damaged[-1]
                     if capture is not None:
-                        capture.damage, capture.damage_detail = reason, damaged[-1]
-                if capture is not None:
-                    capture.offset = offset
-                    yield capture
-                if reason and not records.reader.decompressor:
-                    if os.fstat(f.fileno()).st_size > end:  # a plain file: where the next
-                        rest = "; the rest of the file was not read"  # record starts is unknown
-                    break
-        except ArchiveError:
-            raise
-        except ArchiveLoadFailed as exc:
-            raise ArchiveError(f"{path}: {exc}") from None
-        except Exception as exc:  # noqa: BLE001 - warcio on a torn record: AttributeError...
-            raise ArchiveError(f"{path}: damaged record after byte {end} "
-                               f"({type(exc).__name__}: {exc}); torn file?") from None
+                        capture.offset = offset
+                        yield capture
+                    if reason and not records.reader.decompressor:
+                        break
+                else:
+                    start = None
+                    continue
+            except ArchiveError:
+                raise
+            except ArchiveLoadFailed as exc:
+                raise ArchiveError(f"{path}: {exc}") from None
+            except Exception as exc:  # noqa: BLE001 - warcio on a torn record: AttributeError...
+                raise ArchiveError(f"{path}: damaged record after byte {end} "
+                                   f"({type(exc).__name__}: {exc}); torn file?") from None
+            start = next_record_start(f, offset + 1)  # after a damaged record of a plain file
+            if start is not None and start <= offset:  # never back: next_record_start looks on
+                start = None
+            if start is None and os.fstat(f.fileno()).st_size > end:
+                rest = "; no record after it"
         if damaged:
             more = f" (and {len(damaged) - 1} more damaged record(s))" if len(damaged) > 1 else ""
             raise ArchiveError(f"{path}: damaged: {damaged[0]}{more}{rest}")
         _check_tail(f, path, end)
+
+
+#: how a WARC record starts: its version line (WARC 1.0, 1.1), at the start of a line
+_RECORD_START = re.compile(rb"(?:^|\n)(WARC/1\.[01]\r?\n)")
+
+
+def next_record_start(f, after: int, chunk: int = 1 << 20) -> int | None:
+    """The byte offset of the first WARC version line (``WARC/1.0``, ``WARC/1.1``) at the
+    start of a line beyond byte ``after`` of the plain (uncompressed) file ``f``, or None:
+    where reading can go on after a damaged record (whose Content-Length cannot be trusted).
+    Reads ``chunk`` bytes at a time."""
+    pos = after
+    while True:
+        base = max(0, pos - 1)  # the byte before: a line start is after a newline
+        f.seek(base)
+        data = f.read(chunk + 1)
+        for m in _RECORD_START.finditer(data):
+            if base + m.start(1) >= after:
+                return base + m.start(1)
+        if len(data) < chunk + 1:
+            return None
+        pos += chunk - 16
 
 
 class _Records(ArchiveIterator):
