@@ -72,7 +72,8 @@ def test_parked_requests_survive_kill_9_and_are_fetched_on_resume(tmp_path):
         proc.wait()
         web.add("http://down.test/robots.txt", "User-agent: *\nAllow: /\n", content_type=TXT)
         web.add("http://down.test/p0.html", PAGE)
-        second = run_crawl(web, seeds, tmp_path / "second", settings, timeout=90)
+        second = run_crawl(web, seeds, tmp_path / "second", {  # the crawl's own corpus folder
+            **settings, "WACKY_OUTPUT_DIR": str(tmp_path / "first" / "corpus")}, timeout=90)
     assert second.returncode == 0, second.log[-3000:]
     assert second.stats.get("finish_reason") == "finished"
     assert sorted(paths(web, "down.test")) == ["/p0.html", "/p1.html", "/robots.txt",
