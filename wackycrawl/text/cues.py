@@ -48,9 +48,15 @@ _ATTR_RE = re.compile(
     r"""\b(?:class|id)\s*=\s*(?:"[^"]*?|'[^']*?|[^\s>]*?)(?<![a-z])(?:{})""".format(
         "|".join(ATTRIBUTE_WORDS)), re.IGNORECASE)
 _ALWAYS_NAMED = frozenset(["footer", "nav"])
-_ATTRIBUTE_STEMS = tuple(re.match(r"[\w-]+", w).group() for w in ATTRIBUTE_WORDS)
-_ATTRIBUTE_FORMS_RE = re.compile("|".join(
-    map(re.escape, _ATTRIBUTE_STEMS + tuple(w.capitalize() for w in _ATTRIBUTE_STEMS))))
+_STEMS = [re.match(r"[\w-]+", w).group() for w in ATTRIBUTE_WORDS]
+# Case-sensitive pre-tests of the word parts, lower case or capitalised (as class names are
+# written): literal stems; the short ones (``ad``) apart, as they are inside many tags (``head``,
+# ``load``, ``padding``) and only their own expression says whether a word part is one.
+_ATTRIBUTE_FORMS_RE = re.compile("|".join(map(re.escape, [
+    f for stem in _STEMS if len(stem) > 3 for f in (stem, stem.capitalize())])))
+_SHORT_STEMS = sorted({f for stem in _STEMS if len(stem) <= 3 for f in (stem, stem.capitalize())})
+_SHORT_FORMS_RE = re.compile("(?<![a-zA-Z])(?:{})(?![a-z])".format("|".join(map(
+    re.escape, _SHORT_STEMS))))
 
 #: Phrases of consent banners, newsletter boxes and legal footers (en, de, fr, it, es, nl).
 BLOCK_PHRASES = (
@@ -183,7 +189,8 @@ def _names_article_only(tag: str) -> bool:
 def _named(tag: str) -> bool:
     """Class/id test of :func:`names_boilerplate`, remembered per tag (pages of a site repeat
     their container tags). A case-sensitive test for the words first: the expression costs more."""
-    if _ATTRIBUTE_FORMS_RE.search(tag) is None:
+    if _ATTRIBUTE_FORMS_RE.search(tag) is None and not (
+            any(stem in tag for stem in _SHORT_STEMS) and _SHORT_FORMS_RE.search(tag)):
         return False
     words = tag[1:-1].split(None, 1)
     return bool(words) and words[0].lower() in CONTAINERS and _ATTR_RE.search(tag) is not None
