@@ -376,3 +376,11 @@ def test_marker_lists_hold_one_word_a_line():
         lines = path.read_text("utf-8").splitlines()
         words = [w for w in lines if w.strip() and not w.startswith("#")]
         assert words and all(w.isalpha() and w == w.strip().lower() for w in words), path.name
+
+
+def test_malay_polisi_policy_is_no_indonesian_evidence():
+    # Malay polisi is "policy" (Indonesian kebijakan); written for this test.
+    text = ("Kerajaan akan mengkaji semula polisi-polisi pendidikan negara bagi memastikan "
+            "matlamat itu tercapai.")
+    assert fw._markers("id", "ms", fw._words(fw.normalise(text))) == (0, 0)
+    assert fw.Identifier(min_chars=0).identify(text).lang == "ms"
