@@ -378,6 +378,15 @@ def test_marker_lists_hold_one_word_a_line():
         assert words and all(w.isalpha() and w == w.strip().lower() for w in words), path.name
 
 
+def test_spanish_numeral_dos_is_no_galician_evidence():
+    # dos (two) is Spanish and Catalan too; Galician and Portuguese dos (de + os) no longer
+    # counts against Spanish (written for this test).
+    text = "Hace dos años, en dos ocasiones, dos jugadores de nueve aos ganaron a dos maestros."
+    r = fw.Identifier(min_chars=0).identify(text)
+    assert r.lang == "es"
+    assert fw._markers("gl", "es", fw._words(fw.normalise(text)))[0] == 1  # aos alone
+
+
 def test_malay_polisi_policy_is_no_indonesian_evidence():
     # Malay polisi is "policy" (Indonesian kebijakan); written for this test.
     text = ("Kerajaan akan mengkaji semula polisi-polisi pendidikan negara bagi memastikan "
