@@ -378,6 +378,26 @@ def test_marker_lists_hold_one_word_a_line():
         assert words and all(w.isalpha() and w == w.strip().lower() for w in words), path.name
 
 
+# Modern Greek in the polytonic spelling (written for this test): the model takes it for
+# Ancient Greek (grc, probability ~1); its θα, να, δεν, για, στο, μας are Modern Greek only.
+EL_POLYTONIC = ("Δὲν ξέρω τί θὰ γίνει αὔριο, ἀλλὰ γιὰ μᾶς εἶναι σημαντικὸ νὰ μείνουμε στὸ σπίτι "
+                "μὲ τὰ παιδιά.")
+EL_MONOTONIC = ("Δεν ξέρω τι θα γίνει αύριο, αλλά για μας είναι σημαντικό να μείνουμε στο σπίτι "
+                "με τα παιδιά.")
+# Ancient Greek (John 1:1): none of those forms, ἦν.
+GRC = "Ἐν ἀρχῇ ἦν ὁ λόγος, καὶ ὁ λόγος ἦν πρὸς τὸν θεόν, καὶ θεὸς ἦν ὁ λόγος."
+
+
+def test_polytonic_modern_greek_is_never_ancient_greek():
+    short = fw.Identifier(min_chars=0)
+    assert langmodel.rank(EL_POLYTONIC)[0][0] == "grc"
+    r = short.identify(EL_POLYTONIC)
+    assert (r.lang, r.method) == ("und", "close") and {l for l, _ in r.top2} == {"el", "grc"}
+    assert short.identify(EL_MONOTONIC).lang == "el"
+    assert short.identify(GRC).lang == "grc"
+    assert langmodel.group("grc") == {"el", "grc"}
+
+
 def test_spanish_numeral_dos_is_no_galician_evidence():
     # dos (two) is Spanish and Catalan too; Galician and Portuguese dos (de + os) no longer
     # counts against Spanish (written for this test).

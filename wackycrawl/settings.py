@@ -274,7 +274,7 @@ WACKY_LID_CHECK_CHARS = 300
 # elsewhere); below, "und" (benchmarks/language_eval.py, devset sentences and documents).
 WACKY_LID_AGREE_MIN_PROB = 0.5
 WACKY_LID_MODEL_MIN_PROB = 0.99
-# Close languages (bs/hr/sr, nb/nn/da/sv, cs/sk, es/pt/gl/ca, id/ms): the best member needs
+# Close languages (bs/hr/sr, nb/nn/da/sv, cs/sk, es/pt/gl/ca, id/ms, el/grc): the best member needs
 # this share of the group's probability and no distinctive word of another member against it,
 # or this many tokens of distinctive words (in its function-word or marker list, not in the
 # other's; three times the other's) against each member the model has not ruled out; else

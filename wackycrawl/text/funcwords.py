@@ -21,7 +21,7 @@ Stages, each a plain function over ``str``:
    only when both agree (the lists point at the model's best language, which has at least
    ``agree_min_prob``), or when the model alone is sure (``model_min_prob``: no list fits, or
    the lists point elsewhere). Close languages (bs/hr/sr, nb/nn/da/sv, cs/sk, es/pt/gl/ca,
-   id/ms) need ``close_min_share`` of their group's probability, or distinctive words (the
+   id/ms, el/grc) need ``close_min_share`` of their group's probability, or distinctive words (the
    function-word and marker lists, ``data/funcwords/markers``: forms one standard writes and
    the other's does not; one token against a purist standard, ``close_purist``), counted
    over the whole text when the part read does not tell them apart; else ``"und"`` with the

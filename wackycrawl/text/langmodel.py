@@ -8,7 +8,8 @@ more, so a text in a language without a list (Albanian, Sesotho, Irish) is recog
 such instead of being forced into the nearest list. Its Norwegian Bokmål label ``no`` is
 given as ``nb``; its two Serbian classes (Cyrillic, Latin) are one label ``sr``.
 
-Close languages (:data:`CLOSE_GROUPS`: bs/hr/sr, nb/nn/da/sv, cs/sk, es/pt/gl/ca, id/ms)
+Close languages (:data:`CLOSE_GROUPS`: bs/hr/sr, nb/nn/da/sv, cs/sk, es/pt/gl/ca, id/ms,
+el/grc)
 share most of their function words and many n-grams; the identifier tells them apart only
 with enough evidence and otherwise answers ``und`` naming both candidates.
 
@@ -34,6 +35,9 @@ CLOSE_GROUPS: tuple[frozenset[str], ...] = (
     frozenset({"cs", "sk"}),
     frozenset({"es", "pt", "gl", "ca"}),
     frozenset({"id", "ms"}),
+    # Modern and Ancient Greek: the model takes polytonic Modern Greek for Ancient Greek;
+    # neither has a function-word list, their marker lists tell them apart.
+    frozenset({"el", "grc"}),
 )
 # Model classes with a close relative the model has no class for (Northern Sotho: Setswana,
 # which it labels nso): given only with distinctive words of the class (data/funcwords/markers).
