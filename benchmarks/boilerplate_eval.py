@@ -24,8 +24,10 @@ and package version), as they do not change between runs of ours.
 
 Then the multi-page-host comparison: pages of hosts with at least two pages in the devset
 (host of the manifest URL, the archived URL's host for web.archive.org copies), ours with host
-templates off and on (``wackycrawl.text.templates``, learnt over all pages of each host first,
-as ``wackycrawl clean`` does, with ``--template-min-pages``, default 2).
+templates off, learnt over all pages of each host first (``wackycrawl.text.templates``, as
+``wackycrawl clean`` does, with ``--template-min-pages``, default 2), and learnt in crawl order
+(page by page, each page judged by those before it and itself, with the crawl's default
+minimum of pages).
 
 With ``--split parity`` the halves are the odd and the even pages of each set in manifest
 order instead (a second cut: a change that helps one half and hurts the other shows).
@@ -256,6 +258,10 @@ def host_of(url: str) -> str:
 
 
 def host_comparison(pages: list[Page], min_pages: int) -> None:
+    """Template blocks off, learnt over each host's pages first (as ``wackycrawl clean``
+    does, ``min_pages``), and learnt as a crawl learns them: page by page in manifest
+    order, a page judged by the pages before it and itself, with the crawl's default
+    ``WACKY_TEMPLATE_MIN_PAGES`` (the first pages of a host keep blocks later ones lose)."""
     try:
         from wackycrawl.text import templates
     except ImportError:  # a checkout from before host templates
@@ -267,23 +273,27 @@ def host_comparison(pages: list[Page], min_pages: int) -> None:
             by_host[(p.set, host_of(p.url))].append(p)
     groups = [g for g in by_host.values() if len(g) >= 2]
     print(f"\nmulti-page hosts: {len(groups)} hosts, {sum(map(len, groups))} pages "
-          f"(host templates learnt over each host's pages, min pages {min_pages})")
+          f"(off; learnt over each host's pages first, min pages {min_pages}; learnt in "
+          f"crawl order, min pages {templates.MIN_PAGES})")
     rows = defaultdict(list)
     for group in groups:
         store = templates.TemplateStore(min_pages=min_pages)
+        crawl = templates.TemplateStore()
         for p in group:
             store.observe(host_of(p.url), blocks.block_hashes(p.text))
         for p in group:
             off = "\n".join(blocks.extract(p.text))
             host = host_of(p.url)
-            on = "\n".join(blocks.analyse(p.text, lambda h, host=host: store.templates(host, h))
-                           .paragraphs)
-            rows[p.set].append((p, off, on))
+            first = "\n".join(blocks.analyse(p.text, lambda h, host=host: store.templates(host, h))
+                              .paragraphs)
+            order = "\n".join(blocks.analyse(p.text, lambda h, host=host: crawl.learn(host, h))
+                              .paragraphs)
+            rows[p.set].append((p, off, first, order))
     for set_name, items in rows.items():
-        group_pages = [p for p, _, _ in items]
-        off = scores(group_pages, [o for _, o, _ in items])
-        on = scores(group_pages, [o for _, _, o in items])
-        cells = "  ".join(f"{k} off {off[k]:.3f} on {on[k]:.3f}" for k in off)
+        group_pages = [p for p, *_ in items]
+        off, first, order = (scores(group_pages, [row[i] for row in items]) for i in (1, 2, 3))
+        cells = "  ".join(f"{k} off {off[k]:.3f} first {first[k]:.3f} in order {order[k]:.3f}"
+                          for k in off)
         print(f"  {set_name:<30}{len(items):>4} pages  {cells}")
 
 
