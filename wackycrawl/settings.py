@@ -242,11 +242,12 @@ WACKY_MIN_OUTSIDE_WORDS = 30
 # page committed, so kill -9 loses none); else in the stage worker. At most
 # WACKY_TEMPLATE_MAX_BLOCKS block hashes per host (lowest counts evicted) and, in one
 # process or JOBDIR, WACKY_TEMPLATE_MAX_HOSTS hosts (least recently used evicted). No
-# published values. WACKY_TEMPLATE_BUSY_SECONDS: with JOBDIR, how long a stage worker waits
+# published values; 2 pages, not 3, since a host's first pages are judged before the counts
+# exist (measured in wackycrawl.text.templates.MIN_PAGES). WACKY_TEMPLATE_BUSY_SECONDS: with JOBDIR, how long a stage worker waits
 # for the file while another holds it before the page goes without templates
 # (wacky/boilerplate/template_errors).
 WACKY_HOST_TEMPLATES = True
-WACKY_TEMPLATE_MIN_PAGES = 3
+WACKY_TEMPLATE_MIN_PAGES = 2
 WACKY_TEMPLATE_MAX_BLOCKS = 512
 WACKY_TEMPLATE_MAX_HOSTS = 1000
 WACKY_TEMPLATE_BUSY_SECONDS = 5.0
