@@ -130,3 +130,30 @@ def test_redirect_loops_are_drops_and_a_page_refreshing_to_itself_is_kept(tmp_pa
     docs = {doc.url for f in sorted(result.outdir.glob("*.trec.gz")) for _, doc in iter_docs(str(f))}
     assert docs == {"http://news.test/", "http://meta.test/b"}
     assert result.stat("wacky/redirect/refresh_loop") == 2
+
+
+def test_compressed_robots_txt_bomb_behind_a_redirect_is_too_large_decoded(tmp_path):
+    """robots.txt -> 301 -> a gzip bomb: the Content-Encoding was noted on the redirect target's
+    copy of the request meta, not on the request the fetch awaited, so the bomb was counted as
+    a network failure (``unreachable_network``)."""
+    import gzip
+
+    with LocalWeb() as web:
+        web.add("http://moved.test/robots.txt", status=301,
+                headers={"Location": "http://moved.test/other/robots.txt"})
+        bomb = gzip.compress(b"User-agent: *\nDisallow: /\n" + b"#" * (32 << 20))
+        web.add("http://moved.test/other/robots.txt", bomb, content_type="text/plain",
+                headers={"Content-Encoding": "gzip"})
+        web.add("http://moved.test/", page("Moved", prose(6)))
+        result = run_crawl(web, ["http://moved.test/"], tmp_path, {
+            "WACKY_LANGUAGES": "en", "WACKY_ROBOTS_RETRY_SECONDS": "1",
+            "WACKY_ROBOTS_MAX_DEFERRALS": "1"})
+        moved_paths = [h.path for h in web.hits_for("moved.test")]
+    assert result.returncode == 0, result.log[-3000:]
+    assert "Traceback" not in result.log
+    assert result.stat("wacky/robots/too_large_decoded") >= 1
+    assert result.stat("wacky/robots/unreachable_network") == 0
+    assert ("robots.txt http://moved.test/robots.txt (redirected to "
+            "http://moved.test/other/robots.txt) decodes to more than 512000 bytes" in result.log)
+    assert "larger than the download warning size" not in result.log
+    assert set(moved_paths) == {"/robots.txt", "/other/robots.txt"}  # "/" disallowed

@@ -51,6 +51,24 @@ def test_robots_txt_byte_count_starts_again():
     assert _redirect("3xx", {"wacky_robots_bytes": 4000}).meta["wacky_robots_bytes"] == 0
 
 
+def test_robots_txt_fetch_is_shared_by_the_target_and_forgets_the_redirects_encoding():
+    """The target holds the same RobotsFetch (the fetch reads a bomb's Content-Encoding on it),
+    stays a robots.txt fetch whatever its path, and the gzip of the 301 itself is forgotten."""
+    from wackycrawl.middlewares.robots import ROBOTS_FETCH_META, RobotsFetch, is_robots_fetch
+    from wackycrawl.middlewares.scope import is_robots_txt
+    from wackycrawl.middlewares.sizewindow import SizeWindowMiddleware
+
+    fetch = RobotsFetch()
+    fetch.encoded, fetch.url = "gzip", "http://a.test/stub"
+    target = _redirect("3xx", {ROBOTS_FETCH_META: fetch, "dont_obey_robotstxt": True})
+    assert target.meta[ROBOTS_FETCH_META] is fetch and fetch.encoded == fetch.url == ""
+    assert is_robots_fetch(target) and is_robots_txt(target)
+    assert not SizeWindowMiddleware.applies(target)
+    page = Request("http://b.test/page", meta={"dont_obey_robotstxt": True})
+    assert not is_robots_fetch(page) and not is_robots_txt(page)
+    assert SizeWindowMiddleware.applies(page)
+
+
 def test_too_many_redirects_is_a_drop():
     from scrapy.exceptions import IgnoreRequest
 

@@ -169,3 +169,24 @@ def test_host_that_does_not_resolve_is_dropped_not_parked(tmp_path):
     assert result.stat("wacky/robots/dropped_dns") == 3
     assert result.stat("wacky/robots/deferred") == 0
     assert paths(web, "ok.test") == ["/robots.txt", "/p0.html"]
+
+
+def test_robots_txt_redirected_to_another_path_is_read_and_obeyed(tmp_path):
+    """RFC 9309 2.3.1.2: redirects are followed. A robots.txt moved to another path used to be
+    judged as a page by the size window (drop ``not_html``) and the host counted unreachable."""
+    with LocalWeb() as web:
+        web.add("http://moved.test/robots.txt", status=301,
+                headers={"Location": "http://moved.test/meta/robots.txt"})
+        web.add("http://moved.test/meta/robots.txt", "User-agent: *\nDisallow: /private/\n",
+                content_type=TXT)
+        web.add("http://moved.test/p.html", PAGE)
+        web.add("http://moved.test/private/x.html", PAGE)
+        result = run_crawl(web, ["http://moved.test/p.html", "http://moved.test/private/x.html"],
+                           tmp_path, NO_PIPELINES, timeout=60)
+        seen = paths(web, "moved.test")
+    assert result.returncode == 0, result.log[-3000:]
+    assert result.stat("wacky/robots/ok") == 1 and result.stat("wacky/robots/forbidden") == 1
+    assert result.stat("wacky/robots/unreachable_network") == 0
+    assert "Dropped: not_html" not in result.log
+    assert seen[:2] == ["/robots.txt", "/meta/robots.txt"] and "/p.html" in seen
+    assert "/private/x.html" not in seen

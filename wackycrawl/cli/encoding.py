@@ -1,7 +1,8 @@
 """``wackycrawl encoding FILE...``: the codec of each page and the evidence for it.
 
 One line per file, ``path<TAB>codec<TAB>evidence`` (evidence as ``X-Wacky-Encoding-Evidence``:
-``declared:meta``, ``guess:cp1252:0.981``...). A page the crawl would drop prints
+``declared:meta``, ``guess:cp1252:0.981``...; then ``,repairs:N`` for repaired bytes and
+``,controls:N`` for the page's control characters removed). A page the crawl would drop prints
 ``path<TAB>-<TAB>rejected:<reason>`` and its detail on stderr. ``--content-type`` gives the
 HTTP header a server sent. Exit code 1 if some file could not be read or was rejected.
 """
@@ -44,7 +45,8 @@ def run(args) -> int:
             status = 1
             continue
         repairs = f",repairs:{decoded.repairs}" if decoded.repairs else ""
-        print(f"{name}\t{decoded.encoding}\t{decoded.evidence}{repairs}")
+        controls = f",controls:{decoded.controls}" if decoded.controls else ""
+        print(f"{name}\t{decoded.encoding}\t{decoded.evidence}{repairs}{controls}")
     return status
 
 

@@ -6,7 +6,9 @@ copy of the request, meta included. Meta keys that hold a verdict or a count abo
 response or host just answered (:data:`PER_RESPONSE_META`: the size window's "not stored"
 flag, robots.txt deferrals, 429/503 and Scrapy retries, politeness claims) are removed from
 the copy, so the target is judged afresh: a small meta-refresh stub no longer makes its
-target "too small to store". robots.txt's byte count starts again at 0.
+target "too small to store". robots.txt's byte count starts again at 0, and the
+Content-Encoding its fetch noted (:class:`~wackycrawl.middlewares.robots.RobotsFetch`, shared
+by the chain) is forgotten: it was the redirect's.
 
 Refusals are drops (``wackycrawl.crawl.drops``): a Location that is no usable URL (w3lib's
 ``safe_url_string`` raises ValueError for a bad port or IPv6 literal, which would end the
@@ -27,7 +29,7 @@ from wackycrawl.crawl import drops
 from wackycrawl.crawl.urls import canonical_url
 from wackycrawl.middlewares.backoff import RETRIES_META
 from wackycrawl.middlewares.politeness import _KEYS_META, _SENT_META, NOT_BEFORE_META
-from wackycrawl.middlewares.robots import DEFERRALS_META, ROBOTS_BYTES_META
+from wackycrawl.middlewares.robots import DEFERRALS_META, ROBOTS_BYTES_META, ROBOTS_FETCH_META
 from wackycrawl.middlewares.sizewindow import STORE_META
 
 #: meta keys about one response (or its host) that a redirect target must not inherit:
@@ -38,13 +40,16 @@ PER_RESPONSE_META = {STORE_META: None, DEFERRALS_META: None, RETRIES_META: None,
 
 
 def fresh_meta(meta: dict) -> None:
-    """Reset the :data:`PER_RESPONSE_META` keys of a redirect target's ``meta`` in place."""
+    """Reset the :data:`PER_RESPONSE_META` keys of a redirect target's ``meta`` in place, and
+    the robots.txt fetch's note of the redirect's Content-Encoding."""
     for key, start in PER_RESPONSE_META.items():
         if key in meta:
             if start is None:
                 del meta[key]
             else:
                 meta[key] = start
+    if (fetch := meta.get(ROBOTS_FETCH_META)) is not None:
+        fetch.redirected()
 
 
 class _FreshTarget:

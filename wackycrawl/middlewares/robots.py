@@ -14,7 +14,10 @@ request's User-Agent. Parsed files are announced with Scrapy's ``robots_parsed``
 
 A robots.txt download is stopped once WACKY_ROBOTS_MAX_BYTES arrived and that part parsed; a
 compressed one is decoded to at most WACKY_ROBOTS_MAX_BYTES + 64 KiB, beyond which (a
-decompression bomb) the host counts as unreachable.
+decompression bomb) the host counts as unreachable. Redirects are followed (Scrapy's
+RedirectMiddleware, REDIRECT_MAX_TIMES) and their target is read as the robots.txt, whatever
+its path (:func:`is_robots_fetch`: the size window, scope and trap rules leave it alone); a
+decompression bomb behind a redirect is ``too_large_decoded`` as one without.
 
 Stats: ``wacky/robots/{ok,unavailable_4xx,unreachable_5xx,unreachable_network,forbidden,
 deferred,dropped_unreachable,cut_off,too_large_decoded}``. Needs the asyncio reactor (waiters share an asyncio Task).
@@ -58,10 +61,35 @@ logger = logging.getLogger(__name__)
 
 DEFERRALS_META = "wacky_robots_deferrals"
 ROBOTS_BYTES_META = "wacky_robots_bytes"
-ROBOTS_ENCODED_META = "wacky_robots_encoded"
+#: meta key of a robots.txt fetch: its :class:`RobotsFetch`
+ROBOTS_FETCH_META = "wacky_robots_fetch"
 #: decoded bytes a compressed robots.txt may have beyond WACKY_ROBOTS_MAX_BYTES (the parser
 #: reads the first WACKY_ROBOTS_MAX_BYTES of them)
 DECODED_SLACK = 64 * 1024
+
+
+class RobotsFetch:
+    """One robots.txt fetch, shared by the requests of its redirect chain (a redirect target's
+    meta is a shallow copy of its source's, so it holds this same object): what the answer
+    being read said of its Content-Encoding, for the fetch to name a decompression bomb
+    wherever in the chain it came."""
+
+    __slots__ = ("encoded", "url")
+
+    def __init__(self) -> None:
+        self.encoded = ""  # the answer's Content-Encoding ("": none or identity)
+        self.url = ""  # the URL of that answer
+
+    def redirected(self) -> None:
+        """The answer read was a redirect: its Content-Encoding says nothing of the target's
+        (called by :mod:`wackycrawl.middlewares.redirect` for each redirect target)."""
+        self.encoded = self.url = ""
+
+
+def is_robots_fetch(request: Request) -> bool:
+    """Whether ``request`` fetches a robots.txt for :class:`RobotsMiddleware`: the fetch of
+    ``/robots.txt`` or a redirect target of it, whatever the target's path."""
+    return ROBOTS_FETCH_META in request.meta
 
 
 class RobotsMiddleware:
@@ -130,20 +158,23 @@ class RobotsMiddleware:
 
     async def _fetch(self, key: str, robots_url: str, request: Request) -> RobotsEntry:
         self._no_such_host.discard(key)
+        fetch = RobotsFetch()
         robots_req = Request(robots_url, priority=self.DOWNLOAD_PRIORITY, callback=NO_CALLBACK,
                              dont_filter=True,
                              meta={"dont_obey_robotstxt": True, "dont_retry": True,
-                                   ROBOTS_BYTES_META: 0})
+                                   ROBOTS_BYTES_META: 0, ROBOTS_FETCH_META: fetch})
         try:
             response = await self.crawler.engine.download_async(robots_req)
         except Exception as exc:  # noqa: BLE001 - refused, timeout, DNS, reset, dropped: all unreachable
-            if robots_req.meta.get(ROBOTS_ENCODED_META) and isinstance(exc, IgnoreRequest):
+            if fetch.encoded and isinstance(exc, IgnoreRequest):
                 # HttpCompressionMiddleware stopped decoding at the bound set in _headers_received
+                # (on the robots.txt or on the target of its redirects)
                 self.stats.inc_value("wacky/robots/too_large_decoded")
                 entry = self.table.store(key, outcome(None))
-                logger.warning("robots.txt %s decodes to more than %d bytes (%s): host "
-                               "disallowed, retry in %.0f s", robots_url, self.max_bytes,
-                               robots_req.meta[ROBOTS_ENCODED_META], self.table.retry_seconds)
+                via = f" (redirected to {fetch.url})" if fetch.url != robots_url else ""
+                logger.warning("robots.txt %s%s decodes to more than %d bytes (%s): host "
+                               "disallowed, retry in %.0f s", robots_url, via, self.max_bytes,
+                               fetch.encoded, self.table.retry_seconds)
                 return entry
             self.stats.inc_value("wacky/robots/unreachable_network")
             if isinstance(exc, (DNSLookupError, CannotResolveHostError)):  # no such host
@@ -180,12 +211,16 @@ class RobotsMiddleware:
         """A robots.txt sent with a Content-Encoding: HttpCompressionMiddleware may decode it to
         WACKY_ROBOTS_MAX_BYTES (+ slack) and no more (``download_maxsize`` of this request,
         which the HTTP handler has already read for the wire), so a decompression bomb is
-        never expanded; past that the host counts as unreachable (``too_large_decoded``)."""
-        if ROBOTS_BYTES_META not in request.meta or not self.max_bytes:
+        never expanded; past that the host counts as unreachable (``too_large_decoded``). The
+        Content-Encoding is noted in the fetch's :class:`RobotsFetch`, which the request the
+        fetch awaits shares with the targets of its redirects."""
+        fetch = request.meta.get(ROBOTS_FETCH_META)
+        if fetch is None or not self.max_bytes:
             return
         coding = headers.get(b"Content-Encoding")
+        fetch.encoded, fetch.url = "", request.url
         if coding and coding.strip().lower() not in (b"identity", b""):
-            request.meta[ROBOTS_ENCODED_META] = coding.decode("latin-1")
+            fetch.encoded = coding.decode("latin-1")
             request.meta["download_maxsize"] = request.meta["download_warnsize"] = (
                 self.max_bytes + DECODED_SLACK)
 

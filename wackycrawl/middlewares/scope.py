@@ -38,6 +38,7 @@ from wackycrawl.crawl import drops
 from wackycrawl.crawl.scope import DERIVE_MODES, Scope, seed_prefix
 from wackycrawl.distributed.keys import CrawlKeys
 from wackycrawl.distributed.scheduler import connect, crawl_name, frontier_mode
+from wackycrawl.middlewares.robots import is_robots_fetch
 
 logger = logging.getLogger(__name__)
 
@@ -51,8 +52,10 @@ def is_seed(request: Request) -> bool:
 
 
 def is_robots_txt(request: Request) -> bool:
-    return bool(request.meta.get("dont_obey_robotstxt")) and \
-        urlparse_cached(request).path == "/robots.txt"
+    """A robots.txt fetch: RobotsMiddleware's (a redirect target of it too, whatever its path)
+    or another request of ``/robots.txt`` that does not obey robots.txt."""
+    return is_robots_fetch(request) or (bool(request.meta.get("dont_obey_robotstxt")) and
+                                        urlparse_cached(request).path == "/robots.txt")
 
 
 class ScopeMiddleware:

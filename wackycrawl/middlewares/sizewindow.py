@@ -22,8 +22,9 @@ Rejected responses never reach the spider (IgnoreRequest, which Scrapy does not 
 error); each, and each too-small page, is a drop (``wackycrawl.crawl.drops``: one
 ``Dropped: <reason>: <url> (<detail>)`` line, ``wacky/drop/<reason>``, a drops-file row) and
 a ``wacky/size/<reason>`` count; kept ones count ``wacky/size/in_window``. Non-2xx responses pass untouched (a stopped body is emptied) so
-redirects and retries still work. ``robots.txt``, HEAD requests and requests with
-``meta["wacky_size_window"] = False`` are exempt.
+redirects and retries still work. ``robots.txt`` (RobotsMiddleware's fetches, the targets of
+their redirects too), HEAD requests and requests with ``meta["wacky_size_window"] = False``
+are exempt.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from scrapy.utils.httpobj import urlparse_cached
 
 from wackycrawl.crawl import drops
 from wackycrawl.crawl import sizewindow as sw
+from wackycrawl.middlewares.robots import is_robots_fetch
 
 logger = logging.getLogger(__name__)
 
@@ -86,7 +88,8 @@ class SizeWindowMiddleware:
     def applies(request) -> bool:
         """Whether ``request`` fetches a page (not robots.txt, not HEAD, not opted out)."""
         return (request.method != "HEAD" and request.meta.get("wacky_size_window", True)
-                and urlparse_cached(request).path != "/robots.txt")
+                and urlparse_cached(request).path != "/robots.txt"
+                and not is_robots_fetch(request))
 
     # -- before the download ---------------------------------------------------------------
     def process_request(self, request):

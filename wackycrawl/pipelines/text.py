@@ -3,10 +3,13 @@
 Reads ``item["body"]`` and ``item["content_type"]``; sets ``item["html"]``,
 ``item["meta"]["Encoding"]`` and ``"Encoding-Evidence"`` (``declared:header``, ``declared:bom``,
 ``declared:meta``, ``declared:xml`` or ``guess:<codec>:<plausibility>``; plus
-``"Encoding-Repairs"`` when bytes were repaired) and
-deletes ``item["body"]``. Drops ``binary`` (binary data served as text), ``encoding`` (no
-clean decode) and ``empty`` (nothing left to parse). Stats: ``wacky/encoding/<codec>``,
+``"Encoding-Repairs"`` when bytes were repaired, ``"Encoding-Controls"`` when control
+characters were removed) and deletes ``item["body"]``. Drops ``binary`` (binary data served
+as text, a body mostly made of control characters included), ``encoding`` (no clean decode)
+and ``empty`` (nothing left to parse). Stats: ``wacky/encoding/<codec>``,
 ``wacky/encoding/repaired`` (pages) and ``wacky/encoding/repairs`` (bytes);
+``wacky/encoding/with_controls`` (pages) and ``wacky/encoding/controls_removed`` (characters)
+for the page's own control characters removed (logged at DEBUG);
 ``wacky/encoding/double_utf8`` (pages) and ``wacky/encoding/double_utf8_chars`` (characters)
 for double-encoded UTF-8 decoded back (evidence ``...+double-utf8``, logged at INFO).
 """
@@ -61,6 +64,11 @@ class TextPipeline:
             meta["Encoding-Repairs"] = str(decoded.repairs)
             self.stats.inc_value("wacky/encoding/repaired")
             self.stats.inc_value("wacky/encoding/repairs", decoded.repairs)
+        if decoded.controls:
+            logger.debug("%d control characters removed: %s", decoded.controls, item.get("url"))
+            meta["Encoding-Controls"] = str(decoded.controls)
+            self.stats.inc_value("wacky/encoding/with_controls")
+            self.stats.inc_value("wacky/encoding/controls_removed", decoded.controls)
         if decoded.undoubled:
             logger.info("double-encoded UTF-8 decoded back (%d characters): %s",
                         decoded.undoubled, item.get("url"))

@@ -274,8 +274,8 @@ def _segment(parts: list[str], article: bool,
 def _block_text(chunks: list[str], solo: list[str] | None) -> str:
     """:func:`wackycrawl.text.bte.normalise` of the block's ``chunks`` joined; ``solo``, the
     words of ``chunks[0]`` when no other chunk has words, are its text when that chunk has
-    no entity or soft hyphen."""
-    if solo is not None and "&" not in chunks[0] and "\xad" not in chunks[0]:
+    no entity and nothing normalise leaves out (soft hyphen, bidi controls)."""
+    if solo is not None and "&" not in chunks[0] and not bte.has_hints(chunks[0]):
         return " ".join(solo)
     return bte.normalise("".join(chunks))
 

@@ -333,6 +333,20 @@ def paragraphs(parts: list[str], start: int = 0, end: int | None = None) -> list
 _NUMERIC_REF_RE = re.compile(r"&#([xX][0-9a-fA-F]+|[0-9]+);?")
 
 
+# Invisible characters the stored text leaves out, being no part of any word's spelling: the
+# soft hyphen (a line-break hint) and the Unicode Bidi_Control characters (direction hints:
+# ALM U+061C, LRM U+200E, RLM U+200F, the embeddings and overrides U+202A-U+202E, the isolates
+# U+2066-U+2069), which made "\u202bword" a token of its own. Default-ignorables that belong to
+# a spelling (ZWNJ in Persian, ZWJ and variation selectors in Indic scripts and emoji) stay;
+# the language identifiers read the text without any (langmodel.strip_ignorable).
+_HINTS = re.compile("[\u00ad\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def has_hints(text: str) -> bool:
+    """True if ``text`` holds a character :func:`normalise` leaves out (:data:`_HINTS`)."""
+    return not text.isascii() and _HINTS.search(text) is not None
+
+
 # NUL and U+FFFD, and the five C1 code points windows-1252 leaves undefined (HTML 5 keeps
 # them as C1 controls).
 _NO_CHARACTER = frozenset([0, 0xFFFD, 0x81, 0x8D, 0x8F, 0x90, 0x9D])
@@ -357,8 +371,10 @@ def _numeric_ref(m: re.Match) -> str:
 
 def normalise(text: str) -> str:
     """Decode HTML entities, drop soft hyphens (U+00AD, a line-break hint inside a word:
-    "Mit&shy;tel&shy;al&shy;ter" is the word "Mittelalter") and collapse whitespace (incl.
-    no-break space) to single spaces.
+    "Mit&shy;tel&shy;al&shy;ter" is the word "Mittelalter") and the bidi formatting controls
+    (LRM, RLM, ALM, embeddings, overrides, isolates: ``"\u202bword\u202c"`` is ``"word"``;
+    :data:`_HINTS`, written or as entities), and collapse whitespace (incl. no-break space)
+    to single spaces.
 
     Numeric references that name no character are dropped (:func:`_numeric_ref`), so no
     U+FFFD comes from an entity.
@@ -367,8 +383,8 @@ def normalise(text: str) -> str:
         if "&#" in text:
             text = _NUMERIC_REF_RE.sub(_numeric_ref, text)
         text = html.unescape(text)
-    if "\xad" in text:
-        text = text.replace("\xad", "")
+    if has_hints(text):
+        text = _HINTS.sub("", text)
     return " ".join(text.split())
 
 

@@ -29,7 +29,22 @@ Order (WHATWG HTML "determining the character encoding", then evidence):
 
 The text returned never holds U+FFFD or C0/C1 controls other than TAB, LF, FF, CR: a stray
 byte in UTF-8 is read as cp1252 if it is a character there, dropped otherwise (counted as
-repairs).
+repairs, at most ``max_repairs``).
+
+Control characters written in the page itself (valid bytes: ``\x01``, ``\x0b``, ``\x1f``, DEL,
+in UTF-8 also U+0080-U+009F) are no evidence against the codec, since every ASCII-compatible
+codec reads those bytes alike: they are removed, counted (:attr:`Decoded.controls`), and never
+count as repairs (:func:`_clean`). Where one stood between two words it becomes a space: a
+control that is whitespace in Unicode (line tabulation, the information separators
+U+001C-U+001F, NEL) between two visible characters, or any control between two word
+characters whose sides the page writes as words elsewhere and never joined; otherwise it is
+removed, so a word it sits in stays whole. The C1 controls of a UTF-8 (or UTF-16/32) text are
+first read as windows-1252 (``It\u0092s`` is ``It’s``: Windows text stored as Latin-1), counted
+as repairs but not bounded by ``max_repairs``, when that reading fits the page's words at
+least as well as their removal (:func:`_reads_cp1252`); under a single-byte code page a byte
+it maps to a C1 control is repaired as a stray byte. A body of which more than
+:data:`MAX_CONTROL_SHARE` of the characters are controls is binary data
+(:class:`BinaryContentError`, "N control characters in M characters").
 """
 
 from __future__ import annotations
@@ -38,6 +53,7 @@ import codecs
 import functools
 import re
 import threading
+from collections import Counter
 from typing import NamedTuple
 
 import charset_normalizer
@@ -61,6 +77,10 @@ MIN_PLAUSIBILITY = 0.75
 # A declared charset gives way to a guess only when the guess leads by this many characters
 # of evidence (charsets.fit score) and is more plausible (ours).
 OVERRIDE_MARGIN = 3.0
+# Share of a page's characters that may be control characters (C0/C1 other than TAB, LF, FF,
+# CR; removed, see the module doc); above it the body is binary data served as text (ours:
+# stray controls in a page are a few per thousand characters, binary data is made of them).
+MAX_CONTROL_SHARE = 0.05
 # Below this plausibility a declared decoding is compared with the guess (ours).
 TRUST_DECLARED = 0.95
 # A page is rejected as implausible only with at least this many characters a language
@@ -104,6 +124,23 @@ _UNCLEAN = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\ufffd]")
 # The ASCII characters that are not among those, as bytes: deleting them from an ASCII text's
 # bytes (bytes.translate) leaves its unclean characters, if any.
 _CLEAN_ASCII = re.sub(b"[\x00-\x08\x0b\x0e-\x1f\x7f]", b"", bytes(range(128)))
+# Runs of them, as the cleaning reads them.
+_UNCLEAN_RUN = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\ufffd]+")
+# What a codec may be blamed for: U+FFFD (bytes it cannot decode) and C1 controls (bytes of
+# another code page); the C0 controls and DEL are the same bytes in every ASCII-compatible codec.
+_CODEC_UNCLEAN = re.compile("[\x80-\x9f\ufffd]")
+_C1 = re.compile("[\x80-\x9f]")
+# Controls that are whitespace in Unicode (White_Space): line tabulation, the information
+# separators FS GS RS US, next line (NEL). Python's str.split() splits on them too.
+_SEPARATOR_CONTROLS = frozenset("\x0b\x1c\x1d\x1e\x1f\x85")
+# Codecs in which a C1 control is a character of the text (not a byte of another code page).
+_UNICODE = ("utf-8", "utf-16", "utf-32")
+# The word ending where a control run starts (possessive: linear), the word after it; words.
+_WORD_END = re.compile(r"(?<!\w)\w++\Z")
+_WORDS = re.compile(r"\w+")
+# Whitespace the cleaned text keeps: the page's words for the evidence are split on it only
+# (str.split() would also split on NEL and the separators, which the evidence must see).
+_TEXT_SPACE = re.compile("[ \t\n\f\r]+")
 
 
 class EncodingError(ValueError):
@@ -117,13 +154,14 @@ class BinaryContentError(EncodingError):
 class Decoded(NamedTuple):
     """Result of :func:`decode_html`."""
 
-    text: str  # the document, free of U+FFFD and C0/C1 controls
+    text: str  # the document, free of U+FFFD and C0/C1 controls other than TAB, LF, FF, CR
     encoding: str  # Python codec name, e.g. "utf-8", "cp1252", "utf-16-le"
     repairs: int  # bytes (or characters) mapped through cp1252 or dropped
     # why this codec, no whitespace: declared:bom|header|meta|xml, guess:<codec>:<0.000>,
     # then "+double-utf8" when double-encoded UTF-8 was decoded back
     evidence: str = ""
     undoubled: int = 0  # double-encoded UTF-8 sequences decoded back (text/mojibake.py)
+    controls: int = 0  # control characters of the page removed (or made a space): characters
 
 
 def sniff_binary(body: bytes, declared: str | None = None,
@@ -179,36 +217,98 @@ def _cp1252_fallback(err: UnicodeDecodeError) -> tuple[str, int]:
 codecs.register_error("wackycrawl.cp1252", _cp1252_fallback)
 
 
-def _scrub(match: re.Match) -> str:
-    """A C1 control read as cp1252 (double-decoded Windows text); U+FFFD, C0 dropped."""
-    char = match.group()
-    return _cp1252_byte(ord(char)) if "\x80" <= char <= "\x9f" else ""
+_CP1252_C1 = {chr(byte): _cp1252_byte(byte) for byte in range(0x80, 0xA0)}  # "": undefined
 
 
-def _repair(text: str, body: bytes, encoding: str) -> tuple[str, int, int]:
-    """Re-decode ``body`` repairing bad bytes; return (text, repairs, good non-ASCII chars).
+def _reads_cp1252(text: str) -> bool:
+    """Whether the C1 controls of a Unicode ``text`` are windows-1252 characters (Windows text
+    stored as Latin-1: ``\u0092`` for ``’``): True when that reading of them fits the page's
+    non-ASCII words (:func:`charsets.fit`, on at most 200,000 characters) at least as well as
+    their removal; stray controls read so give signs inside words and foreign letters
+    (``StadtŠhat``), which the evidence counts against them."""
+    words = " ".join(w for w in _TEXT_SPACE.split(text[:200_000]) if not w.isascii())
+    if not _C1.search(words):
+        return False
+    read = _C1.sub(lambda m: _CP1252_C1[m.group()], words)
+    return charsets.fit(read).score >= charsets.fit(_C1.sub("", words)).score
 
-    ``text`` is the replacement-decoded text: it is decoded again only if it holds U+FFFD.
-    Undecodable bytes go through :func:`_cp1252_fallback`, then :func:`_scrub` cleans the
-    characters. ``repairs`` counts bytes mapped or dropped plus characters scrubbed.
-    """
-    _errors.count = _errors.mapped = 0
-    if "\ufffd" in text:
-        text = body.decode(encoding, "wackycrawl.cp1252")
-    text, scrubbed = _UNCLEAN.subn(_scrub, text)
-    good = sum(1 for ch in text if ch > "\x7f") - _errors.mapped - scrubbed
-    return text, _errors.count + scrubbed, good
+
+class _Cleaned(NamedTuple):
+    text: str
+    read: int  # C1 controls read as windows-1252 characters
+    dropped: int  # U+FFFD, and C1 controls dropped as bytes of another code page
+    controls: int  # control characters removed, or made a space
+
+
+def _clean(text: str, read_c1: bool, c1_controls: bool) -> _Cleaned:
+    """``text`` without the characters of :data:`_UNCLEAN` (see the module doc).
+
+    A C1 control is read as its windows-1252 character if ``read_c1`` and windows-1252 has
+    one; otherwise, if ``c1_controls`` (a Unicode text, where it is a character the page
+    holds), it is a control like the C0 ones, else a byte of another code page, dropped.
+    U+FFFD is dropped. A run of controls between two visible characters becomes a space when
+    it holds a control that is whitespace in Unicode (:data:`_SEPARATOR_CONTROLS`), or when
+    both neighbours are word characters (``\\w``) and the page writes the two sides as words
+    elsewhere but never the two joined (case-insensitive); otherwise it is removed. Linear
+    in the text, plus one pass over its words when a control sits between two word
+    characters."""
+    counts = [0, 0, 0]
+    words: Counter | None = None
+
+    def one(m: re.Match) -> str:
+        nonlocal words
+        out: list[str] = []
+        controls = separator = False
+        for ch in m.group():
+            if "\x80" <= ch <= "\x9f":
+                mapped = _CP1252_C1[ch] if read_c1 else ""
+                if mapped:
+                    out.append(mapped)
+                    counts[0] += 1
+                    continue
+                if not c1_controls:
+                    counts[1] += 1
+                    continue
+            elif ch == "\ufffd":
+                counts[1] += 1
+                continue
+            counts[2] += 1
+            controls = True
+            separator = separator or ch in _SEPARATOR_CONTROLS
+        if out or not controls:
+            return "".join(out)
+        start, end = m.span()
+        before = text[start - 1] if start else " "
+        after = text[end] if end < len(text) else " "
+        if before.isspace() or after.isspace():
+            return ""
+        if separator:
+            return " "
+        left = _WORD_END.search(text, max(0, start - 100), start)
+        right = _WORDS.match(text, end)
+        if left is None or right is None:
+            return ""
+        if words is None:
+            words = Counter(w.casefold() for w in _WORDS.findall(_UNCLEAN_RUN.sub(" ", text)))
+        a, b = left.group().casefold(), right.group().casefold()
+        # this run's sides are counted once each in ``words``: "elsewhere" is a second time
+        return " " if words[a] > 1 and words[b] > 1 and not words[a + b] else ""
+
+    cleaned = _UNCLEAN_RUN.sub(one, text)
+    return _Cleaned(cleaned, *counts)
 
 
 def _strict(body: bytes, encoding: str | None) -> str | None:
-    """``body`` decoded strictly, or None if that fails or leaves unclean characters."""
+    """``body`` decoded strictly, or None if that fails or the text holds what the codec may be
+    blamed for (U+FFFD, C1 controls: :data:`_CODEC_UNCLEAN`). C0 controls and DEL, the same
+    bytes in every ASCII-compatible codec, may remain: for evidence and checks only."""
     if not encoding:
         return None
     try:
         text = body.decode(encoding)
     except (UnicodeDecodeError, LookupError):
         return None
-    return None if _unclean(text) else text
+    return None if not text.isascii() and _CODEC_UNCLEAN.search(text) else text
 
 
 
@@ -265,45 +365,69 @@ _LABEL = re.compile(rb"""(?:charset|encoding)\s*=\s*["']?\s*([\w.:-]+)""", re.I)
 
 _XML_DECL = re.compile(rb"\s*<\?xml[^>]*encoding", re.I)
 _ISO2022 = re.compile(rb"\x1b[$(]")
+# ESC $: the designation of a multi-byte set (ISO-2022-JP, -KR, -CN), not met in terminal
+# output (ESC ( B, ESC [ ...)
+_ISO2022_MULTIBYTE = re.compile(rb"\x1b\$")
 
 
 def _decode_lenient(body: bytes, encoding: str, max_repairs: int,
-                    rare: bool = True) -> tuple[str, int, int] | None:
-    """Decode with stray bytes repaired: (text, repairs, undoubled), or None when more than
-    ``max_repairs`` are needed or (``rare``) the repairs outnumber the good non-ASCII
+                    rare: bool = True) -> tuple[str, int, int, int] | None:
+    """Decode with stray bytes repaired: (text, repairs, undoubled, controls), or None when
+    more than ``max_repairs`` are needed or (``rare``) the repairs outnumber the good non-ASCII
     characters. UTF-8 holding double-encoded UTF-8 is decoded back (:func:`_undouble`;
-    ``undoubled`` counts the characters restored)."""
+    ``undoubled`` counts the characters restored). ``controls`` counts the page's control
+    characters removed (:func:`_clean`). Raises :class:`BinaryContentError` when more than
+    :data:`MAX_CONTROL_SHARE` of the characters are controls."""
     if encoding == "utf-8" and mojibake.suspect(body):
         return _undouble(body, max_repairs, rare)
     decoded = _decode_plain(body, encoding, max_repairs, rare)
-    return None if decoded is None else (*decoded, 0)
+    return None if decoded is None else (decoded[0], decoded[1], 0, decoded[2])
 
 
 def _decode_plain(body: bytes, encoding: str, max_repairs: int,
-                  rare: bool = True) -> tuple[str, int] | None:
+                  rare: bool = True) -> tuple[str, int, int] | None:
+    """(text, repairs, controls) of :func:`_decode_lenient`, without the double-UTF-8 rule."""
     try:
         text = body.decode(encoding, "replace")
     except LookupError:
         return None
     if not _unclean(text):
-        return text, 0
+        return text, 0, 0
     if text.count("\ufffd") > max_repairs:
         return None
-    text, repairs, good = _repair(text, body, encoding)
-    # undecodable bytes must be rare among good characters; a U+FFFD or control already in
-    # the page (valid bytes) is only dropped
-    if repairs > max_repairs or (rare and _errors.count and good <= repairs):
+    if not encoding.startswith("iso2022") and _ISO2022_MULTIBYTE.search(body):
+        return None  # ESC, SO, SI are the shifts of an ISO-2022 text, not stray controls
+    _errors.count = _errors.mapped = 0
+    if "\ufffd" in text:
+        text = body.decode(encoding, "wackycrawl.cp1252")
+    unicode = encoding.startswith(_UNICODE)
+    # in a Unicode text a C1 control is a character of the page, read as windows-1252 when
+    # the evidence says so; under a code page, a byte of another one, repaired as such
+    read_c1 = not unicode or (_C1.search(text) is not None and _reads_cp1252(text))
+    cleaned = _clean(text, read_c1, unicode)
+    controls = cleaned.controls
+    if controls > MAX_CONTROL_SHARE * len(text):
+        raise BinaryContentError(f"{controls} control characters in {len(text)} characters")
+    repairs = _errors.count + cleaned.read + cleaned.dropped
+    # bounded by max_repairs: bytes the codec cannot decode and characters lost (U+FFFD, C1
+    # under a code page); the C1 controls of a Unicode text read as windows-1252 are the page's
+    bounded = repairs - cleaned.read if unicode else repairs
+    good = sum(1 for ch in cleaned.text if ch > "\x7f") - _errors.mapped - cleaned.read
+    # undecodable bytes must be rare among good characters; a U+FFFD already in the page
+    # (valid bytes) is only dropped
+    if bounded > max_repairs or (rare and _errors.count and good <= bounded):
         return None
-    return text, repairs
+    return cleaned.text, repairs, controls
 
 
-def _undouble(body: bytes, max_repairs: int, rare: bool) -> tuple[str, int, int] | None:
+def _undouble(body: bytes, max_repairs: int,
+              rare: bool) -> tuple[str, int, int, int] | None:
     """UTF-8 ``body`` with double-encoded UTF-8 in it (:func:`mojibake.suspect`): decoded
     back (:func:`mojibake.undouble`, ftfy's rule) round by round, up to
     :data:`mojibake.ROUNDS`, while the text of a round scores at least as high on the
     evidence (:func:`charsets.fit` of its non-ASCII words) as the text before it; a tie
     goes to the round, whose runs are themselves the sign of double encoding."""
-    best = _decode_plain(body, "utf-8", max_repairs, rare)  # None: too many C1 controls
+    best = _decode_plain(body, "utf-8", max_repairs, rare)  # None: too many stray bytes
     score, total = None, 0
     for _ in range(mojibake.ROUNDS):
         body, runs = mojibake.undouble(body)
@@ -315,7 +439,7 @@ def _undouble(body: bytes, max_repairs: int, rare: bool) -> tuple[str, int, int]
         if (after := _words_fit(back[0]).score) < score:
             break
         best, total, score = back, total + runs, after
-    return None if best is None else (best[0], best[1], total)
+    return None if best is None else (best[0], best[1], total, best[2])
 
 
 def _words_fit(text: str) -> charsets.Fit:
@@ -328,7 +452,13 @@ def _single_byte(codec: str) -> bool:
 
 def _utf8_in_disguise(body: bytes) -> bool:
     """Valid UTF-8 with multi-byte sequences: a single-byte label on it lies."""
-    return not body.isascii() and _strict(body, "utf-8") is not None
+    if body.isascii():
+        return False
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _wide_guess(body: bytes) -> list[str]:
@@ -357,6 +487,7 @@ class _Guess(NamedTuple):
     text: str
     repairs: int
     undoubled: int = 0
+    controls: int = 0
 
 
 def _evidence(guess: _Guess) -> str:
@@ -424,9 +555,9 @@ def guess(body: bytes, max_repairs: int = MAX_REPAIRS,
     multi-byte codecs charset-normalizer proposes when no single-byte page fits well."""
     ev = evidence or _Evidence(body)
     for codec in _wide_guess(body):
-        text = _strict(body, codec)
-        if text is not None:
-            return _Guess(ev.fit(codec, text), codec, text, 0)
+        decoded = _decode_lenient(body, codec, 0)  # no bad byte
+        if decoded is not None:
+            return _Guess(ev.fit(codec, decoded[0]), codec, *decoded)
     utf8 = None if _ISO2022.search(body) else _decode_lenient(body, "utf-8", max_repairs)
     if utf8 is not None:
         # the sample holds the stray bytes when there are some: then the repaired text is read
@@ -443,13 +574,14 @@ def guess(body: bytes, max_repairs: int = MAX_REPAIRS,
             codec = _python_codec(match.encoding)
             if codec not in charsets.PRIORS and codec not in charsets.MULTIBYTE:
                 continue
-            text = _strict(body, codec)
-            if text is None:
+            decoded = _decode_lenient(body, codec, 0)  # no bad byte; the page's controls go
+            if decoded is None:
                 continue
+            text = decoded[0]
             # a code page is scored on the sample, as the candidates it is compared with
             fit = (ev.fit(codec) if codec in charsets.PRIORS else None) or ev.fit(codec, text)
             if best is None or best.fit.lang not in charsets.LATIN or fit.score > best.fit.score:
-                return _Guess(fit, codec, text, 0)
+                return _Guess(fit, codec, *decoded)
     return best
 
 
@@ -467,10 +599,11 @@ def _implausible(fit: charsets.Fit, min_plausibility: float) -> bool:
     return fit.plausibility < min_plausibility and fit.foreign + fit.junk >= MIN_BAD_CHARS
 
 
-def _decoded(decoded: tuple[str, int, int], codec: str, evidence: str) -> Decoded:
-    """:class:`Decoded` of a (text, repairs, undoubled) decoding."""
-    text, repairs, undoubled = decoded
-    return Decoded(text, codec, repairs, evidence + "+double-utf8" * bool(undoubled), undoubled)
+def _decoded(decoded: tuple[str, int, int, int], codec: str, evidence: str) -> Decoded:
+    """:class:`Decoded` of a (text, repairs, undoubled, controls) decoding."""
+    text, repairs, undoubled, controls = decoded
+    return Decoded(text, codec, repairs, evidence + "+double-utf8" * bool(undoubled), undoubled,
+                   controls)
 
 
 def decode_html(body: bytes, content_type: str | None = None,
@@ -480,13 +613,18 @@ def decode_html(body: bytes, content_type: str | None = None,
     """Decode an HTML page (``body`` bytes, ``content_type`` the HTTP header or None).
 
     Returns :class:`Decoded` with the evidence for the codec (module doc); the text never
-    contains U+FFFD or C0/C1 controls. An empty body gives empty text. ``max_repairs``
-    counts bytes; ``max_binary_share`` is a fraction of the body's bytes (see
+    contains U+FFFD or C0/C1 controls other than TAB, LF, FF, CR: the page's own control
+    characters are removed and counted (``controls``, characters; a space where they
+    separated two words, module doc). An empty body gives empty text. ``max_repairs``
+    counts bytes that do not decode (and U+FFFD or C1 controls under a code page), not the
+    page's controls; ``max_binary_share`` is a fraction of the body's bytes (see
     :func:`sniff_binary`); ``min_plausibility`` is a share in [0, 1]
     (:func:`wackycrawl.text.charsets.fit`).
 
-    Raises :class:`BinaryContentError` for binary data, :class:`EncodingError` when no codec
-    decodes the page cleanly (at most ``max_repairs`` repaired bytes) into plausible text.
+    Raises :class:`BinaryContentError` for binary data (also a text more than
+    :data:`MAX_CONTROL_SHARE` of whose characters are controls: "N control characters in M
+    characters"), :class:`EncodingError` when no codec decodes the page cleanly (at most
+    ``max_repairs`` repaired bytes) into plausible text.
     """
     if not body:
         return Decoded("", "utf-8", 0, "empty")
