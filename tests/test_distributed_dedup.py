@@ -10,6 +10,8 @@ import random
 import threading
 
 import pytest
+from scrapy import Spider
+from scrapy.exceptions import DropItem
 from scrapy.utils.test import get_crawler
 
 from tests.clirun import python_words
@@ -26,7 +28,8 @@ from wackycrawl.distributed.fingerprint import url_fingerprint
 from wackycrawl.distributed.keys import CrawlKeys
 from wackycrawl.distributed.pipeline import WrittenOncePipeline
 from wackycrawl.distributed.simhash import BLOCKS, MAX_K, RedisDedupIndex, join, split
-from wackycrawl.pipelines.dedup import DedupPipeline, set_fingerprint
+from wackycrawl.pipelines.dedup import DECIDED_KEY, SHINGLES_KEY, DedupPipeline, set_fingerprint
+from wackycrawl.pipelines.stages import StagesPipeline
 
 
 @pytest.fixture(scope="module")
@@ -363,3 +366,42 @@ def test_the_shared_index_loads_the_confirmations_loops_when_the_spider_opens(re
         "import wackycrawl.dedup.index as index",
         "print(index._loops is not None)")
     assert out == ["True", "False", "True"]
+
+
+class _Crawl(Spider):
+    name = "valleycrawl"
+
+
+def test_in_a_stage_worker_the_shared_index_is_checked_there(redis_server):
+    """With Redis and a stage worker, the worker checks: a copy is dropped by the stage runner
+    itself, a kept item comes back marked and without its shingle hashes, and the crawl
+    process's DedupPipeline passes it on; the keys are the crawl's (its spider's name without
+    WACKY_CRAWL_NAME). With the stages in the crawl process the stage is off."""
+    settings = {"REDIS_URL": redis_server.url, "WACKY_STAGE_WORKERS": 1,
+                "WACKY_STAGES": ["wackycrawl.pipelines.dedup.FingerprintPipeline",
+                                 "wackycrawl.pipelines.dedup.SharedDedupStage"]}
+    crawler = get_crawler(_Crawl, settings_dict=settings)
+    stages, dedup = StagesPipeline.from_crawler(crawler), DedupPipeline.from_crawler(crawler)
+    text = words(random.Random(7))
+    items = [{"url": f"http://h{i}.test/", "paragraphs": [text], "meta": {}} for i in range(2)]
+
+    async def main():
+        await stages.open_spider()
+        try:
+            kept = await stages.process_item(items[0])
+            with pytest.raises(DropItem, match="exact_duplicate: http://h1.test/"):
+                await stages.process_item(items[1])
+            return kept
+        finally:
+            await stages.close_spider()
+
+    kept = asyncio.run(main())
+    assert kept[DECIDED_KEY] is True and SHINGLES_KEY not in kept
+    assert kept["meta"]["Near-Distance"] == "-"
+    assert crawler.stats.get_value("wacky/dedup/new") == 1
+    assert crawler.stats.get_value("wacky/drop/exact_duplicate") == 1
+    assert redis_server.client().exists(CrawlKeys("valleycrawl").near_bucket_prefix + "version")
+    assert dedup.process_item(kept) is kept and DECIDED_KEY not in kept
+    here = StagesPipeline.from_crawler(
+        get_crawler(_Crawl, settings_dict={**settings, "WACKY_STAGE_WORKERS": 0}))
+    assert [type(s).__name__ for s in here.stages] == ["FingerprintPipeline"]

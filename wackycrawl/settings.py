@@ -374,6 +374,9 @@ WACKY_STAGES = [
     "wackycrawl.pipelines.filters.FiltersPipeline",
     "wackycrawl.pipelines.language.LanguagePipeline",
     "wackycrawl.pipelines.dedup.FingerprintPipeline",
+    # the shared dedup index's check, in a stage worker of a distributed crawl only (else the
+    # crawl process's DedupPipeline checks)
+    "wackycrawl.pipelines.dedup.SharedDedupStage",
     # last: formats and deflates the TREC document but its DOCNO and dedup metadata, which the
     # TREC writer adds (wackycrawl.trec.parts); the writer alone drops bad text (trec_bad_text)
     "wackycrawl.pipelines.trec.TrecPrepareStage",

@@ -8,7 +8,11 @@ from wackycrawl.crawl.drops import DROP_PREFIX
 from wackycrawl.crawl.drops import message as drop_message
 from wackycrawl.crawl.worker import crawl_worker_id
 
-__all__ = ["crawl_worker_id", "drop", "dropped", "rejection"]
+__all__ = ["SPIDER_NAME", "crawl_worker_id", "drop", "dropped", "rejection"]
+
+#: The crawl name of a stage that has no spider at hand, when ``WACKY_CRAWL_NAME`` is unset
+#: (the stage runner sets it to the crawl's spider name for its stages).
+SPIDER_NAME = "seeds"
 
 
 def drop(stats, reason: str, item: dict, detail: str = "") -> DropItem:

@@ -35,14 +35,11 @@ from wackycrawl.distributed.keys import CrawlKeys
 from wackycrawl.distributed.localtemplates import LocalTemplateStore
 from wackycrawl.distributed.scheduler import connect, crawl_name, frontier_mode
 from wackycrawl.distributed.templates import RedisTemplateStore
-from wackycrawl.pipelines import drop
+from wackycrawl.pipelines import SPIDER_NAME, drop
 from wackycrawl.text.extractors import get_analyser
 from wackycrawl.text.templates import TemplateStore
 
 logger = logging.getLogger(__name__)
-#: Spider name for the Redis key prefix when WACKY_CRAWL_NAME is unset (a stage sees the
-#: settings only; the project's one spider is "seeds").
-SPIDER_NAME = "seeds"
 
 
 class BoilerplatePipeline:

@@ -27,8 +27,14 @@ every ``WACKY_DEDUP_SAVE_EVERY`` kept documents and on close. In a distributed c
 (:mod:`wackycrawl.distributed.simhash`: check and add in one atomic step; a match owned by the
 same URL, its own copy from before a worker died, is kept: ``wacky/dedup/refetched``); the same
 script looks the URL up in the crawl's written set first (drop ``already_written``,
-:mod:`wackycrawl.distributed.pipeline`). There :meth:`DedupPipeline.process_item` returns a
-coroutine: the crawl goes on while Redis answers.
+:mod:`wackycrawl.distributed.pipeline`). There the check is made by
+:class:`SharedDedupStage`, a stage of ``WACKY_STAGES`` that is on only in a stage worker
+process (:mod:`wackycrawl.pipelines.stages`): the worker waits for Redis and confirms the
+candidates, the crawl process does neither (about 1 ms of its CPU per document,
+``benchmarks/crawl.py --frontier redis``), and :class:`DedupPipeline` passes the items it
+decided on. With the stages in the crawl process (``WACKY_STAGE_WORKERS=0``)
+:meth:`DedupPipeline.process_item` makes the check itself and returns a coroutine: the crawl
+goes on while Redis answers.
 """
 
 import asyncio
@@ -36,6 +42,7 @@ import logging
 import os
 
 import numpy as np
+import redis
 from scrapy.exceptions import NotConfigured
 
 from wackycrawl.dedup.detector import (
@@ -55,7 +62,7 @@ from wackycrawl.distributed.keys import CrawlKeys
 from wackycrawl.distributed.pipeline import dedup_checks_written
 from wackycrawl.distributed.scheduler import connect, crawl_name, frontier_mode
 from wackycrawl.distributed.simhash import RedisDedupIndex
-from wackycrawl.pipelines import drop
+from wackycrawl.pipelines import SPIDER_NAME, drop
 from wackycrawl.text.funcwords import function_words
 
 logger = logging.getLogger(__name__)
@@ -65,6 +72,9 @@ SAVE_EVERY = 1000  # kept documents between two saves of the state
 FEATURES_KEY = "simhash_features"
 SKETCH_KEY = "shingle_sketch"
 SHINGLES_KEY = "shingle_hashes"
+#: Set (True) by :class:`SharedDedupStage` on an item it kept; :class:`DedupPipeline` deletes it
+#: and passes the item.
+DECIDED_KEY = "dedup_decided"
 
 
 def shingle_settings(settings) -> dict:
@@ -144,6 +154,91 @@ class FingerprintPipeline:
         return item
 
 
+def _shingle_source(item: dict, fp: Fingerprint, text: str):
+    """What :func:`~wackycrawl.dedup.detector.confirm` compares: the fingerprint stage's
+    shingle hashes of the text (the key is deleted), or the text when they are missing or
+    were made for another fingerprint."""
+    shingles = item.pop(SHINGLES_KEY, None)
+    if isinstance(shingles, bytes) and len(shingles) % 8 == 0:
+        return np.frombuffer(shingles, dtype=np.uint64)
+    return text
+
+
+def apply_decision(stats, item: dict, decision):
+    """Put ``decision``'s ``Near-*`` fields on ``item`` and count its verdict
+    (``wacky/dedup/<verdict>``, ``wacky/dedup/candidate_not_confirmed``); returns ``item``,
+    or raises the DropItem of a duplicate (reason: the verdict)."""
+    item.setdefault("meta", {}).update(near_meta(decision))
+    if decision.is_duplicate:
+        detail = (f"matches {to_hex(decision.near_of)} at distance {decision.distance}, "
+                  f"resemblance {decision.resemblance:.2f} (wackycrawl trec get --checksum "
+                  f"{to_hex(decision.near_of)})")
+        logger.debug("%s %s: %s", decision.verdict, item.get("url"), detail)
+        raise drop(stats, decision.verdict, item, detail)
+    if decision.verdict == "new" and decision.distance is not None:
+        stats.inc_value("wacky/dedup/candidate_not_confirmed")
+    stats.inc_value(f"wacky/dedup/{decision.verdict}")
+    return item
+
+
+def shared_index(settings, spider_name: str = SPIDER_NAME,
+                 aserver: bool = True) -> RedisDedupIndex:
+    """The crawl's shared index in Redis (:mod:`wackycrawl.distributed.simhash`), with the
+    thresholds of :func:`near_settings` (crawl name: ``WACKY_CRAWL_NAME``, else
+    ``spider_name``); ``aserver``: with an asyncio client too."""
+    near = near_settings(settings)
+    keys = CrawlKeys(crawl_name(settings, spider_name))
+    return RedisDedupIndex(connect(settings), keys, near["k"], near["min_features"],
+                           near["threshold"], near["shingle_size"],
+                           keys.written if dedup_checks_written(settings) else None,
+                           async_from_settings(settings) if aserver else None)
+
+
+class SharedDedupStage:
+    """Stage (in ``WACKY_STAGES``, after :class:`FingerprintPipeline`): the shared index's
+    check and add, made in a stage worker process of a distributed crawl (``REDIS_URL``) with
+    the blocking client, whose retry waits out a Redis outage up to
+    ``WACKY_REDIS_OUTAGE_SECONDS`` (then the drop ``redis_unreachable``: the page is not
+    written, and its lease, never acknowledged, brings it back). Drops and counts as
+    :class:`DedupPipeline` does; a kept item is marked (:data:`DECIDED_KEY`) for it.
+    NotConfigured (left to :class:`DedupPipeline`) without Redis, with
+    ``WACKY_DEDUP_ENABLED=False`` or in the crawl process."""
+
+    def __init__(self, stats, index: RedisDedupIndex):
+        self.stats, self.index = stats, index
+        self._sketch_bytes = len(DuplicateDetector(index.k, index.min_features).fingerprint("")
+                                 .sketch)
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        settings = crawler.settings
+        if not settings.getbool("WACKY_DEDUP_ENABLED", True):
+            raise NotConfigured()
+        if frontier_mode(settings) != "redis" or not getattr(crawler, "in_worker", False):
+            raise NotConfigured("the shared index is checked here only in a stage worker")
+        return cls(crawler.stats, shared_index(settings, aserver=False))
+
+    def warm_up(self):
+        load_loops()  # the confirmation's compiled loop, before the first document
+
+    def process_item(self, item):
+        text = _text(item)
+        fp = get_fingerprint(item)
+        if fp is None or len(fp.sketch) != self._sketch_bytes:
+            item.pop(SHINGLES_KEY, None)
+            return item  # no usable fingerprint: the crawl process's DedupPipeline computes it
+        source = _shingle_source(item, fp, text)
+        try:
+            decision = self.index.check_and_add(fp, item.get("url", ""), source)
+        except redis.RedisError as exc:  # an outage past its limit, or a shutdown in one
+            raise drop(self.stats, "redis_unreachable", item, str(exc)) from None
+        if decision.verdict == "already_written":
+            raise drop(self.stats, "already_written", item)
+        item = apply_decision(self.stats, item, decision)
+        item[DECIDED_KEY] = True
+        return item
+
+
 class DedupPipeline:
     def __init__(self, stats, k: int, min_features: int, save_every: int, state_dir: str | None,
                  shared: RedisDedupIndex | None = None, **near):
@@ -172,11 +267,7 @@ class DedupPipeline:
         k, min_features = near.pop("k"), near.pop("min_features")
         shared = None
         if frontier_mode(settings) == "redis":
-            keys = CrawlKeys(crawl_name(settings, crawler.spidercls.name))
-            shared = RedisDedupIndex(connect(settings), keys, k, min_features, near["threshold"],
-                                     near["shingle_size"],
-                                     keys.written if dedup_checks_written(settings) else None,
-                                     async_from_settings(settings))
+            shared = shared_index(settings, crawler.spidercls.name)
             jobdir = None
         near["max_candidates"] = settings.getint("WACKY_SIMHASH_MAX_CANDIDATES", MAX_CANDIDATES)
         return cls(
@@ -221,16 +312,15 @@ class DedupPipeline:
             return self.shared.aserver.aclose()
 
     def process_item(self, item):
+        if item.pop(DECIDED_KEY, False):  # SharedDedupStage kept it, in a stage worker
+            return item
         text = _text(item)
-        shingles = item.pop(SHINGLES_KEY, None)
         fp = get_fingerprint(item)
         if fp is None or len(fp.sketch) != self._sketch_bytes:
+            item.pop(SHINGLES_KEY, None)
             fp = self.detector.fingerprint(text)
             set_fingerprint(item, fp)
-            shingles = None
-        # the fingerprint stage's shingle hashes of the text, or the text to compute them
-        source = (np.frombuffer(shingles, dtype=np.uint64)
-                  if isinstance(shingles, bytes) and len(shingles) % 8 == 0 else text)
+        source = _shingle_source(item, fp, text)
         if self.shared is not None:
             return self._shared_check(item, fp, source)
         capped = self.detector.simhashes.capped
@@ -254,16 +344,7 @@ class DedupPipeline:
         return self._decided(item, decision)
 
     def _decided(self, item, decision):
-        item.setdefault("meta", {}).update(near_meta(decision))
-        if decision.is_duplicate:
-            detail = (f"matches {to_hex(decision.near_of)} at distance {decision.distance}, "
-                      f"resemblance {decision.resemblance:.2f} (wackycrawl trec get --checksum "
-                      f"{to_hex(decision.near_of)})")
-            logger.debug("%s %s: %s", decision.verdict, item.get("url"), detail)
-            raise drop(self.stats, decision.verdict, item, detail)
-        if decision.verdict == "new" and decision.distance is not None:
-            self.stats.inc_value("wacky/dedup/candidate_not_confirmed")
-        self.stats.inc_value(f"wacky/dedup/{decision.verdict}")
+        item = apply_decision(self.stats, item, decision)
         if self.shared is None:
             self.detector.add(decision)
         self._unsaved += 1

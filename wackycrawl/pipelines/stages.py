@@ -132,12 +132,14 @@ class StatsRecorder:
 
 
 class StageContext:
-    """What a stage's ``from_crawler`` gets: the crawl's ``settings`` and a ``stats``
-    collector (the crawl's own in-process, a :class:`StatsRecorder` in a worker)."""
+    """What a stage's ``from_crawler`` gets: the crawl's ``settings``, a ``stats`` collector
+    (the crawl's own in-process, a :class:`StatsRecorder` in a worker) and ``in_worker``
+    (True in a worker process: a stage may do there what would stall the crawl process)."""
 
-    def __init__(self, settings: Settings, stats):
+    def __init__(self, settings: Settings, stats, in_worker: bool = False):
         self.settings = settings
         self.stats = stats
+        self.in_worker = in_worker
 
 
 def build_stages(paths: list[str], context: StageContext) -> list:
@@ -231,7 +233,7 @@ def worker_main(sock: socket.socket, paths: list[str], settings: dict, level: in
 
     def stages() -> list:
         if not built:
-            built.append(build_stages(paths, StageContext(settings, stats)))
+            built.append(build_stages(paths, StageContext(settings, stats, in_worker=True)))
             warm_up(built[0])
             stats.take()  # start-up lines and counts were given by the crawl process
             capture.take()
@@ -328,7 +330,14 @@ class StagesPipeline:
         self.paths = paths
         self.workers = workers
         self.settings = crawler.settings
-        self.stages = build_stages(paths, StageContext(crawler.settings, crawler.stats))
+        spider = getattr(crawler, "spidercls", None)
+        if not self.settings.get("WACKY_CRAWL_NAME") and spider is not None:
+            # the stages have no spider: they name the crawl's keys (Redis) by this setting
+            self.settings = self.settings.copy()  # a copy of frozen settings is frozen
+            self.settings.frozen = False
+            self.settings.set("WACKY_CRAWL_NAME", spider.name, priority="cmdline")
+            self.settings.freeze()
+        self.stages = build_stages(paths, StageContext(self.settings, crawler.stats))
         self.pool: list[_Worker] = []
 
     @classmethod
