@@ -28,7 +28,8 @@ def run(args) -> int:
     except OSError as exc:
         error("stats", f"{args.directory}: {exc.strerror or exc}")
         return 1
-    if not (totals.files or totals.open_files or totals.drops_files or totals.rejected):
+    if not (totals.files or totals.open_files or totals.drops_files or totals.rejected
+            or totals.rejected_open_files):
         error("stats", f"no crawl output in {args.directory} (no .trec.gz file, no drops-*.tsv)")
         return 1
     if args.json:

@@ -2,12 +2,18 @@
 
 Every FILE argument may be a folder: it stands for the compound files in it (``*.trec.gz``;
 files still being written, ``*.trec.gz.open``, are left out with a note on stderr, name them
-explicitly to read them). Exit codes: 0 success; 1 damage found (truncated or corrupt file,
-index mismatch, a document a strict TREC reader refuses) or document not found; 2 usage errors
+explicitly to read them); for ``check``, ``index`` and ``recover`` also for those of its
+``rejects/`` folder (the rejects stream), named on their own lines. A file of another kind
+(JSON, a WARC file) is said to be one, not damaged. Exit codes: 0 success; 1 damage found
+(truncated or corrupt file, index mismatch, an index without its file, a document a strict
+TREC reader refuses), a file that is no TREC file, or document not found; 2 usage errors
 (argparse).
 """
 
+import argparse
 import os
+import re
+import shlex
 import shutil
 import sys
 from functools import partial
@@ -22,12 +28,20 @@ DAMAGE = (reader.TrecFileError, TrecFormatError, OSError)
 _err = partial(error, "trec")
 
 
-def _files(paths: list[str]) -> list[str]:
-    """FILE arguments with folders expanded (:func:`reader.corpus_files`); notes open files."""
+def _files(paths: list[str], rejects: bool = False) -> list[str]:
+    """FILE arguments with folders expanded (:func:`reader.corpus_files`, with their
+    ``rejects/`` folders when ``rejects``); notes open files."""
     open_files: list[str] = []
-    files = reader.corpus_files(paths, open_files)
+    files = reader.corpus_files(paths, open_files, rejects=rejects)
     note_left_open("trec", open_files)
     return files
+
+
+def checksum(value: str) -> str:
+    """argparse type: a checksum as drops and ``Near-Of`` name it, 16 hex digits."""
+    if not re.fullmatch(r"[0-9A-Fa-f]{16}", value.strip()):
+        raise argparse.ArgumentTypeError(f"a checksum is 16 hex digits, not {value!r}")
+    return value.strip()
 
 
 def cat(args) -> int:
@@ -39,6 +53,7 @@ def cat(args) -> int:
         return 1
     for path in files:
         try:
+            reader.check_kind(path)
             for member, _ in reader.iter_docs(path):
                 sys.stdout.buffer.write(member.data)
         except BrokenPipeError:
@@ -51,11 +66,17 @@ def cat(args) -> int:
 
 
 def get(args) -> int:
-    """One document by DOCNO, or every document of ``--url``, found through the index files
-    of ``--dir`` (a corpus folder), or of ``--checksum`` (files read whole)."""
+    """One document by DOCNO (looked up in ``--dir`` and its ``rejects/`` folder), or every
+    document of ``--url``, found through the index files of ``--dir`` (a corpus folder), or
+    of ``--checksum`` (files read whole). Indexes without their file are skipped, named."""
     if not os.path.isdir(args.dir):
         _err(f"{args.dir} is not a directory")
         return 1
+    folders = reader.corpus_folders(args.dir)
+    for folder in folders:
+        for orphan in reader.orphan_indexes(folder):
+            _err(f"skipped {orphan}: its TREC file {orphan.removesuffix(reader.INDEX_SUFFIX)} "
+                 "does not exist")
     try:
         if args.url is not None:
             found = reader.find_url(args.dir, args.url)
@@ -64,10 +85,12 @@ def get(args) -> int:
             found = reader.find_checksum(args.dir, args.checksum)
             wanted = f"checksum {args.checksum}"
         else:
-            hit = reader.find_doc(args.dir, args.docno)
+            hit = next(filter(None, (reader.find_doc(d, args.docno) for d in folders)), None)
             found, wanted = [hit] if hit else [], args.docno
         if not found:
-            _err(f"{wanted} is in no {'document' if args.checksum else 'index'} in {args.dir}")
+            _err(f"{wanted} is in no {'document' if args.checksum else 'index'} in "
+                 f"{' or '.join(folders if args.docno else [args.dir])}"
+                 f"{_not_found_hint(args, folders)}")
             return 1
         data = [reader.get_doc(*hit) for hit in found]
     except DAMAGE as exc:
@@ -78,13 +101,29 @@ def get(args) -> int:
     return 0
 
 
+def _not_found_hint(args, folders: list[str]) -> str:
+    """What may explain a document not found: files without an index (``wackycrawl trec
+    index`` makes them), a rejects folder ``--url``/``--checksum`` did not search."""
+    hints = []
+    unindexed = [p for d in folders for p in reader.unindexed_files(d)]
+    if unindexed and not args.checksum:
+        hints.append(f"{len(unindexed)} TREC file(s) have no index: 'wackycrawl trec index "
+                     f"{' '.join(shlex.quote(d) for d in folders)}' makes them")
+    if len(folders) > 1 and args.docno is None:
+        hints.append(f"documents the crawl rejected are searched with --dir {folders[1]}")
+    return "; " + "; ".join(hints) if hints else ""
+
+
 def check(args) -> int:
-    """Validate each file; one line per file, ``OK``, ``DAMAGED`` with the problems, or
-    ``MISSING``."""
+    """Validate each file (a folder's, and its ``rejects/`` folder's); one line per file,
+    ``OK``, ``DAMAGED`` with the problems, ``MISSING``, or ``NOT-TREC`` for a file of another
+    kind; one ``ORPHAN`` line per index file without its TREC file."""
     status = 0
-    files = _files(args.files)
-    if not files:
-        _err("no .trec.gz file to check")
+    files = _files(args.files, rejects=True)
+    orphans = [o for path in args.files if os.path.isdir(path)
+               for folder in reader.corpus_folders(path) for o in reader.orphan_indexes(folder)]
+    if not files and not orphans:
+        _err(f"no .trec.gz file in {', '.join(args.files)}")
         return 1
     for path in files:
         if not os.path.exists(path):
@@ -99,6 +138,10 @@ def check(args) -> int:
             status = 1
             print(f"DAMAGED {path}: empty file (0 bytes), no document")
             continue
+        if why := reader.not_trec(path):
+            status = 1
+            print(f"NOT-TREC {path}: not a TREC file ({why})")
+            continue
         result = reader.check(path)
         if result.ok:
             print(f"OK {path}: {result.docs} documents")
@@ -106,11 +149,21 @@ def check(args) -> int:
             status = 1
             print(f"DAMAGED {path}: {result.docs} readable documents; "
                   + "; ".join(result.problems))
+    for orphan in orphans:
+        status = 1
+        print(f"ORPHAN {orphan}: index without its TREC file "
+              f"{os.path.basename(orphan.removesuffix(reader.INDEX_SUFFIX))} (remove it if "
+              "that file is gone for good)")
     return status
 
 
 def _index_one(path: str) -> int:
     entries = []
+    try:
+        reader.check_kind(path)
+    except reader.NotTrecFile as exc:
+        _err(f"{exc}; index not written")
+        return 1
     try:
         for member, doc in reader.iter_docs(path):
             entries.append(reader.IndexEntry(doc.docno, member.offset, member.length, doc.url))
@@ -130,8 +183,9 @@ def _index_one(path: str) -> int:
 
 
 def index(args) -> int:
-    """Rebuild ``FILE.idx.tsv`` from the members of each complete file."""
-    files = _files(args.files)
+    """Rebuild ``FILE.idx.tsv`` from the members of each complete file (a folder's, and its
+    ``rejects/`` folder's)."""
+    files = _files(args.files, rejects=True)
     if not files:
         _err(f"no .trec.gz file in {', '.join(args.files)}")
         return 1
@@ -142,6 +196,9 @@ def _cut_back_damaged(path: str) -> list:
     """Rewrite the closed file ``path`` with its intact documents if ``check`` finds it
     damaged (damage between members skipped, damage at the end cut off; the original kept
     as ``FILE.damaged``): its Recovery in a list, else []."""
+    if why := reader.not_trec(path):
+        _err(f"{path} is not a TREC file ({why}): not rewritten")
+        return []
     if not (result := reader.check(path)).problems:
         return []
     print(f"{path}: damaged ({'; '.join(result.problems)}); original kept as {path}.damaged")
@@ -154,22 +211,30 @@ def _cut_back_damaged(path: str) -> list:
 
 
 def recover(args) -> int:
-    """Cut back and close the ``.open`` files of crashed writers in each DIR (as a writer
-    does), and rewrite each closed file that ``check`` finds damaged, a FILE or one of a
-    DIR's, with its intact documents: a damaged member or garbage between intact members is
-    skipped (the documents lost named), damage at the end cut off (its index rewritten; the
-    damaged original is kept as ``FILE.damaged``). A closed file is never written again by a crawl, so this is safe while
-    one runs. Exit 1 if a path is neither."""
+    """Cut back and close the ``.open`` files of crashed writers in each DIR and its
+    ``rejects/`` folder (as a writer does), and rewrite each closed file that ``check`` finds
+    damaged, a FILE or one of a DIR's, with its intact documents: a damaged member or garbage
+    between intact members is skipped (the documents lost named), damage at the end cut off
+    (its index rewritten; the damaged original is kept as ``FILE.damaged``). A closed file is
+    never written again by a crawl, so this is safe while one runs. Exit 1 if a path is
+    neither, or a file of another kind."""
     status = 0
     for path in args.paths:
         if os.path.isdir(path):
-            done = writer.recover_dir(path)
+            done = []
+            for folder in reader.corpus_folders(path):  # the folder and its rejects/
+                done += writer.recover_dir(folder)
             closed = {rec.final for rec in done}
-            for name in reader.corpus_files([path]):
+            for name in reader.corpus_files([path], rejects=True):
                 if name not in closed:
                     done += _cut_back_damaged(name)
             if not done:
-                print(f"{path}: no .open or damaged file to recover")
+                print(f"{' and '.join(reader.corpus_folders(path))}: no .open or damaged file "
+                      "to recover")
+        elif os.path.isfile(path) and (why := reader.not_trec(path)):
+            _err(f"{path} is not a TREC file ({why}): nothing to recover")
+            status = 1
+            continue
         elif os.path.isfile(path) and path.endswith(".trec.gz"):
             if not (done := _cut_back_damaged(path)):
                 print(f"{path}: not damaged, nothing to do")
@@ -197,7 +262,7 @@ def register(subparsers) -> None:
     which = p.add_mutually_exclusive_group(required=True)
     which.add_argument("docno", nargs="?", help="the document's DOCNO")
     which.add_argument("--url", help="every document fetched from this URL")
-    which.add_argument("--checksum", metavar="HEX",
+    which.add_argument("--checksum", metavar="HEX", type=checksum,
                        help="the document a near-duplicate drop names (its X-Wacky-Checksum)")
     p.add_argument("--dir", default=writer.DIRECTORY, help="corpus directory (default: corpus)")
     p.set_defaults(func=get)

@@ -10,7 +10,8 @@ own. :func:`corpus_totals` reads them all:
 * files, compressed bytes, and writers (``<prefix>-<worker>``, one per crawl process);
 * drops per reason from the drops files, each (reason, URL) once, so a page fetched again
   after a crash and dropped again counts once;
-* documents of the rejects stream (``rejects/``, ``WACKY_KEEP_REJECTS``), from its indexes.
+* documents of the rejects stream (``rejects/``, ``WACKY_KEEP_REJECTS``), read as the
+  corpus is, so that a damaged rejects file is a problem too (named ``rejects/FILE``).
 
 :func:`quick_totals` counts documents from the indexes and bytes from the file sizes only
 (cheap enough for the end of a crawl). No Scrapy import.
@@ -47,6 +48,7 @@ class Totals:
     drops: Counter = field(default_factory=Counter)
     drops_files: int = 0
     rejected: int = 0
+    rejected_open_files: int = 0
     problems: list[str] = field(default_factory=list)
 
 
@@ -89,7 +91,15 @@ def corpus_totals(directory: str) -> Totals:
             hint = "" if isinstance(exc, OSError) else f"; {recover_hint(path)}"
             totals.problems.append(f"{os.path.basename(path)}: {exc}{hint}")
     if os.path.isdir(rejects := os.path.join(directory, REJECTS_SUBDIR)):
-        totals.rejected = quick_totals(rejects).documents
+        rejected = Totals()
+        for path, _, _ in _files(rejected, rejects):
+            try:
+                for _ in iter_docs(path):
+                    totals.rejected += 1
+            except (TrecFileError, ValueError, OSError) as exc:
+                hint = "" if isinstance(exc, OSError) else f"; {recover_hint(path)}"
+                totals.problems.append(f"{REJECTS_SUBDIR}/{os.path.basename(path)}: {exc}{hint}")
+        totals.rejected_open_files = rejected.open_files
     for path in drops_files(directory):
         totals.drops_files += 1
         try:
@@ -125,7 +135,9 @@ def report(totals: Totals, directory: str) -> str:
              f"crawl processes {len(totals.writers)}",
              f"languages {langs}",
              f"drops ({totals.drops_files} drops files, distinct URLs) {drops}"]
-    if totals.rejected:
-        lines.append(f"rejected documents {totals.rejected} (in {REJECTS_SUBDIR}/)")
+    if totals.rejected or totals.rejected_open_files:
+        open_note = (f", {totals.rejected_open_files} open file(s)"
+                     if totals.rejected_open_files else "")
+        lines.append(f"rejected documents {totals.rejected} (in {REJECTS_SUBDIR}/{open_note})")
     lines += [f"problem {p}" for p in totals.problems]
     return "\n".join(lines) + "\n"

@@ -37,10 +37,18 @@ INDEX_SUFFIX = ".idx.tsv"
 INDEX_HEADER = "# docno\turl\tmember_offset\tmember_length\n"
 TREC_SUFFIX = ".trec.gz"
 OPEN_SUFFIX = ".open"
+REJECTS_SUBDIR = "rejects"  # a corpus folder's rejects stream (wackycrawl.pipelines.rejects)
+GZIP_ID = b"\x1f\x8b"
+DOC_START = b"<DOC>\n"
+SNIFF_BYTES = 1 << 16
 
 
 class TrecFileError(Exception):
     """A compound file that cannot be read as a whole (corrupt member, bomb, bad index)."""
+
+
+class NotTrecFile(TrecFileError):
+    """A file given as a TREC file that is of another kind (JSON, a WARC file, text...)."""
 
 
 class TruncatedFileError(TrecFileError):
@@ -89,8 +97,9 @@ def index_path(path: str) -> str:
     return path.removesuffix(OPEN_SUFFIX) + INDEX_SUFFIX
 
 
-def corpus_files(paths, open_files: list | None = None) -> list[str]:
-    """``paths`` with every folder replaced by its compound files (``*.trec.gz``, sorted).
+def corpus_files(paths, open_files: list | None = None, rejects: bool = False) -> list[str]:
+    """``paths`` with every folder replaced by its compound files (``*.trec.gz``, sorted),
+    and with ``rejects`` by those of its ``rejects/`` folder after them.
 
     Files still being written (``*.trec.gz.open``) in a folder are left out and appended to
     ``open_files`` when given; a path that is not a folder is kept as it is (even ``.open``)."""
@@ -99,12 +108,68 @@ def corpus_files(paths, open_files: list | None = None) -> list[str]:
         if not os.path.isdir(path):
             files.append(path)
             continue
-        for name in sorted(os.listdir(path)):
-            if name.endswith(TREC_SUFFIX):
-                files.append(os.path.join(path, name))
-            elif name.endswith(TREC_SUFFIX + OPEN_SUFFIX) and open_files is not None:
-                open_files.append(os.path.join(path, name))
+        for folder in corpus_folders(path) if rejects else [path]:
+            for name in sorted(os.listdir(folder)):
+                if name.endswith(TREC_SUFFIX):
+                    files.append(os.path.join(folder, name))
+                elif name.endswith(TREC_SUFFIX + OPEN_SUFFIX) and open_files is not None:
+                    open_files.append(os.path.join(folder, name))
     return files
+
+
+def corpus_folders(directory: str) -> list[str]:
+    """``directory`` and its ``rejects/`` folder when there is one."""
+    rejects = os.path.join(directory, REJECTS_SUBDIR)
+    return [directory] + ([rejects] if os.path.isdir(rejects) else [])
+
+
+def _start(data: bytes) -> str:
+    """How ``data`` (a file's first bytes) starts, for a message: its first character
+    (after whitespace) when it is a printable one, else its first bytes in hex."""
+    stripped = data.lstrip()
+    for n in range(1, 5):
+        try:
+            char = stripped[:n].decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        if char.isprintable():
+            return repr(char)
+        break
+    return "bytes " + data[:4].hex(" ")
+
+
+def not_trec(path: str) -> str | None:
+    """Why the file ``path`` is not a gzip TREC compound file (JSON, a WARC file, text,
+    uncompressed TREC...), or None when it is one or may be one that is damaged (an empty
+    file; corrupt gzip data: the readers report that damage). Raises OSError when the file
+    cannot be read."""
+    with open(path, "rb") as f:
+        head = f.read(SNIFF_BYTES)
+    if not head:
+        return None
+    if not head.startswith(GZIP_ID):
+        if head.startswith(DOC_START):
+            return "it is uncompressed TREC text: compress it with gzip"
+        if head.startswith(b"WARC/"):
+            return "it is a WARC file: 'wackycrawl process' makes a corpus of it"
+        return f"it starts with {_start(head)}"
+    try:
+        text = zlib.decompressobj(GZIP_WBITS).decompress(head, len(DOC_START))
+    except zlib.error:
+        return None
+    if text.startswith(b"WARC/"):
+        return "it is a WARC file: 'wackycrawl process' makes a corpus of it"
+    if text and not DOC_START.startswith(text[:len(DOC_START)]):
+        return f"it is gzip-compressed, but its text starts with {_start(text)}, not <DOC>"
+    return None
+
+
+def check_kind(path: str) -> None:
+    """Raise :class:`NotTrecFile` (one line naming ``path``, what it is and what to give
+    instead) when ``path`` is not a gzip TREC file (:func:`not_trec`)."""
+    if os.path.isfile(path) and (why := not_trec(path)):
+        raise NotTrecFile(f"{path} is not a TREC file ({why}): give a corpus folder or "
+                          f"{TREC_SUFFIX} files")
 
 
 class _Member:
@@ -325,15 +390,35 @@ def get_doc(path: str, entry: IndexEntry) -> bytes:
         return read_member(f, entry.offset, entry.length, path)
 
 
+def _data_path(index: str) -> str | None:
+    """The compound file of the index file ``index`` (``x.trec.gz``, else ``x.trec.gz.open``
+    while it is being written); None when neither exists (an orphan index)."""
+    data_path = index.removesuffix(INDEX_SUFFIX)
+    for candidate in (data_path, data_path + OPEN_SUFFIX):
+        if os.path.exists(candidate):
+            return candidate
+    return None
+
+
+def orphan_indexes(directory: str) -> list[str]:
+    """The index files of ``directory`` whose compound file exists neither closed nor
+    ``.open`` (left behind when a file was removed or moved), sorted."""
+    return [os.path.join(directory, n) for n in sorted(os.listdir(directory))
+            if n.endswith(INDEX_SUFFIX) and _data_path(os.path.join(directory, n)) is None]
+
+
+def unindexed_files(directory: str) -> list[str]:
+    """The closed compound files of ``directory`` without an index file (sorted)."""
+    return [p for p in corpus_files([directory]) if not os.path.exists(index_path(p))]
+
+
 def _indexed_files(directory: str, first: str = "") -> list[str]:
-    """Compound files of ``directory`` that have an index (``first``'s file name first)."""
+    """Compound files of ``directory`` that have an index (``first``'s file name first);
+    orphan indexes (:func:`orphan_indexes`) are skipped."""
     names = sorted(n for n in os.listdir(directory) if n.endswith(INDEX_SUFFIX))
     names.sort(key=lambda n: n != first + INDEX_SUFFIX)
-    paths = []
-    for name in names:
-        data_path = os.path.join(directory, name.removesuffix(INDEX_SUFFIX))
-        paths.append(data_path if os.path.exists(data_path) else data_path + OPEN_SUFFIX)
-    return paths
+    found = (_data_path(os.path.join(directory, name)) for name in names)
+    return [path for path in found if path is not None]
 
 
 def find_doc(directory: str, docno: str) -> tuple[str, IndexEntry] | None:
