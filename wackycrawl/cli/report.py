@@ -18,9 +18,16 @@ from functools import partial
 
 from wackycrawl.cli import damage_exit, error, note_left_open, positive_int
 from wackycrawl.corpus.export import paragraphs_of, read_vertical, text_attributes, tokenized
-from wackycrawl.corpus.source import SourceErrors, corpus_files, iter_corpus, nothing_found
+from wackycrawl.corpus.source import (
+    SourceErrors,
+    corpus_files,
+    iter_corpus,
+    nothing_found,
+    repeated_note,
+)
 from wackycrawl.corpus.stats import CorpusStats
 from wackycrawl.crawl.drops import drops_by_reason
+from wackycrawl.trec.reader import NotTrecFile
 
 VERTICAL = (".vrt", ".vrt.gz")
 
@@ -74,17 +81,22 @@ def run(args) -> int:
             drops = _named(args.stats, lambda: drops_by_reason(_load_json(args.stats)))
         trec = [p for p in args.corpus if not p.endswith(VERTICAL)]
         open_files: list[str] = []
-        files = corpus_files(trec, open_files=open_files)
+        repeated: list[tuple[str, str]] = []
+        files = corpus_files(trec, open_files=open_files, repeated=repeated)
+        vertical = corpus_files([p for p in args.corpus if p.endswith(VERTICAL)],
+                                repeated=repeated, kind=False)
         note_left_open("report", open_files)
+        if repeated:
+            _err(repeated_note(repeated))
         if trec and not files:  # as export, filter and trec check: nothing is written
             _err(nothing_found(trec))
             return 1
-        for path in (p for p in args.corpus if p.endswith(VERTICAL)):
+        for path in vertical:
             _named(path, lambda path=path: add_vertical(stats, path))
         if files:
             add_trec(stats, files, args.workers, errors)
         summary = write_report(stats, args.output, args.title, drops)
-    except (OSError, ValueError, UnicodeDecodeError) as exc:
+    except (OSError, ValueError, UnicodeDecodeError, NotTrecFile) as exc:
         _err(str(exc))
         return 1
     print(f"{summary['documents']} documents, {summary['tokens']} tokens, {summary['types']} "
