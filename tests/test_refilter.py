@@ -129,13 +129,19 @@ def test_corpus_commands_on_a_folder_without_trec_files_say_so(tmp_path, capsys)
     assert not (tmp_path / "f").exists() and not (tmp_path / "r").exists()
 
 
-def test_filter_uses_the_complete_documents_of_a_damaged_file(tmp_path):
+def test_a_damaged_input_leaves_no_corpus_and_the_command_runs_again_once_recovered(
+        tmp_path, capsys):
     src = tmp_path / "corpus"
     _write(src, [doc("http://a/", prose(1)), doc("http://b/", prose(2))])
     path = corpus_files([str(src)])[0]
     with open(path, "r+b") as f:
         f.truncate(f.seek(0, 2) - 20)
-    assert main(["filter", str(src), "-o", str(tmp_path / "out")]) == 1
+    argv = ["filter", str(src), "-o", str(tmp_path / "out")]
+    assert main(argv) == 1
+    assert "nothing written" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists() and not (tmp_path / "out.partial").exists()
+    assert main(["trec", "recover", path]) == 0
+    assert main(argv) == 0
     assert [d.url for d in iter_corpus(corpus_files([str(tmp_path / "out")]))] == ["http://a/"]
 
 

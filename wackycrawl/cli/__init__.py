@@ -2,12 +2,14 @@
 
 Subcommands live in one module each (``clean``, ``langid``, ``trec``, ``tuples``,
 ``queries``); each module has ``register(subparsers)`` which adds its parser and sets ``func``
-(args -> exit code).
+(args -> exit code). A command that should say more when interrupted (Ctrl-C, SIGTERM)
+than ``interrupted (SIGINT)`` sets ``args.interrupted`` to the rest of that line.
 """
 
 import argparse
 import importlib
 import os
+import signal
 import sys
 
 from wackycrawl import __version__
@@ -90,16 +92,44 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised as Ctrl-C is, so that commands clean up as they do for Ctrl-C."""
+
+    signum = signal.SIGTERM
+
+
+def _terminate(signum, frame):
+    raise Terminated()
+
+
+def _on_sigterm(handler):
+    """Install ``handler`` for SIGTERM; the one before it, or None off the main thread."""
+    try:
+        return signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread (a test calling main in one)
+        return None
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    before = _on_sigterm(_terminate)
     try:
         return int(args.func(args) or 0)
+    except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: one line, 128 + the signal
+        signum = getattr(exc, "signum", signal.SIGINT)
+        note = getattr(args, "interrupted", "")
+        print(f"wackycrawl {args.command}: interrupted ({signal.Signals(signum).name})"
+              + (f"; {note}" if note else ""), file=sys.stderr)
+        return 128 + signum
     except BrokenPipeError:  # `wackycrawl trec cat ... | head`: the reader is gone, not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except OSError as exc:  # an output folder that cannot be made, a full disk...: one line
         print(f"wackycrawl {args.command}: {exc}", file=sys.stderr)
         return 1
+    finally:
+        if before is not None:
+            _on_sigterm(before)
 
 
 if __name__ == "__main__":

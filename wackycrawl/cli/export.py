@@ -7,8 +7,12 @@ paragraph per line, a blank line after each document (``--one-per-file``: ``-o``
 directory of ``<DOCNO>.txt`` files). ``jsonl``: one JSON object per document (text and
 metadata). ``-o`` ending in ``.gz`` is gzip-compressed; no ``-o`` writes to stdout.
 ``--rejects`` adds the rejects stream (their ``rejected`` attribute tells them apart).
-Formats: :mod:`wackycrawl.corpus.export`. Exit codes: 0 done, 1 unreadable input or a
-damaged file (its complete documents are exported), 2 usage errors.
+The output is written as ``FILE.partial`` (``DIR.partial``) and renamed into place once
+complete: after an error, a damaged input, Ctrl-C or SIGTERM no output is left (to stdout,
+the complete documents of a damaged file are written). Formats:
+:mod:`wackycrawl.corpus.export`. Exit codes: 0 done, 1 unreadable input, an input that is no
+TREC file or a damaged file (nothing written; run ``wackycrawl trec recover`` on it), 2
+usage errors, 130 interrupted.
 """
 
 import gzip
@@ -19,57 +23,83 @@ from functools import partial
 
 from wackycrawl.cli import damage_exit, error, note_left_open, positive_int
 from wackycrawl.corpus import export
-from wackycrawl.corpus.source import SourceErrors, corpus_files, iter_corpus, nothing_found
+from wackycrawl.corpus.output import PartialDir, PartialFile
+from wackycrawl.corpus.source import (
+    INPUT_ERRORS,
+    SourceErrors,
+    corpus_files,
+    iter_corpus,
+    nothing_found,
+    repeated_note,
+)
 
 _err = partial(error, "export")
 
 
-def open_output(path: str | None):
-    """A text stream (UTF-8) for ``path``: gzip for ``.gz``, stdout for None/``-``."""
+def open_output(path: str | None, final: str | None = None):
+    """A text stream (UTF-8) for ``path``: gzip when ``final`` (the name the file will have,
+    default ``path``) ends in ``.gz``, stdout for None/``-``."""
     if not path or path == "-":
         return nullcontext(sys.stdout)
-    if path.endswith(".gz"):
+    if (final or path).endswith(".gz"):
         return gzip.open(path, "wt", encoding="utf-8", newline="\n")
     return open(path, "w", encoding="utf-8", newline="\n")
 
 
 def run(args) -> int:
     open_files: list[str] = []
+    repeated: list[tuple[str, str]] = []
+    if args.one_per_file and (args.format != "txt" or not args.output):
+        _err("--one-per-file needs --format txt and -o DIRECTORY")
+        return 2
     try:
-        files = corpus_files(args.corpus, rejects=args.rejects, open_files=open_files)
-    except OSError as exc:
+        files = corpus_files(args.corpus, rejects=args.rejects, open_files=open_files,
+                             repeated=repeated)
+    except INPUT_ERRORS as exc:
         _err(str(exc))
         return 1
     note_left_open("export", open_files)
+    if repeated:
+        _err(repeated_note(repeated))
     if not files:
         _err(nothing_found(args.corpus))
         return 1
     errors, counts = SourceErrors(), export.Counts()
     docs = iter_corpus(files, errors)
+    to_file = args.output and args.output != "-"
+    if to_file:
+        args.interrupted = f"{args.output} not written"
     try:
         if args.one_per_file:
-            if args.format != "txt" or not args.output:
-                _err("--one-per-file needs --format txt and -o DIRECTORY")
-                return 2
-            os.makedirs(args.output, exist_ok=True)
-            for doc in docs:
-                with open(os.path.join(args.output, f"{doc.docno}.txt"), "w",
-                          encoding="utf-8") as f:
-                    f.write(export.txt(doc).rstrip("\n") + "\n")
-                counts.texts += 1
+            with PartialDir(args.output) as out:
+                for doc in docs:
+                    with open(os.path.join(out.partial, f"{doc.docno}.txt"), "w",
+                              encoding="utf-8") as f:
+                        f.write(export.txt(doc).rstrip("\n") + "\n")
+                    counts.texts += 1
+                if not errors.damaged:
+                    out.commit()
         else:
-            with open_output(args.output) as out:
-                if args.format == "vrt":
-                    blocks = (export.vrt(doc, tokens, langs, counts)
-                              for doc, langs, tokens in export.tokenized(docs, args.workers))
-                else:
-                    blocks = (_counted(getattr(export, args.format)(doc), counts) for doc in docs)
-                for block in blocks:
-                    out.write(block)
+            with PartialFile(args.output) if to_file else nullcontext() as out:
+                with open_output(out and out.partial, args.output) as stream:
+                    if args.format == "vrt":
+                        blocks = (export.vrt(doc, tokens, langs, counts) for doc, langs, tokens
+                                  in export.tokenized(docs, args.workers))
+                    else:
+                        blocks = (_counted(getattr(export, args.format)(doc), counts)
+                                  for doc in docs)
+                    for block in blocks:
+                        stream.write(block)
+                if out and not errors.damaged:
+                    out.commit()
     except BrokenPipeError:
         raise
     except OSError as exc:
         _err(f"cannot write {args.output or 'stdout'}: {exc}")
+        return 1
+    if errors.damaged and to_file:
+        damage_exit("export", errors.damaged)
+        _err(f"nothing written to {args.output}: an input file is damaged")
         return 1
     if args.format == "vrt":
         print(f"{counts.texts} texts, {counts.paragraphs} paragraphs, {counts.sentences} "

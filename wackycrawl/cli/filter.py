@@ -12,9 +12,12 @@ defaults (``wackycrawl.settings``): ``WACKY_LANGUAGES``, ``WACKY_MIN_CLEAN_WORDS
 ``--dedup exact`` keeps near duplicates (exact ones still go), ``--dedup off`` keeps both.
 Kept documents go to OUTDIR as TREC files (new DOCNOs; ``X-Wacky-Source-Docno`` names the
 input document), the documents now rejected to ``OUTDIR/rejects/`` with
-``X-Wacky-Rejected`` (``--no-rejects``: not written). Decisions: :mod:`wackycrawl.corpus.refilter`.
-Exit codes: 0 done, 1 unreadable input or damaged file (its complete documents are still
-used), 2 usage errors (a setting the crawl would refuse too).
+``X-Wacky-Rejected`` (``--no-rejects``: not written). The new corpus is written into
+``OUTDIR.partial`` and moved into OUTDIR once complete (:mod:`wackycrawl.corpus.output`):
+after an error, a damaged input, Ctrl-C or SIGTERM nothing is left, and the same command can
+run again. Decisions: :mod:`wackycrawl.corpus.refilter`. Exit codes: 0 done, 1 unreadable
+input, an input that is no TREC file or a damaged file (nothing written; run ``wackycrawl trec
+recover`` on it), 2 usage errors (a setting the crawl would refuse too), 130 interrupted.
 """
 
 import os
@@ -28,12 +31,15 @@ from scrapy.utils.misc import load_object
 
 from wackycrawl.cli import damage_exit, error, note_left_open
 from wackycrawl.corpus.refilter import DEDUP_MODES, Policy, Refilter
+from wackycrawl.corpus.output import PARTIAL, PartialDir
 from wackycrawl.corpus.source import (
+    INPUT_ERRORS,
     REJECTS_SUBDIR,
     SourceErrors,
     corpus_files,
     iter_corpus,
     nothing_found,
+    repeated_note,
 )
 from wackycrawl.pipelines.dedup import near_settings
 from wackycrawl.pipelines.offline import NamedSettings
@@ -93,37 +99,69 @@ def is_reject_file(path: str) -> bool:
 
 def run(args) -> int:
     open_files: list[str] = []
+    repeated: list[tuple[str, str]] = []
     try:
         settings = crawl_settings(args.set + ([f"WACKY_LANGUAGES={args.languages}"]
                                               if args.languages is not None else []))
         refilter = Refilter(policy_from_settings(settings, args.dedup, args.recompute_language))
-        files = corpus_files(args.corpus, rejects=True, open_files=open_files)
     except ValueError as exc:  # a setting the crawl refuses too: a usage error
         _err(str(exc))
         return 2
-    except OSError as exc:  # a corpus path or bad-words file that cannot be read
+    except OSError as exc:  # a bad-words file that cannot be read
+        _err(str(exc))
+        return 1
+    try:
+        files = corpus_files(args.corpus, rejects=True, open_files=open_files,
+                             repeated=repeated)
+    except INPUT_ERRORS as exc:  # a corpus path that cannot be read, or no TREC file
         _err(str(exc))
         return 1
     note_left_open("filter", open_files)
+    if repeated:
+        _err(repeated_note(repeated))
     if not files:
         _err(nothing_found(args.corpus))
         return 1
     out = os.path.abspath(args.output)
-    if any(os.path.abspath(os.path.dirname(f)) in (out, os.path.join(out, REJECTS_SUBDIR))
-           for f in files):
+    outputs = [d for o in (out, out + PARTIAL) for d in (o, os.path.join(o, REJECTS_SUBDIR))]
+    if any(os.path.abspath(os.path.dirname(f)) in outputs for f in files):
         _err(f"{args.output} holds input files; write the new corpus elsewhere")
         return 1
     if existing := corpus_files([args.output], rejects=True) if os.path.isdir(out) else []:
         _err(f"{args.output} already holds a corpus ({len(existing)} TREC files): the new one "
              "would be mixed into it; write it to a new folder")
         return 1
-    errors, counts = SourceErrors(), Counter()
+    args.interrupted = f"nothing written to {args.output}"
+    with PartialDir(args.output) as staged:
+        counts = _refilter(args, refilter, files, staged.partial, errors := SourceErrors())
+        if counts is None:
+            return 1
+        if errors.damaged:
+            damage_exit("filter", errors.damaged)
+            _err(f"nothing written to {args.output}: an input file is damaged")
+            return 1
+        staged.commit()
+    drops = ", ".join(f"{k} {v}" for k, v in counts.most_common()
+                      if k not in ("read", "kept", "kept_files", "reject_files"))
+    print(f"read {counts['read']} documents ({counts['kept_files']} kept and "
+          f"{counts['reject_files']} rejects files), kept {counts['kept']}; rejected: "
+          f"{drops or 'none'}; language identified again for {refilter.reidentified}",
+          file=sys.stderr)
+    return 0
+
+
+def _refilter(args, refilter: Refilter, files: list[str], directory: str,
+              errors: SourceErrors) -> Counter | None:
+    """Decide the documents of ``files`` and write the new corpus into ``directory``: the
+    counts, or None after an error line when it cannot be written."""
+    counts = Counter()
     kept_files = [f for f in files if not is_reject_file(f)]
     reject_files = [f for f in files if is_reject_file(f)]
+    counts["kept_files"], counts["reject_files"] = len(kept_files), len(reject_files)
     worker = args.worker or writer.default_worker_id()
-    kept_out = writer.TrecWriter(args.output, args.prefix, worker)
+    kept_out = writer.TrecWriter(directory, args.prefix, worker)
     rejects_out = None if args.no_rejects else writer.TrecWriter(
-        os.path.join(args.output, REJECTS_SUBDIR), args.prefix, worker + "-rejects")
+        os.path.join(directory, REJECTS_SUBDIR), args.prefix, worker + "-rejects")
     try:
         for doc, rejection in refilter.run(iter_corpus(kept_files, errors),
                                            iter_corpus(reject_files, errors)):
@@ -138,16 +176,12 @@ def run(args) -> int:
                     rejects_out.write(doc)
     except OSError as exc:
         _err(f"cannot write: {exc}")
-        return 1
+        return None
     finally:
         kept_out.close()
         if rejects_out:
             rejects_out.close()
-    drops = ", ".join(f"{k} {v}" for k, v in counts.most_common() if k not in ("read", "kept"))
-    print(f"read {counts['read']} documents ({len(kept_files)} kept and {len(reject_files)} "
-          f"rejects files), kept {counts['kept']}; rejected: {drops or 'none'}; language "
-          f"identified again for {refilter.reidentified}", file=sys.stderr)
-    return damage_exit("filter", errors.damaged)
+    return counts
 
 
 def register(subparsers) -> None:

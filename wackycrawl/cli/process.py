@@ -38,6 +38,7 @@ import logging
 import multiprocessing
 import os
 import pickle
+import signal
 import sys
 from functools import partial
 from pathlib import Path
@@ -153,6 +154,7 @@ class SettingsError(ValueError):
 
 def _init_worker(settings: dict, counter) -> None:
     global _chain, _counter, _refused
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's: it stops the pool
     logging.basicConfig(level=logging.WARNING)
     _counter, _refused = counter, ""
     try:
@@ -270,6 +272,8 @@ def process(args) -> int:
     if done:
         _replay(chain, outdir)
     worker = crawl_worker_id(context)
+    args.interrupted = (f"the inputs done are listed in {outdir / DONE_NAME}: the same command "
+                        "goes on with the others")
     run = _Run(chain, outdir)
     todo = [p for p in args.files if os.path.realpath(p) not in done]
     for p in args.files:

@@ -16,6 +16,7 @@ A tokenised paragraph is a list of sentences; a sentence a list of :class:`Token
 from __future__ import annotations
 
 import multiprocessing
+import signal
 from collections.abc import Iterable, Iterator
 from itertools import islice
 from typing import NamedTuple
@@ -78,6 +79,12 @@ def _tokenize_job(job: tuple[list[str], list[str]]) -> list[list[list[Token]]]:
     return _worker_tokenizer.document(*job)
 
 
+def ignore_sigint() -> None:
+    """Pool initializer: a worker leaves Ctrl-C (sent to the whole process group) to its
+    parent, which stops the pool; no traceback from every worker."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def tokenize_all(jobs: Iterable[tuple[list[str], list[str]]], workers: int = 1
                  ) -> Iterator[list[list[list[Token]]]]:
     """Tokenise ``(paragraphs, languages)`` jobs in order, in ``workers`` processes
@@ -89,6 +96,6 @@ def tokenize_all(jobs: Iterable[tuple[list[str], list[str]]], workers: int = 1
             yield tokenizer.document(*job)
         return
     jobs = iter(jobs)
-    with multiprocessing.get_context("spawn").Pool(workers) as pool:
+    with multiprocessing.get_context("spawn").Pool(workers, ignore_sigint) as pool:
         while batch := list(islice(jobs, BATCH * workers)):
             yield from pool.map(_tokenize_job, batch, chunksize=max(1, BATCH // 4))
