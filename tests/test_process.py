@@ -209,8 +209,8 @@ def run_damaged(tmp_path: Path, name: str, data: bytes) -> tuple:
     proc = wackycrawl("process", str(path), "-o", str(out), "-s", "WACKY_LANGUAGES=en",
                       "--no-progress")
     docs = [doc for f in sorted(out.glob("*.trec.gz")) for _, doc in iter_docs(str(f))]
-    (drops,) = out.glob("drops-*.tsv")
-    dropped = {url: (reason, detail) for _, url, reason, detail in read_drops(str(drops))}
+    dropped = {url: (reason, detail) for drops in out.glob("drops-*.tsv")
+               for _, url, reason, detail in read_drops(str(drops))}
     assert "Traceback" not in proc.stderr, proc.stderr
     assert (out / "process-done.tsv").read_text() == ""  # damaged: not done, read again
     assert proc.returncode == 1 and "0 file(s) done, 1 failed" in proc.stderr, proc.stderr
@@ -276,3 +276,33 @@ def test_an_http_payload_longer_than_its_content_length_is_damaged(tmp_path):
     assert kept == ["http://a.test/ok.html"]
     reason, detail = dropped["http://a.test/long.html"]
     assert reason == "damaged_record" and "longer than its Content-Length" in detail
+
+def flip(data: bytes, start: int, n: int) -> bytes:
+    """``data`` with ``n`` bytes from ``start`` XOR 0x55."""
+    return data[:start] + bytes(b ^ 0x55 for b in data[start:start + n]) + data[start + n:]
+
+
+def test_a_gzip_member_that_does_not_inflate_is_a_damaged_record(tmp_path):
+    """Corrupt deflate data, a wrong CRC, a broken gzip header: the record is damaged at its
+    member's offset and the records after it are read from the next gzip member."""
+    data, offsets = prose_warc(8, gz=True)
+    ends = [*offsets[1:], len(data)]
+    cases = {"deflate": (3, flip(data, offsets[3] + 200, 30)),
+             "crc": (4, flip(data, ends[4] - 8, 1)),
+             "header": (5, flip(data, offsets[5], 3)),
+             "first": (0, flip(data, 120, 30))}
+    for name, (which, damaged) in cases.items():
+        proc, kept, dropped = run_damaged(tmp_path, f"{name}.warc.gz", damaged)
+        assert kept == [f"http://a.test/{i}.html" for i in range(8) if i != which], name
+        assert f"{tmp_path / name}.warc.gz: damaged: record at byte {offsets[which]}" \
+            in proc.stderr, proc.stderr
+        assert "does not inflate" in proc.stderr and "\\x1f" not in proc.stderr
+        assert "Unknown archive format" not in proc.stderr
+        assert len(proc.stderr.splitlines()) == 2, proc.stderr  # the file's line, the summary
+        assert set(dropped) <= {f"http://a.test/{which}.html"}
+        assert all(reason == "damaged_record" for reason, _ in dropped.values())
+    # damage in the last member: nothing after it to read
+    proc, kept, _ = run_damaged(tmp_path, "last.warc.gz", flip(data, offsets[7] + 200, 30))
+    assert kept == [f"http://a.test/{i}.html" for i in range(7)]
+    assert f"record at byte {offsets[7]}" in proc.stderr and "no record after it" in proc.stderr
+
