@@ -377,3 +377,39 @@ def test_a_warc_folder_left_open_by_a_killed_crawl(tmp_path):
     again = wackycrawl("process", str(closed), "-o", str(out), "--no-progress")  # the glob's
     assert again.returncode == 0 and "done in an earlier run, skipped" in again.stderr
 
+
+def test_request_fields_of_the_crawls_metadata_records_are_carried(tmp_path):
+    """Depth and Seed-Query from the metadata records (in the same file or, written after the
+    file rotated, in the writer's next one); the stages' own fields are made again."""
+    from wackycrawl.corpus.export import text_attributes
+
+    def meta(depth: str, query: str = "") -> list[tuple[str, str]]:
+        return [("Verdict", "kept"), ("DOCNO", "X-1"), ("X-Wacky-Raw-Bytes", "1"),
+                ("X-Wacky-Depth", depth), *([("X-Wacky-Seed-Query", query)] if query else []),
+                ("X-Wacky-Language", "xx")]
+
+    html = {n: page(f"P{n}", prose(n)).encode() for n in range(4)}
+    headers = [("Content-Type", "text/html; charset=utf-8")]
+    with WarcWriter(str(tmp_path), worker="d") as w:
+        ids = [w.write_exchange(Exchange(f"http://a.test/{n}", "HTTP/1.1 200 OK", headers,
+                                         html[n])) for n in range(4)]
+        w.write_metadata("http://a.test/0", ids[0], meta("0", "alpha beta"))
+        w.write_metadata("http://a.test/1", ids[1], meta("2"))
+        first = Path(w.path)
+    with WarcWriter(str(tmp_path), worker="d") as w:  # after rotation: the next file
+        w.write_metadata("http://a.test/2", ids[2], meta("3"))
+        second = Path(w.path)
+    assert second.name.endswith("-00001.warc.gz")
+    out = tmp_path / "out"
+    proc = wackycrawl("process", str(first), "-o", str(out), "--no-progress")
+    assert proc.returncode == 0, proc.stderr
+    docs = {doc.url: doc for f in out.glob("*.trec.gz") for _, doc in iter_docs(str(f))}
+    assert docs["http://a.test/0"].meta.get("Depth") == "0"
+    assert docs["http://a.test/0"].meta.get("Seed-Query") == "alpha%20beta"  # as a crawl writes
+    assert list(docs["http://a.test/0"].meta)[:4] == ["Raw-Bytes", "Depth", "Seed-Query",
+                                                      "Encoding"]
+    assert docs["http://a.test/1"].meta.get("Depth") == "2"
+    assert docs["http://a.test/2"].meta.get("Depth") == "3"
+    assert "Depth" not in docs["http://a.test/3"].meta  # no metadata record: absent
+    assert {d.meta["Language"] for d in docs.values()} == {"en"}
+    assert text_attributes(docs["http://a.test/1"])["depth"] == "2"  # the VRT <text> attribute

@@ -67,13 +67,16 @@ class Capture:
     truncated: str = ""  # WARC-Truncated (length, time, disconnect...): a download cut short
     damage: str = ""  # the record is damaged: the drop reason (truncated, damaged_record)
     damage_detail: str = ""
+    record_id: str = ""  # WARC-Record-ID (a metadata record's WARC-Refers-To names it)
 
 
-def iter_records(path: str, max_bytes: int, counts: dict[str, int] | None = None
-                 ) -> Iterator[Capture]:
+def iter_records(path: str, max_bytes: int, counts: dict[str, int] | None = None,
+                 fields: dict[str, dict[str, str]] | None = None) -> Iterator[Capture]:
     """Yield the captures of the WARC or ARC file ``path`` in file order.
 
-    ``counts`` (if given) gets the number of records per WARC-Type. Raises OSError when the file cannot be opened and
+    ``counts`` (if given) gets the number of records per WARC-Type; ``fields`` (if given) the
+    :data:`REQUEST_FIELDS` of the crawl's ``metadata`` records, by the WARC-Record-ID of the
+    response they refer to. Raises OSError when the file cannot be opened and
     :class:`ArchiveError` when it is no WARC/ARC file or is damaged or torn (cut inside a
     record), after the captures before the damage (and after it, where reading can go on)
     were yielded.
@@ -101,6 +104,8 @@ def iter_records(path: str, max_bytes: int, counts: dict[str, int] | None = None
                     try:
                         if page:
                             capture = _capture(record, max_bytes)  # the body before the offset:
+                        elif kind == "metadata" and fields is not None:
+                            _note_fields(record, fields)
                         records.unended = False
                         offset = records.get_record_offset()  # reads the record to its end
                         end = offset + records.get_record_length()
@@ -221,6 +226,26 @@ def _member_starts_record(f, at: int, warc: bool) -> bool:
     except zlib.error:
         return False
     return head.startswith(b"WARC/") if warc else bool(head.strip())
+
+
+#: the fields of a crawl's ``metadata`` record that the spider set from the request (not
+#: made by a stage): ``wackycrawl process`` gives them to the document of the response
+REQUEST_FIELDS = ("Depth", "Seed-Query")
+
+
+def _note_fields(record, fields: dict[str, dict[str, str]]) -> None:
+    """Add the :data:`REQUEST_FIELDS` (``X-Wacky-Depth: 1``...) of a ``metadata`` record to
+    ``fields`` under the WARC-Record-ID of the response it refers to."""
+    refers = record.rec_headers.get_header("WARC-Refers-To")
+    if not refers:
+        return
+    found = {}
+    for line in record.content_stream().read(1 << 16).decode("utf-8", "replace").splitlines():
+        name, sep, value = line.partition(":")
+        if sep and name.startswith("X-Wacky-") and name[8:] in REQUEST_FIELDS:
+            found[name[8:]] = value.strip()
+    if found:
+        fields[refers] = found
 
 
 #: how a WARC record starts: its version line (WARC 1.0, 1.1), at the start of a line
@@ -366,7 +391,7 @@ def _capture(record, max_bytes: int, read: bool = True) -> Capture:
         protocol=http.protocol or "HTTP/1.1",
         headers=[(k, v) for k, v in http.headers],
         body=body, over=len(body) > max_bytes if over is None else over, offset=0,
-        error=error, truncated=truncated,
+        error=error, truncated=truncated, record_id=warc.get_header("WARC-Record-ID") or "",
     )
 
 

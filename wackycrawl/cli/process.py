@@ -17,7 +17,10 @@ fingerprint stages, dedup, TREC writer, and the extensions of ``WACKY_OFFLINE_EX
 (drops file, rejects stream). Output: what a crawl writes, in OUTDIR: TREC files and
 indexes, ``drops-<worker>.tsv`` (time, URL, reason, detail of every page not kept; a
 resumed run appends the drops of an unfinished input again), ``rejects/`` with
-``WACKY_KEEP_REJECTS``, and ``process-stats-<worker>.json`` (the crawl's stats keys).
+``WACKY_KEEP_REJECTS``, and ``process-stats-<worker>.json`` (the crawl's stats keys). A
+document gets the request fields (``Depth``, ``Seed-Query``) of the crawl's ``metadata``
+record about its response, when the archive has one (in the same file, or among the first
+records of the writer's next file).
 
 ``-j N`` runs the stateless stages in N worker processes, one input file at a time each; dedup
 and the writer run here, over the files in their command-line order, so the output does not
@@ -45,6 +48,7 @@ import logging
 import multiprocessing
 import os
 import pickle
+import re
 import sys
 from functools import partial
 from pathlib import Path
@@ -88,15 +92,21 @@ _err = partial(error, "process")
 def stage_file(path: str, chain: Chain, spool: str, progress=None) -> dict:
     """Read ``path``, apply the size window and the stateless stages, and pickle what is left
     to ``spool``: ``("item", item)`` for items to finish, ``("drop", url, reason, detail,
-    item as dropped or None, message or None)`` for items dropped. Returns ``{"records": n, "error": str, "stats": calls}``; ``progress``
-    (if given) is called with the compressed bytes read since its last call."""
+    item as dropped or None, message or None)`` for items dropped, each entry ending with the
+    response's WARC-Record-ID. Returns ``{"error": str, "stats": calls, "fields": {record id:
+    {name: value}}}`` (the :data:`~wackycrawl.archive.reader.REQUEST_FIELDS` of the crawl's
+    metadata records); ``progress`` (if given) is called with the compressed bytes read since
+    its last call."""
     settings, stats = chain.context.settings, chain.stats
     counts: dict[str, int] = {}
+    fields: dict[str, dict[str, str]] = {}
+    staged: set[str] = set()  # the responses that became items: fields wanted
     error, last = "", 0
     send_back = reject_reasons(settings)  # dropped items travel on only for the rejects
     with open(spool, "wb") as out:
         try:
-            for capture in iter_records(path, settings.getint("WACKY_MAX_DOC_BYTES"), counts):
+            for capture in iter_records(path, settings.getint("WACKY_MAX_DOC_BYTES"), counts,
+                                        fields):
                 if progress:
                     progress(capture.offset - last)
                     last = capture.offset
@@ -105,9 +115,10 @@ def stage_file(path: str, chain: Chain, spool: str, progress=None) -> dict:
                 entry = _outside(capture, item, settings, stats)
                 if entry:
                     if entry[0] == "drop":
-                        pickle.dump(entry, out, pickle.HIGHEST_PROTOCOL)
+                        pickle.dump((*entry, capture.record_id), out, pickle.HIGHEST_PROTOCOL)
                     continue
                 stats.inc_value("wacky/size/in_window")
+                staged.add(capture.record_id)
                 try:
                     entry = ("item", chain.run_stages(item))
                 except DropItem as exc:
@@ -117,14 +128,58 @@ def stage_file(path: str, chain: Chain, spool: str, progress=None) -> dict:
                 except Exception as exc:  # a stage's bug: logged, the item dropped
                     logger.exception("stage failed on %s", item["url"])
                     entry = ("drop", item["url"], "stage_error", repr(exc), None, None)
-                pickle.dump(entry, out, pickle.HIGHEST_PROTOCOL)
+                pickle.dump((*entry, capture.record_id), out, pickle.HIGHEST_PROTOCOL)
         except (ArchiveError, OSError) as exc:
             error = str(exc)
     if progress:
         progress(max(os.path.getsize(path) - last, 0) if os.path.exists(path) else 0)
+    if staged - fields.keys():
+        _later_fields(path, staged - fields.keys(), fields)
     for kind, n in counts.items():
         stats.inc_value(f"wacky/process/records/{kind}", n)
-    return {"error": error, "stats": stats.take() if isinstance(stats, StatsRecorder) else []}
+    return {"error": error, "stats": stats.take() if isinstance(stats, StatsRecorder) else [],
+            "fields": fields}
+
+
+#: a crawl's WARC file name, ``<prefix>-<worker>-<file#>.warc.gz``
+_WARC_NAME = re.compile(r"(.*-)(\d{5,})(\.warc\.gz)(\.open)?")
+LATER_RECORDS = 1000
+
+
+def _later_fields(path: str, missing: set[str], fields: dict, limit: int = LATER_RECORDS
+                  ) -> None:
+    """The metadata records of the last responses of a crawl's WARC file can be in the same
+    writer's next file (written once the items left the pipelines, after the file rotated):
+    look for ``missing`` ones in its first ``limit`` responses."""
+    m = _WARC_NAME.fullmatch(os.path.basename(path))
+    if not m:
+        return
+    name = f"{m.group(1)}{int(m.group(2)) + 1:0{len(m.group(2))}d}{m.group(3)}"
+    later = os.path.join(os.path.dirname(path), name)
+    if not os.path.isfile(later):
+        later += archive_writer.OPEN_SUFFIX
+    if not os.path.isfile(later):
+        return
+    try:
+        for n, _ in enumerate(iter_records(later, 0, None, fields)):
+            if n >= limit or missing <= fields.keys():
+                return
+    except (ArchiveError, OSError):  # its damage is reported when it is read itself
+        pass
+
+
+def carry_fields(item: dict | None, found: dict[str, str] | None) -> None:
+    """Give ``item`` the request fields the crawl's metadata record held for its response
+    (``Depth``, ``Seed-Query``), after ``Raw-Bytes`` as the spider orders them."""
+    if not item or not found:
+        return
+    meta = item.get("meta", {})
+    keys = list(meta)
+    at = keys.index("Raw-Bytes") + 1 if "Raw-Bytes" in keys else 0
+    merged = {k: meta[k] for k in keys[:at]}
+    merged.update(found)
+    merged.update((k, meta[k]) for k in keys[at:] if k not in found)
+    item["meta"] = merged
 
 
 def _outside(capture, item: dict, settings, stats) -> tuple | None:
@@ -230,7 +285,7 @@ class _Run:
         self.kept = 0
         self.shaping = shaping  # recorded with the first input done
 
-    def consume(self, spool: str) -> None:
+    def consume(self, spool: str, fields: dict[str, dict[str, str]]) -> None:
         with open(spool, "rb") as f:
             while True:
                 try:
@@ -238,9 +293,11 @@ class _Run:
                 except EOFError:
                     break
                 if entry[0] == "item":
+                    carry_fields(entry[1], fields.get(entry[2]))
                     self.kept += self.chain.finish(entry[1], run_stages=False) is None
                 else:
-                    _, url, reason, detail, state, message = entry
+                    _, url, reason, detail, state, message, record_id = entry
+                    carry_fields(state, fields.get(record_id))
                     item = state or {"url": url}
                     self.chain.dropped(item, dropped(reason, item, detail, message))
         os.remove(spool)
@@ -427,7 +484,7 @@ def _consume(tasks, results, context: OfflineContext, run: _Run) -> int:
         before = _trec_files(run.outdir)
         for method, *call in result["stats"]:
             getattr(context.stats, method)(*call)
-        run.consume(spool)
+        run.consume(spool, result.get("fields", {}))
         if result["error"]:  # not marked done: a second run removes its output, reads it again
             message = result["error"]  # an ArchiveError names the file itself
             _err(message if message.startswith(f"{path}: ") else f"{path}: {message}")
