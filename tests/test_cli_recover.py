@@ -157,3 +157,21 @@ def test_readers_of_a_damaged_folder_say_to_run_trec_recover(tmp_path):
         assert "Traceback" not in run.stderr, (name, run.stderr)
         assert f"wackycrawl {name}: " in run.stderr, (name, run.stderr)
         assert f"run 'wackycrawl trec recover {path}'" in run.stderr, (name, run.stderr)
+
+
+def test_recover_closes_a_warc_file_left_open_by_a_killed_crawl(tmp_path):
+    from tests.test_process import leave_open
+    from tests.webpages import page, prose
+
+    pages = {f"http://a.test/{n}": page(f"P{n}", prose(n)) for n in range(3)}
+    left = leave_open(tmp_path / "warc", "k9", pages)
+    run = wackycrawl("trec", "recover", tmp_path / "warc")
+    assert run.returncode == 0, run.stderr
+    closed = str(left).removesuffix(".open")
+    assert run.stdout.startswith(f"{left} -> {closed}: 5 WARC records kept, "), run.stdout
+    assert os.path.exists(closed) and not left.exists()
+    again = wackycrawl("trec", "recover", tmp_path / "warc")
+    assert "no .open or damaged file to recover" in again.stdout
+    one = leave_open(tmp_path / "one", "k9", pages)  # the .open file named
+    run = wackycrawl("trec", "recover", one)
+    assert run.returncode == 0 and f"{one} -> " in run.stdout, run.stderr

@@ -83,10 +83,9 @@ def test_damaged_and_missing_inputs(tmp_path):
     bad = tmp_path / "bad.warc.gz"
     bad.write_bytes(data + b"WARC/1.1\r\nthis is not a record\r\n")
     out = tmp_path / "out"
-    proc = wackycrawl("process", str(bad), str(tmp_path / "missing.warc.gz"), "-o", str(out),
-                      "--no-progress")
+    proc = wackycrawl("process", str(bad), "-o", str(out), "--no-progress")
     assert proc.returncode == 1
-    assert "missing.warc.gz" in proc.stderr and "bad.warc.gz" in proc.stderr
+    assert "bad.warc.gz" in proc.stderr
     assert urls(out) == {"http://a.test/"}  # the record before the damage counts
     assert wackycrawl("process", str(good), "-o", str(tmp_path / "x"), "-s", "NOEQUALS"
                       ).returncode == 2
@@ -98,24 +97,23 @@ def test_an_input_that_failed_is_not_marked_done_and_a_rerun_reads_it(tmp_path):
     binary, bad = tmp_path / "ls.bin", tmp_path / "bad.warc.gz"
     binary.write_bytes(Path("/bin/ls").read_bytes())
     bad.write_bytes(data + b"WARC/1.1\r\nthis is not a record\r\n")
-    missing = tmp_path / "missing.warc.gz"
+    later = tmp_path / "later.warc.gz"
     out = tmp_path / "out"
-    proc = wackycrawl("process", str(binary), str(bad), str(missing), "-o", str(out),
-                      "--no-progress")
+    proc = wackycrawl("process", str(binary), str(bad), "-o", str(out), "--no-progress")
     assert proc.returncode == 1
-    assert "0 file(s) done, 3 failed (not marked done" in proc.stderr
+    assert "0 file(s) done, 2 failed (not marked done" in proc.stderr
     assert (out / "process-done.tsv").read_text() == ""
     assert urls(out) == {"http://a.test/"}  # the record before the damage counts
     bad.write_bytes(data)  # repaired: the next run reads it again, its old output removed
-    missing.write_bytes(data)
-    proc = wackycrawl("process", str(binary), str(bad), str(missing), "-o", str(out),
+    later.write_bytes(data)
+    proc = wackycrawl("process", str(binary), str(bad), str(later), "-o", str(out),
                       "--no-progress")
     assert proc.returncode == 1 and "2 file(s) done, 1 failed" in proc.stderr, proc.stderr
     assert "removing " in proc.stderr and "ls.bin: not a WARC or ARC file" in proc.stderr
     done = [line.split("\t")[0] for line in (out / "process-done.tsv").read_text().splitlines()]
-    assert done == [str(bad), str(missing)]
+    assert done == [str(bad), str(later)]
     kept = [doc.url for f in sorted(out.glob("*.trec.gz")) for _, doc in iter_docs(str(f))]
-    assert kept == ["http://a.test/"]  # once: the copy in missing.warc.gz is a duplicate
+    assert kept == ["http://a.test/"]  # once: the copy in later.warc.gz is a duplicate
 
 
 def test_a_setting_a_stage_refuses_is_one_error_also_with_worker_processes(tmp_path):
@@ -209,8 +207,8 @@ def run_damaged(tmp_path: Path, name: str, data: bytes) -> tuple:
     proc = wackycrawl("process", str(path), "-o", str(out), "-s", "WACKY_LANGUAGES=en",
                       "--no-progress")
     docs = [doc for f in sorted(out.glob("*.trec.gz")) for _, doc in iter_docs(str(f))]
-    (drops,) = out.glob("drops-*.tsv")
-    dropped = {url: (reason, detail) for _, url, reason, detail in read_drops(str(drops))}
+    dropped = {url: (reason, detail) for drops in out.glob("drops-*.tsv")
+               for _, url, reason, detail in read_drops(str(drops))}
     assert "Traceback" not in proc.stderr, proc.stderr
     assert (out / "process-done.tsv").read_text() == ""  # damaged: not done, read again
     assert proc.returncode == 1 and "0 file(s) done, 1 failed" in proc.stderr, proc.stderr
@@ -276,3 +274,142 @@ def test_an_http_payload_longer_than_its_content_length_is_damaged(tmp_path):
     assert kept == ["http://a.test/ok.html"]
     reason, detail = dropped["http://a.test/long.html"]
     assert reason == "damaged_record" and "longer than its Content-Length" in detail
+
+
+def flip(data: bytes, start: int, n: int) -> bytes:
+    """``data`` with ``n`` bytes from ``start`` XOR 0x55."""
+    return data[:start] + bytes(b ^ 0x55 for b in data[start:start + n]) + data[start + n:]
+
+
+def test_a_gzip_member_that_does_not_inflate_is_a_damaged_record(tmp_path):
+    """Corrupt deflate data, a wrong CRC, a broken gzip header: the record is damaged at its
+    member's offset and the records after it are read from the next gzip member."""
+    data, offsets = prose_warc(8, gz=True)
+    ends = [*offsets[1:], len(data)]
+    cases = {"deflate": (3, flip(data, offsets[3] + 200, 30)),
+             "crc": (4, flip(data, ends[4] - 8, 1)),
+             "header": (5, flip(data, offsets[5], 3)),
+             "first": (0, flip(data, 120, 30))}
+    for name, (which, damaged) in cases.items():
+        proc, kept, dropped = run_damaged(tmp_path, f"{name}.warc.gz", damaged)
+        assert kept == [f"http://a.test/{i}.html" for i in range(8) if i != which], name
+        assert f"{tmp_path / name}.warc.gz: damaged: record at byte {offsets[which]}" \
+            in proc.stderr, proc.stderr
+        assert "does not inflate" in proc.stderr and "\\x1f" not in proc.stderr
+        assert "Unknown archive format" not in proc.stderr
+        assert len(proc.stderr.splitlines()) == 2, proc.stderr  # the file's line, the summary
+        assert set(dropped) <= {f"http://a.test/{which}.html"}
+        assert all(reason == "damaged_record" for reason, _ in dropped.values())
+    # damage in the last member: nothing after it to read
+    proc, kept, _ = run_damaged(tmp_path, "last.warc.gz", flip(data, offsets[7] + 200, 30))
+    assert kept == [f"http://a.test/{i}.html" for i in range(7)]
+    assert f"record at byte {offsets[7]}" in proc.stderr and "no record after it" in proc.stderr
+
+
+def test_a_rerun_with_other_settings_is_refused(tmp_path):
+    warc = write_warc(tmp_path / "in", "a", {"http://a.test/en": page("En", prose(1)),
+                                             "http://a.test/de": page("De", prose(2, lang="de"))})
+    out = tmp_path / "out"
+    first = wackycrawl("process", str(warc), "-o", str(out), "-s", "WACKY_LANGUAGES=en,de",
+                       "--no-progress")
+    assert first.returncode == 0, first.stderr
+    assert urls(out) == {"http://a.test/en", "http://a.test/de"}
+    before = sorted(p.name for p in out.iterdir())
+    other = wackycrawl("process", str(warc), "-o", str(out), "-s", "WACKY_LANGUAGES=de",
+                       "--no-progress")
+    assert other.returncode == 2
+    assert other.stderr.strip().splitlines() == [
+        f"wackycrawl process: {out} holds the corpus of a run with other settings "
+        "(-s WACKY_LANGUAGES=en,de; this run: -s WACKY_LANGUAGES=de); the inputs done there "
+        "would not be read again: give a new folder (-o), or the same -s settings to resume "
+        "that run"]
+    none = wackycrawl("process", str(warc), "-o", str(out), "--no-progress")
+    assert none.returncode == 2 and "this run: no -s setting" in none.stderr
+    assert sorted(p.name for p in out.iterdir()) == before
+    assert urls(out) == {"http://a.test/en", "http://a.test/de"}
+    same = wackycrawl("process", str(warc), "-o", str(out), "-s", "WACKY_LANGUAGES=en,de",
+                      "-s", "LOG_LEVEL=INFO", "--no-progress")
+    assert same.returncode == 0 and "done in an earlier run, skipped" in same.stderr
+
+
+def test_a_missing_input_is_refused_before_anything_is_written(tmp_path):
+    out = tmp_path / "out"
+    proc = wackycrawl("process", str(tmp_path / "nosuch.warc.gz"), "-o", str(out))
+    assert proc.returncode == 1 and not out.exists()
+    assert proc.stderr == (f"wackycrawl process: {tmp_path / 'nosuch.warc.gz'}: no such file "
+                           "or folder; nothing done\n")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    proc = wackycrawl("process", str(empty), "-o", str(out))
+    assert proc.returncode == 1 and not out.exists() and "no .warc.gz" in proc.stderr
+
+
+def leave_open(directory: Path, worker: str, pages: dict[str, str]) -> Path:
+    """A WARC file as a crawl killed while writing leaves it: ``.open``, cut inside the
+    response record of its last page."""
+    from wackycrawl.trec.reader import iter_members
+
+    closed = write_warc(directory, worker, pages)
+    with open(closed, "rb") as f:
+        members = list(iter_members(f, str(closed)))
+    last = members[-2]  # the last page's response (its request record follows)
+    left = closed.with_name(closed.name + ".open")
+    left.write_bytes(closed.read_bytes()[:last.offset + last.length // 2])
+    closed.unlink()
+    return left
+
+
+def test_a_warc_folder_left_open_by_a_killed_crawl(tmp_path):
+    warc = tmp_path / "warc"
+    pages = {f"http://a.test/{n}": page(f"P{n}", prose(n)) for n in range(4)}
+    left = leave_open(warc, "k9", pages)
+    out = tmp_path / "out"
+    glob = wackycrawl("process", str(warc / "*.warc.gz"), "-o", str(out))  # the shell's
+    assert glob.returncode == 1 and not out.exists()
+    assert f"give the folder ('wackycrawl process {warc} ...'" in glob.stderr, glob.stderr
+    proc = wackycrawl("process", str(warc), "-o", str(out), "--no-progress")
+    assert proc.returncode == 0, proc.stderr
+    closed = Path(str(left).removesuffix(".open"))
+    assert f"{left}: left open by a crawl that was stopped; closed as {closed}" in proc.stderr
+    assert not left.exists() and closed.exists()
+    assert urls(out) == {f"http://a.test/{n}" for n in range(3)}  # the last one was cut
+    assert (out / "process-done.tsv").read_text().split("\t")[0] == str(closed)
+    again = wackycrawl("process", str(closed), "-o", str(out), "--no-progress")  # the glob's
+    assert again.returncode == 0 and "done in an earlier run, skipped" in again.stderr
+
+
+def test_request_fields_of_the_crawls_metadata_records_are_carried(tmp_path):
+    """Depth and Seed-Query from the metadata records (in the same file or, written after the
+    file rotated, in the writer's next one); the stages' own fields are made again."""
+    from wackycrawl.corpus.export import text_attributes
+
+    def meta(depth: str, query: str = "") -> list[tuple[str, str]]:
+        return [("Verdict", "kept"), ("DOCNO", "X-1"), ("X-Wacky-Raw-Bytes", "1"),
+                ("X-Wacky-Depth", depth), *([("X-Wacky-Seed-Query", query)] if query else []),
+                ("X-Wacky-Language", "xx")]
+
+    html = {n: page(f"P{n}", prose(n)).encode() for n in range(4)}
+    headers = [("Content-Type", "text/html; charset=utf-8")]
+    with WarcWriter(str(tmp_path), worker="d") as w:
+        ids = [w.write_exchange(Exchange(f"http://a.test/{n}", "HTTP/1.1 200 OK", headers,
+                                         html[n])) for n in range(4)]
+        w.write_metadata("http://a.test/0", ids[0], meta("0", "alpha beta"))
+        w.write_metadata("http://a.test/1", ids[1], meta("2"))
+        first = Path(w.path)
+    with WarcWriter(str(tmp_path), worker="d") as w:  # after rotation: the next file
+        w.write_metadata("http://a.test/2", ids[2], meta("3"))
+        second = Path(w.path)
+    assert second.name.endswith("-00001.warc.gz")
+    out = tmp_path / "out"
+    proc = wackycrawl("process", str(first), "-o", str(out), "--no-progress")
+    assert proc.returncode == 0, proc.stderr
+    docs = {doc.url: doc for f in out.glob("*.trec.gz") for _, doc in iter_docs(str(f))}
+    assert docs["http://a.test/0"].meta.get("Depth") == "0"
+    assert docs["http://a.test/0"].meta.get("Seed-Query") == "alpha%20beta"  # as a crawl writes
+    assert list(docs["http://a.test/0"].meta)[:4] == ["Raw-Bytes", "Depth", "Seed-Query",
+                                                      "Encoding"]
+    assert docs["http://a.test/1"].meta.get("Depth") == "2"
+    assert docs["http://a.test/2"].meta.get("Depth") == "3"
+    assert "Depth" not in docs["http://a.test/3"].meta  # no metadata record: absent
+    assert {d.meta["Language"] for d in docs.values()} == {"en"}
+    assert text_attributes(docs["http://a.test/1"])["depth"] == "2"  # the VRT <text> attribute

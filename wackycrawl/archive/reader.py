@@ -13,11 +13,13 @@ shorter than its WARC Content-Length (a file cut short, or a Content-Length too 
 record would swallow the next ones) is ``truncated``; a ``WARC-Block-Digest`` or
 ``WARC-Payload-Digest`` that does not match, a record not followed by the blank lines that
 end it (a Content-Length too small) or an HTTP payload longer than its HTTP Content-Length is
-``damaged_record``. Such a capture carries the reason in ``damage`` (never a page for the
-stages), and the file raises :class:`ArchiveError` once read: a ``.warc.gz`` file (one gzip
-member per record) is read on from the next member, a plain ``.warc`` file from the next
-WARC version line after the damaged record's own (:func:`next_record_start`), so the records
-a too-large Content-Length swallowed are read too.
+``damaged_record``, and so is a record whose gzip member does not inflate (bad header, deflate
+data or CRC: :class:`GzipDamage`). Such a capture carries the reason in ``damage`` (never a
+page for the stages), and the file raises :class:`ArchiveError` once read: a ``.warc.gz`` file
+(one gzip member per record) is read on from the next member (after a member that does not
+inflate, the next gzip header whose member inflates to a record: :func:`next_member_start`),
+a plain ``.warc`` file from the next WARC version line after the damaged record's own
+(:func:`next_record_start`), so the records a too-large Content-Length swallowed are read too.
 
 A download the crawl cut short (``WARC-Truncated``) with a Content-Encoding the crawl meters
 is not decoded by warcio: its archived wire bytes are fed to the crawl's own meter
@@ -35,7 +37,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from warcio.archiveiterator import ArchiveIterator
-from warcio.bufferedreaders import ChunkedDataReader
+from warcio.bufferedreaders import ChunkedDataReader, DecompressingBufferedReader
 from warcio.exceptions import ArchiveLoadFailed
 from warcio.limitreader import LimitReader
 from warcio.timeutils import iso_date_to_timestamp
@@ -65,26 +67,31 @@ class Capture:
     truncated: str = ""  # WARC-Truncated (length, time, disconnect...): a download cut short
     damage: str = ""  # the record is damaged: the drop reason (truncated, damaged_record)
     damage_detail: str = ""
+    record_id: str = ""  # WARC-Record-ID (a metadata record's WARC-Refers-To names it)
 
 
-def iter_records(path: str, max_bytes: int, counts: dict[str, int] | None = None
-                 ) -> Iterator[Capture]:
+def iter_records(path: str, max_bytes: int, counts: dict[str, int] | None = None,
+                 fields: dict[str, dict[str, str]] | None = None) -> Iterator[Capture]:
     """Yield the captures of the WARC or ARC file ``path`` in file order.
 
-    ``counts`` (if given) gets the number of records per WARC-Type. Raises OSError when the
-    file cannot be opened and :class:`ArchiveError` when it is no WARC/ARC file or is damaged
-    or torn (cut inside a record), after the captures before the damage were yielded.
+    ``counts`` (if given) gets the number of records per WARC-Type; ``fields`` (if given) the
+    :data:`REQUEST_FIELDS` of the crawl's ``metadata`` records, by the WARC-Record-ID of the
+    response they refer to. Raises OSError when the file cannot be opened and
+    :class:`ArchiveError` when it is no WARC/ARC file or is damaged or torn (cut inside a
+    record), after the captures before the damage (and after it, where reading can go on)
+    were yielded.
     """
     counts = {} if counts is None else counts
     end = 0
     damaged: list[str] = []
     rest = ""
     with open(path, "rb") as f:
-        _check_head(f, path)
+        gz, warc = _check_head(f, path)
         start = 0
-        while start is not None:  # a plain file goes on after damage at the next record
+        while start is not None:  # after damage, reading goes on at the next record
             f.seek(start)
-            records = _Records(f, arc2warc=True, check_digests=True)
+            records = _Records(f, arc2warc=True, check_digests=True, gzipped=gz)
+            offset, failed = start, False
             try:
                 for record in records:
                     kind = record.rec_type
@@ -92,13 +99,22 @@ def iter_records(path: str, max_bytes: int, counts: dict[str, int] | None = None
                         raise ArchiveError(f"{path}: record at byte {end} has no WARC-Type")
                     counts[kind] = counts.get(kind, 0) + 1
                     capture = None
-                    if kind == "response" and record.http_headers \
-                            and record.http_headers.get_statuscode().isdigit():
-                        capture = _capture(record, max_bytes)  # the body before the offset:
-                    records.unended = False
-                    offset = records.get_record_offset()  # (absolute) reads the record to its end
-                    end = offset + records.get_record_length()
-                    reason, why = _damage(record, records.unended)
+                    page = kind == "response" and record.http_headers \
+                        and record.http_headers.get_statuscode().isdigit()
+                    try:
+                        if page:
+                            capture = _capture(record, max_bytes)  # the body before the offset:
+                        elif kind == "metadata" and fields is not None:
+                            _note_fields(record, fields)
+                        records.unended = False
+                        offset = records.get_record_offset()  # reads the record to its end
+                        end = offset + records.get_record_length()
+                        reason, why = _damage(record, records.unended)
+                    except GzipDamage as exc:  # its gzip member does not inflate: no record
+                        offset, failed = records.offset, True
+                        if page and capture is None:
+                            capture = _capture(record, max_bytes, read=False)
+                        reason, why = "damaged_record", str(exc)
                     if reason:
                         damaged.append(f"record at byte {offset} ({kind}): {why}")
                         if capture is not None:
@@ -106,27 +122,130 @@ def iter_records(path: str, max_bytes: int, counts: dict[str, int] | None = None
                     if capture is not None:
                         capture.offset = offset
                         yield capture
-                    if reason and not records.reader.decompressor:
+                    if failed or (reason and not gz):
                         break
                 else:
                     start = None
                     continue
             except ArchiveError:
                 raise
-            except ArchiveLoadFailed as exc:
-                raise ArchiveError(f"{path}: {exc}") from None
             except Exception as exc:  # noqa: BLE001 - warcio on a torn record: AttributeError...
-                raise ArchiveError(f"{path}: damaged record after byte {end} "
-                                   f"({type(exc).__name__}: {exc}); torn file?") from None
-            start = next_record_start(f, offset + 1)  # after a damaged record of a plain file
-            if start is not None and start <= offset:  # never back: next_record_start looks on
-                start = None
-            if start is None and os.fstat(f.fileno()).st_size > end:
+                if not gz:
+                    if isinstance(exc, ArchiveLoadFailed):
+                        raise ArchiveError(f"{path}: {_short(exc)}") from None
+                    raise ArchiveError(f"{path}: damaged record after byte {end} "
+                                       f"({type(exc).__name__}: {_short(exc)}); torn file?"
+                                       ) from None
+                offset = records.offset  # the gzip member being read
+                if isinstance(exc, GzipDamage) and offset == end and _blank_from(f, end):
+                    break  # blank bytes after the last member (checked below)
+                what = str(exc) if isinstance(exc, GzipDamage) \
+                    else f"{type(exc).__name__}: {_short(exc)}"
+                damaged.append(f"record at byte {offset}: {what}")
+                failed = True
+            if gz:  # the next gzip member that holds a record
+                start = next_member_start(f, offset + 1, warc) if failed else None
+                after = offset
+            else:  # after a damaged record of a plain file: its next WARC version line
+                start = next_record_start(f, offset + 1)
+                if start is not None and start <= offset:  # never back
+                    start = None
+                after = end
+            if start is None and os.fstat(f.fileno()).st_size > after:
                 rest = "; no record after it"
         if damaged:
             more = f" (and {len(damaged) - 1} more damaged record(s))" if len(damaged) > 1 else ""
             raise ArchiveError(f"{path}: damaged: {damaged[0]}{more}{rest}")
         _check_tail(f, path, end)
+
+
+def _short(exc: Exception, limit: int = 120) -> str:
+    """The first line of an exception's message, cut to ``limit`` characters, with bytes that
+    are no printable ASCII escaped (warcio puts a binary record's first line in its errors)."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    text = text.encode("ascii", "backslashreplace").decode("ascii")
+    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _blank_from(f, offset: int) -> bool:
+    """Whether the file ``f`` holds only blank bytes (CR, LF, tab, space, NUL) from ``offset``."""
+    f.seek(offset)
+    while data := f.read(1 << 16):
+        if data.strip(b"\r\n\t \x00"):
+            return False
+    return True
+
+
+class GzipDamage(Exception):
+    """A gzip member of a ``.warc.gz`` file does not inflate (bad header, deflate data or
+    CRC): the record it holds is damaged."""
+
+
+class _GzipReader(DecompressingBufferedReader):
+    """warcio's reader for a gzip file, which raises :class:`GzipDamage` where a member does
+    not inflate (warcio reads such a member as uncompressed data, or prints the zlib error
+    and goes on with nothing)."""
+
+    def _decompress(self, data):
+        if self.decompressor and data:
+            try:
+                return self.decompressor.decompress(data)
+            except zlib.error as exc:
+                raise GzipDamage(f"its gzip member does not inflate ({exc})") from None
+        return data
+
+
+#: how a gzip member starts: ID1 ID2 CM (deflate)
+_GZIP_START = re.compile(rb"\x1f\x8b\x08")
+
+
+def next_member_start(f, after: int, warc: bool = True, chunk: int = 1 << 20) -> int | None:
+    """The byte offset of the first gzip member beyond byte ``after`` of the file ``f`` that
+    inflates and holds a record (starts with ``WARC/`` if ``warc``), or None: where reading a
+    ``.warc.gz`` file goes on after a damaged member. Reads ``chunk`` bytes at a time."""
+    pos = after
+    while True:
+        f.seek(pos)
+        data = f.read(chunk + 2)
+        for m in _GZIP_START.finditer(data):
+            if _member_starts_record(f, pos + m.start(), warc):
+                return pos + m.start()
+        if len(data) < chunk + 2:
+            return None
+        pos += chunk
+
+
+def _member_starts_record(f, at: int, warc: bool) -> bool:
+    f.seek(at)
+    data = f.read(1 << 16)
+    if len(data) < 10 or data[3] & 0xE0:  # reserved flag bits set: no gzip header
+        return False
+    try:
+        head = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(data, 16)
+    except zlib.error:
+        return False
+    return head.startswith(b"WARC/") if warc else bool(head.strip())
+
+
+#: the fields of a crawl's ``metadata`` record that the spider set from the request (not
+#: made by a stage): ``wackycrawl process`` gives them to the document of the response
+REQUEST_FIELDS = ("Depth", "Seed-Query")
+
+
+def _note_fields(record, fields: dict[str, dict[str, str]]) -> None:
+    """Add the :data:`REQUEST_FIELDS` (``X-Wacky-Depth: 1``...) of a ``metadata`` record to
+    ``fields`` under the WARC-Record-ID of the response it refers to."""
+    refers = record.rec_headers.get_header("WARC-Refers-To")
+    if not refers:
+        return
+    found = {}
+    for line in record.content_stream().read(1 << 16).decode("utf-8", "replace").splitlines():
+        name, sep, value = line.partition(":")
+        if sep and name.startswith("X-Wacky-") and name[8:] in REQUEST_FIELDS:
+            found[name[8:]] = value.strip()
+    if found:
+        fields[refers] = found
 
 
 #: how a WARC record starts: its version line (WARC 1.0, 1.1), at the start of a line
@@ -157,6 +276,11 @@ class _Records(ArchiveIterator):
     the rest of that gzip member is skipped, so reading goes on at the next member."""
 
     unended = False
+
+    def __init__(self, *args, gzipped: bool = False, **kwargs):
+        super().__init__(*args, **kwargs)
+        if gzipped:
+            self.reader = _GzipReader(self.fh, block_size=self.reader.block_size)
 
     def _consume_blanklines(self):
         empty_size = 0
@@ -197,23 +321,32 @@ def _damage(record, unended: bool) -> tuple[str, str]:
     return ("damaged_record", "; ".join(problems)) if problems else ("", "")
 
 
-def _check_head(f, path: str) -> None:
-    """ArchiveError unless the file starts (in its first gzip member, if compressed) with a
+def _check_head(f, path: str) -> tuple[bool, bool]:
+    """(gzip, WARC): whether the file is gzip-compressed and holds WARC (not ARC) records.
+    ArchiveError unless the file starts (in its first gzip member, if compressed) with a
     WARC version line (``WARC/1.0``, ``WARC/1.1``: ISO 28500) or an ARC file's ``filedesc://``
     record (ARC v1): warcio reads any other line as an ARC header and yields no record from a
-    text or binary file."""
+    text or binary file. A first gzip member that does not inflate is a damaged record if a
+    later member holds a WARC record."""
     head = f.read(4096)
     f.seek(0)
     if not head:
         raise ArchiveError(f"{path}: empty file, no WARC or ARC record")
-    if head[:2] == b"\x1f\x8b":
+    gz = head[:2] == b"\x1f\x8b"
+    if gz:
         try:
             head = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(head, 64)
         except zlib.error as exc:
-            raise ArchiveError(f"{path}: not a gzip file ({exc})") from None
+            if next_member_start(f, 1) is None:
+                raise ArchiveError(f"{path}: not a gzip file ({exc})") from None
+            f.seek(0)
+            return True, True
+        finally:
+            f.seek(0)
     if not head.lstrip(b"\r\n").startswith((b"WARC/", b"filedesc://")):
         raise ArchiveError(f"{path}: not a WARC or ARC file (it starts with {head[:16]!r}, "
                            "not WARC/1.x or filedesc://)")
+    return gz, head.lstrip(b"\r\n").startswith(b"WARC/")
 
 
 def _check_tail(f, path: str, end: int) -> None:
@@ -231,17 +364,22 @@ class ArchiveError(Exception):
     """A file that is no WARC/ARC file, or is damaged at some record."""
 
 
-def _capture(record, max_bytes: int) -> Capture:
+def _capture(record, max_bytes: int, read: bool = True) -> Capture:
+    """The capture of a response record; its body is not read without ``read``."""
     http = record.http_headers
     warc = record.rec_headers
     body, error, over = b"", "", None
     truncated = warc.get_header("WARC-Truncated") or ""
     codings = sw.content_codings([http.get_header("Content-Encoding") or ""])
-    if truncated and max_bytes and sw.decoded_codings(codings):
+    if not read:
+        over = False
+    elif truncated and max_bytes and sw.decoded_codings(codings):
         over, error = _meter(record, codings, max_bytes)  # the crawl's verdict, body unused
     else:
         try:
             body = record.content_stream().read(max_bytes + 1)
+        except GzipDamage:
+            raise
         except Exception as exc:  # noqa: BLE001 - zlib/brotli errors of a lying Content-Encoding
             error = f"{type(exc).__name__}: {exc}"
     date = warc.get_header("WARC-Date") or ""
@@ -253,7 +391,7 @@ def _capture(record, max_bytes: int) -> Capture:
         protocol=http.protocol or "HTTP/1.1",
         headers=[(k, v) for k, v in http.headers],
         body=body, over=len(body) > max_bytes if over is None else over, offset=0,
-        error=error, truncated=truncated,
+        error=error, truncated=truncated, record_id=warc.get_header("WARC-Record-ID") or "",
     )
 
 

@@ -1,4 +1,9 @@
-"""``wackycrawl process FILE... -o OUTDIR [-j N] [-s NAME=VALUE]``: rebuild a corpus from archives.
+"""``wackycrawl process FILE|DIR... -o OUTDIR [-j N] [-s NAME=VALUE]``: a corpus from archives.
+
+A DIR stands for its ``.warc.gz``, ``.warc``, ``.arc.gz`` and ``.arc`` files in name order;
+its ``.warc.gz.open`` files left by a crawl killed without a JOBDIR are closed first (cut back
+to their last complete record and renamed, as the crawl's next start does; one a running
+crawl holds is left out). An input that does not exist stops the run before OUTDIR is made.
 
 Every ``response`` record of the WARC and ARC files (ours, Common Crawl's, ``wget
 --warc-file``'s, Heritrix's ARC; :mod:`wackycrawl.archive.reader`) goes through what a crawl
@@ -12,7 +17,10 @@ fingerprint stages, dedup, TREC writer, and the extensions of ``WACKY_OFFLINE_EX
 (drops file, rejects stream). Output: what a crawl writes, in OUTDIR: TREC files and
 indexes, ``drops-<worker>.tsv`` (time, URL, reason, detail of every page not kept; a
 resumed run appends the drops of an unfinished input again), ``rejects/`` with
-``WACKY_KEEP_REJECTS``, and ``process-stats-<worker>.json`` (the crawl's stats keys).
+``WACKY_KEEP_REJECTS``, and ``process-stats-<worker>.json`` (the crawl's stats keys). A
+document gets the request fields (``Depth``, ``Seed-Query``) of the crawl's ``metadata``
+record about its response, when the archive has one (in the same file, or among the first
+records of the writer's next file).
 
 ``-j N`` runs the stateless stages in N worker processes, one input file at a time each; dedup
 and the writer run here, over the files in their command-line order, so the output does not
@@ -21,14 +29,16 @@ terminal or with ``--no-progress``).
 
 Resumable per input file: after each input read to its end its TREC file is closed and the
 input's path appended to ``OUTDIR/process-done.tsv`` with the TREC files written for it (an
-input missing, unreadable or damaged is not: its TREC file is closed unlisted). A second run
+input unreadable or damaged is not: its TREC file is closed unlisted). A second run
 with the same OUTDIR skips the inputs listed there, removes the TREC files of an input that
 was not finished (killed, or not read to its end: it is read again) and reads the documents
 of the finished ones back into the dedup index (as a resumed crawl does), so no document is
-written twice or lost. Spool files of the stages
-are kept in ``OUTDIR/.process/``. OUTDIR must be new
-or a previous ``process`` output. Exit codes: 0, 1 if some input could not be read or was
-damaged (named on stderr; the records before the damage count), 2 for usage errors.
+written twice or lost. The ``-s`` settings are kept in ``OUTDIR/process-settings.json`` with
+the first input done; a run with other ones into an OUTDIR with inputs done is refused.
+Spool files of the stages are kept in ``OUTDIR/.process/``. OUTDIR must be new
+or a previous ``process`` output. Exit codes: 0, 1 if some input does not exist (nothing
+done), could not be read or was damaged (named on stderr; the records before the damage
+count), 2 for usage errors and an OUTDIR done with other settings.
 """
 
 from __future__ import annotations
@@ -38,6 +48,7 @@ import logging
 import multiprocessing
 import os
 import pickle
+import re
 import signal
 import sys
 from functools import partial
@@ -48,6 +59,7 @@ from scrapy.exceptions import DropItem
 from scrapy.settings import Settings
 from tqdm import tqdm
 
+from wackycrawl.archive import writer as archive_writer
 from wackycrawl.archive.reader import ArchiveError, capture_item, iter_records
 from wackycrawl.cli import error
 from wackycrawl.distributed import replay
@@ -62,10 +74,14 @@ from wackycrawl.pipelines.offline import (
 from wackycrawl.pipelines.rejects import reject_reasons
 from wackycrawl.pipelines.stages import StatsRecorder
 from wackycrawl.trec.reader import INDEX_SUFFIX
+from wackycrawl.trec.writer import recover_open_files
 
 logger = logging.getLogger(__name__)
 
 DONE_NAME = "process-done.tsv"
+SETTINGS_NAME = "process-settings.json"
+#: the files of an input folder that are read (a crawl's WARC folder, a folder of downloads)
+ARCHIVE_SUFFIXES = (".warc.gz", ".warc", ".arc.gz", ".arc")
 STATE_DIR = ".process"
 _chain: Chain | None = None  # a worker's stages
 _counter = None  # bytes of input read, shared with the main process
@@ -77,15 +93,21 @@ _err = partial(error, "process")
 def stage_file(path: str, chain: Chain, spool: str, progress=None) -> dict:
     """Read ``path``, apply the size window and the stateless stages, and pickle what is left
     to ``spool``: ``("item", item)`` for items to finish, ``("drop", url, reason, detail,
-    item as dropped or None, message or None)`` for items dropped. Returns ``{"records": n, "error": str, "stats": calls}``; ``progress``
-    (if given) is called with the compressed bytes read since its last call."""
+    item as dropped or None, message or None)`` for items dropped, each entry ending with the
+    response's WARC-Record-ID. Returns ``{"error": str, "stats": calls, "fields": {record id:
+    {name: value}}}`` (the :data:`~wackycrawl.archive.reader.REQUEST_FIELDS` of the crawl's
+    metadata records); ``progress`` (if given) is called with the compressed bytes read since
+    its last call."""
     settings, stats = chain.context.settings, chain.stats
     counts: dict[str, int] = {}
+    fields: dict[str, dict[str, str]] = {}
+    staged: set[str] = set()  # the responses that became items: fields wanted
     error, last = "", 0
     send_back = reject_reasons(settings)  # dropped items travel on only for the rejects
     with open(spool, "wb") as out:
         try:
-            for capture in iter_records(path, settings.getint("WACKY_MAX_DOC_BYTES"), counts):
+            for capture in iter_records(path, settings.getint("WACKY_MAX_DOC_BYTES"), counts,
+                                        fields):
                 if progress:
                     progress(capture.offset - last)
                     last = capture.offset
@@ -94,9 +116,10 @@ def stage_file(path: str, chain: Chain, spool: str, progress=None) -> dict:
                 entry = _outside(capture, item, settings, stats)
                 if entry:
                     if entry[0] == "drop":
-                        pickle.dump(entry, out, pickle.HIGHEST_PROTOCOL)
+                        pickle.dump((*entry, capture.record_id), out, pickle.HIGHEST_PROTOCOL)
                     continue
                 stats.inc_value("wacky/size/in_window")
+                staged.add(capture.record_id)
                 try:
                     entry = ("item", chain.run_stages(item))
                 except DropItem as exc:
@@ -106,14 +129,58 @@ def stage_file(path: str, chain: Chain, spool: str, progress=None) -> dict:
                 except Exception as exc:  # a stage's bug: logged, the item dropped
                     logger.exception("stage failed on %s", item["url"])
                     entry = ("drop", item["url"], "stage_error", repr(exc), None, None)
-                pickle.dump(entry, out, pickle.HIGHEST_PROTOCOL)
+                pickle.dump((*entry, capture.record_id), out, pickle.HIGHEST_PROTOCOL)
         except (ArchiveError, OSError) as exc:
             error = str(exc)
     if progress:
         progress(max(os.path.getsize(path) - last, 0) if os.path.exists(path) else 0)
+    if staged - fields.keys():
+        _later_fields(path, staged - fields.keys(), fields)
     for kind, n in counts.items():
         stats.inc_value(f"wacky/process/records/{kind}", n)
-    return {"error": error, "stats": stats.take() if isinstance(stats, StatsRecorder) else []}
+    return {"error": error, "stats": stats.take() if isinstance(stats, StatsRecorder) else [],
+            "fields": fields}
+
+
+#: a crawl's WARC file name, ``<prefix>-<worker>-<file#>.warc.gz``
+_WARC_NAME = re.compile(r"(.*-)(\d{5,})(\.warc\.gz)(\.open)?")
+LATER_RECORDS = 1000
+
+
+def _later_fields(path: str, missing: set[str], fields: dict, limit: int = LATER_RECORDS
+                  ) -> None:
+    """The metadata records of the last responses of a crawl's WARC file can be in the same
+    writer's next file (written once the items left the pipelines, after the file rotated):
+    look for ``missing`` ones in its first ``limit`` responses."""
+    m = _WARC_NAME.fullmatch(os.path.basename(path))
+    if not m:
+        return
+    name = f"{m.group(1)}{int(m.group(2)) + 1:0{len(m.group(2))}d}{m.group(3)}"
+    later = os.path.join(os.path.dirname(path), name)
+    if not os.path.isfile(later):
+        later += archive_writer.OPEN_SUFFIX
+    if not os.path.isfile(later):
+        return
+    try:
+        for n, _ in enumerate(iter_records(later, 0, None, fields)):
+            if n >= limit or missing <= fields.keys():
+                return
+    except (ArchiveError, OSError):  # its damage is reported when it is read itself
+        pass
+
+
+def carry_fields(item: dict | None, found: dict[str, str] | None) -> None:
+    """Give ``item`` the request fields the crawl's metadata record held for its response
+    (``Depth``, ``Seed-Query``), after ``Raw-Bytes`` as the spider orders them."""
+    if not item or not found:
+        return
+    meta = item.get("meta", {})
+    keys = list(meta)
+    at = keys.index("Raw-Bytes") + 1 if "Raw-Bytes" in keys else 0
+    merged = {k: meta[k] for k in keys[:at]}
+    merged.update(found)
+    merged.update((k, meta[k]) for k in keys[at:] if k not in found)
+    item["meta"] = merged
 
 
 def _outside(capture, item: dict, settings, stats) -> tuple | None:
@@ -215,11 +282,12 @@ def _replay(chain: Chain, outdir: Path) -> None:
 class _Run:
     """The stateful half of a process run, in the main process."""
 
-    def __init__(self, chain: Chain, outdir: Path):
+    def __init__(self, chain: Chain, outdir: Path, shaping: dict[str, str]):
         self.chain, self.outdir = chain, outdir
         self.kept = 0
+        self.shaping = shaping  # recorded with the first input done
 
-    def consume(self, spool: str) -> None:
+    def consume(self, spool: str, fields: dict[str, dict[str, str]]) -> None:
         with open(spool, "rb") as f:
             while True:
                 try:
@@ -227,9 +295,11 @@ class _Run:
                 except EOFError:
                     break
                 if entry[0] == "item":
+                    carry_fields(entry[1], fields.get(entry[2]))
                     self.kept += self.chain.finish(entry[1], run_stages=False) is None
                 else:
-                    _, url, reason, detail, state, message = entry
+                    _, url, reason, detail, state, message, record_id = entry
+                    carry_fields(state, fields.get(record_id))
                     item = state or {"url": url}
                     self.chain.dropped(item, dropped(reason, item, detail, message))
         os.remove(spool)
@@ -237,10 +307,106 @@ class _Run:
     def mark_done(self, name: str, before: set[str]) -> None:
         self.chain.checkpoint()
         written = sorted(_trec_files(self.outdir) - before)
+        if self.shaping is not None:
+            path = self.outdir / SETTINGS_NAME
+            path.with_suffix(".tmp").write_text(json.dumps(self.shaping, indent=1) + "\n",
+                                                encoding="utf-8")
+            os.replace(path.with_suffix(".tmp"), path)
+            self.shaping = None
         with open(self.outdir / DONE_NAME, "a", encoding="utf-8") as f:
             f.write(f"{name}\t{','.join(written)}\n")
             f.flush()
             os.fsync(f.fileno())
+
+
+def corpus_settings(overrides: list[str]) -> dict[str, str]:
+    """The ``-s`` settings that shape the corpus, as given (the last of a name wins; the
+    ``LOG_*`` ones left out): a resumed run must give the same."""
+    found = {}
+    for pair in overrides:
+        name, _, value = pair.partition("=")
+        if not name.strip().startswith("LOG_"):
+            found[name.strip()] = value
+    return dict(sorted(found.items()))
+
+
+def _settings_text(found: dict[str, str]) -> str:
+    return " ".join(f"-s {k}={v}" for k, v in found.items()) or "no -s setting"
+
+
+def _check_settings(outdir: Path, found: dict[str, str]) -> str:
+    """Why OUTDIR cannot take this run (inputs done there with other settings), or ``""``."""
+    path = outdir / SETTINGS_NAME
+    if not path.exists() or not _read_done(outdir):
+        return ""
+    try:
+        recorded = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        return f"cannot read {path}: {exc}"
+    if recorded == found:
+        return ""
+    return (f"{outdir} holds the corpus of a run with other settings ({_settings_text(recorded)};"
+            f" this run: {_settings_text(found)}); the inputs done there would not be read "
+            "again: give a new folder (-o), or the same -s settings to resume that run")
+
+
+def _missing(paths: list[str]) -> str:
+    """Why the input ``paths`` cannot be read (the first one missing or no file or folder),
+    with a hint for a WARC file still ``.open``; or ``""``."""
+    for p in paths:
+        if os.path.isfile(p):
+            continue
+        if os.path.isdir(p):
+            if not _folder_inputs(p, with_open=True):
+                return f"{p}: no {', '.join(ARCHIVE_SUFFIXES)} file in this folder"
+            continue
+        if not os.path.exists(p):
+            message = f"{p}: no such file or folder"
+            folder = os.path.dirname(p) or "."
+            left = [n for n in sorted(os.listdir(folder)) if n.endswith(
+                archive_writer.SUFFIX + archive_writer.OPEN_SUFFIX)] \
+                if os.path.isdir(folder) else []
+            if os.path.exists(p + archive_writer.OPEN_SUFFIX) or left:
+                message += (f"; {folder} holds {len(left)} WARC file(s) still .open (a crawl "
+                            f"that runs, or was killed): give the folder ('wackycrawl process "
+                            f"{folder} ...' closes a killed crawl's and reads them) or close "
+                            f"them with 'wackycrawl trec recover {folder}'")
+            return message
+        return f"{p}: neither a file nor a folder"
+    return ""
+
+
+def _folder_inputs(folder: str, with_open: bool = False) -> list[str]:
+    """The archive files of ``folder`` in name order (and its ``.warc.gz.open`` ones)."""
+    ends = ARCHIVE_SUFFIXES + ((archive_writer.SUFFIX + archive_writer.OPEN_SUFFIX,)
+                               if with_open else ())
+    return [os.path.join(folder, n) for n in sorted(os.listdir(folder))
+            if n.endswith(ends) and os.path.isfile(os.path.join(folder, n))]
+
+
+def _expand(paths: list[str]) -> list[str]:
+    """The input files: a FILE as given, a folder's archive files in name order. A folder's
+    ``.warc.gz.open`` files left by a crawl that no longer runs are closed first (cut back to
+    their last complete record and renamed, as that crawl's next start does); those a running
+    crawl writes are left out."""
+    files = []
+    for p in paths:
+        if not os.path.isdir(p):
+            files.append(p)
+            continue
+        if any(n.endswith(archive_writer.SUFFIX + archive_writer.OPEN_SUFFIX)
+               for n in os.listdir(p)):
+            for rec in recover_open_files(p, archive_writer.SUFFIX, archive_writer.recover_file,
+                                          archive_writer.LOCK_NAME):
+                _err(f"{rec.path}: left open by a crawl that was stopped; closed as "
+                     f"{rec.final or '(removed: no complete record)'}, {rec.records} "
+                     f"record(s) kept, {rec.cut_bytes} bytes cut")
+            for name in _folder_inputs(p, with_open=True):
+                if name.endswith(archive_writer.OPEN_SUFFIX):
+                    _err(f"{name}: left out, a running crawl writes it")
+        files += _folder_inputs(p)
+    seen: set[str] = set()  # a file named twice (also through its folder) is read once
+    return [f for f in files if not (os.path.realpath(f) in seen or seen.add(os.path.realpath(f)))]
 
 
 def process(args) -> int:
@@ -253,13 +419,21 @@ def process(args) -> int:
         return 2
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(asctime)s [%(name)s] %(levelname)s: %(message)s")
-    outdir.mkdir(parents=True, exist_ok=True)
-    done = _read_done(outdir)
-    if not (outdir / DONE_NAME).exists() and _trec_files(outdir):
+    if message := _missing(args.files):  # before anything is written
+        _err(f"{message}; nothing done")
+        return 1
+    if not (outdir / DONE_NAME).exists() and outdir.is_dir() and _trec_files(outdir):
         _err(f"{outdir} holds TREC files but no {DONE_NAME}: give a new folder (or one "
              "written by wackycrawl process)")
         return 2
+    shaping = corpus_settings(args.set)
+    if message := _check_settings(outdir, shaping):
+        _err(message)
+        return 2
+    outdir.mkdir(parents=True, exist_ok=True)
+    done = _read_done(outdir)
     (outdir / DONE_NAME).touch()  # a process output from now on, even if no input is done
+    files = _expand(args.files)
     (outdir / STATE_DIR).mkdir(exist_ok=True)
     context = OfflineContext(settings)
     try:
@@ -274,9 +448,9 @@ def process(args) -> int:
     worker = crawl_worker_id(context)
     args.interrupted = (f"the inputs done are listed in {outdir / DONE_NAME}: the same command "
                         "goes on with the others")
-    run = _Run(chain, outdir)
-    todo = [p for p in args.files if os.path.realpath(p) not in done]
-    for p in args.files:
+    run = _Run(chain, outdir, shaping)
+    todo = [p for p in files if os.path.realpath(p) not in done]
+    for p in files:
         if os.path.realpath(p) in done:
             _err(f"{p}: done in an earlier run, skipped")
     sizes = {p: os.path.getsize(p) if os.path.isfile(p) else 0 for p in todo}
@@ -314,7 +488,7 @@ def _consume(tasks, results, context: OfflineContext, run: _Run) -> int:
         before = _trec_files(run.outdir)
         for method, *call in result["stats"]:
             getattr(context.stats, method)(*call)
-        run.consume(spool)
+        run.consume(spool, result.get("fields", {}))
         if result["error"]:  # not marked done: a second run removes its output, reads it again
             message = result["error"]  # an ArchiveError names the file itself
             _err(message if message.startswith(f"{path}: ") else f"{path}: {message}")
@@ -354,7 +528,10 @@ def _results(tasks, chain: Chain, settings: Settings, jobs: int, bar):
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "process", help="run the crawl's stages over WARC/ARC files and write a corpus")
-    parser.add_argument("files", nargs="+", metavar="FILE", help=".warc, .warc.gz, .arc, .arc.gz")
+    parser.add_argument("files", nargs="+", metavar="FILE|DIR",
+                        help=".warc, .warc.gz, .arc, .arc.gz files, or folders of them (a "
+                             "crawl's WARC folder: its files left .open by a killed crawl "
+                             "are closed first)")
     parser.add_argument("-o", "--outdir", required=True, metavar="OUTDIR")
     parser.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
                         help="worker processes for the stages (default 1: all in this one)")

@@ -18,6 +18,7 @@ import shutil
 import sys
 from functools import partial
 
+from wackycrawl.archive import writer as warc_writer
 from wackycrawl.cli import error, note_left_open
 from wackycrawl.trec import reader, writer
 from wackycrawl.trec.format import TrecFormatError
@@ -216,11 +217,18 @@ def recover(args) -> int:
     damaged, a FILE or one of a DIR's, with its intact documents: a damaged member or garbage
     between intact members is skipped (the documents lost named), damage at the end cut off
     (its index rewritten; the damaged original is kept as ``FILE.damaged``). A closed file is
-    never written again by a crawl, so this is safe while one runs. Exit 1 if a path is
-    neither, or a file of another kind."""
+    never written again by a crawl, so this is safe while one runs. The ``.warc.gz.open``
+    files a crawl killed without a JOBDIR left in a DIR (its WARC folder), or named as FILE,
+    are closed too: cut back to their last complete record and renamed, as the crawl's next
+    start would. Exit 1 if a path is neither, or a file of another kind."""
     status = 0
     for path in args.paths:
         if os.path.isdir(path):
+            warcs = writer.recover_open_files(
+                path, warc_writer.SUFFIX, warc_writer.recover_file, warc_writer.LOCK_NAME) if any(
+                n.endswith(warc_writer.SUFFIX + warc_writer.OPEN_SUFFIX)
+                for n in os.listdir(path)) else []
+            _print_warcs(warcs)
             done = []
             for folder in reader.corpus_folders(path):  # the folder and its rejects/
                 done += writer.recover_dir(folder)
@@ -228,9 +236,19 @@ def recover(args) -> int:
             for name in reader.corpus_files([path], rejects=True):
                 if name not in closed:
                     done += _cut_back_damaged(name)
-            if not done:
+            if not done and not warcs:
                 print(f"{' and '.join(reader.corpus_folders(path))}: no .open or damaged file "
                       "to recover")
+        elif os.path.isfile(path) and path.endswith(warc_writer.SUFFIX
+                                                    + warc_writer.OPEN_SUFFIX):
+            with writer.dir_lock(os.path.dirname(path) or ".", warc_writer.LOCK_NAME):
+                rec = warc_writer.recover_file(path)
+            if rec is None:
+                _err(f"{path} is being written by a running crawl: left as it is")
+                status = 1
+            else:
+                _print_warcs([rec])
+            continue
         elif os.path.isfile(path) and (why := reader.not_trec(path)):
             _err(f"{path} is not a TREC file ({why}): nothing to recover")
             status = 1
@@ -240,7 +258,7 @@ def recover(args) -> int:
                 print(f"{path}: not damaged, nothing to do")
                 continue
         else:
-            _err(f"{path} is neither a directory nor a .trec.gz file")
+            _err(f"{path} is neither a directory nor a .trec.gz or .warc.gz.open file")
             status = 1
             continue
         for rec in done:
@@ -249,6 +267,12 @@ def recover(args) -> int:
             print(f"{rec.path} -> {rec.final or 'removed'}: {rec.docs} documents kept, "
                   f"{rec.cut_bytes} bytes cut ({rec.reason}){lost}")
     return status
+
+
+def _print_warcs(recovered: list) -> None:
+    for rec in recovered:
+        print(f"{rec.path} -> {rec.final or 'removed'}: {rec.records} WARC records kept, "
+              f"{rec.cut_bytes} bytes cut ({rec.reason})")
 
 
 def register(subparsers) -> None:
@@ -272,8 +296,8 @@ def register(subparsers) -> None:
     p = sub.add_parser("index", help="rebuild the .idx.tsv of files")
     p.add_argument("files", **files)
     p.set_defaults(func=index)
-    p = sub.add_parser("recover", help="close the .open files crashed writers left in DIR; "
-                                       "rewrite a damaged closed file (FILE or in DIR) with "
-                                       "its intact documents")
+    p = sub.add_parser("recover", help="close the .open files (TREC, WARC) crashed writers "
+                                       "left in DIR; rewrite a damaged closed TREC file (FILE "
+                                       "or in DIR) with its intact documents")
     p.add_argument("paths", metavar="DIR|FILE", nargs="*", default=[writer.DIRECTORY])
     p.set_defaults(func=recover)
