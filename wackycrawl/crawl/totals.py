@@ -8,8 +8,9 @@ own. :func:`corpus_totals` reads them all:
 * documents, words (whitespace tokens of the clean text, as ``wacky/words_kept``), text
   characters and languages (``X-Wacky-Language``) from the documents themselves;
 * files, compressed bytes, and writers (``<prefix>-<worker>``, one per crawl process);
-* drops per reason from the drops files, each (reason, URL) once, so a page fetched again
-  after a crash and dropped again counts once;
+* drops per reason from the drops files, each (reason, URL) once across all of them, so a
+  page fetched again after a crash or by another run into the folder (another crawl
+  process's drops file) and dropped again counts once;
 * documents of the rejects stream (``rejects/``, ``WACKY_KEEP_REJECTS``), from its indexes.
 
 :func:`quick_totals` counts documents from the indexes and bytes from the file sizes only
@@ -90,10 +91,14 @@ def corpus_totals(directory: str) -> Totals:
             totals.problems.append(f"{os.path.basename(path)}: {exc}{hint}")
     if os.path.isdir(rejects := os.path.join(directory, REJECTS_SUBDIR)):
         totals.rejected = quick_totals(rejects).documents
+    seen: set[tuple[str, str]] = set()  # (reason, URL) over all drops files
     for path in drops_files(directory):
         totals.drops_files += 1
         try:
-            totals.drops.update(reason for reason, _ in {(r[2], r[1]) for r in read_drops(path)})
+            for row in read_drops(path):
+                if (key := (row[2], row[1])) not in seen:
+                    seen.add(key)
+                    totals.drops[key[0]] += 1
         except OSError as exc:
             totals.problems.append(f"{os.path.basename(path)}: {exc}")
     return totals
