@@ -5,6 +5,7 @@ the Zipf and Heaps fits on data with known parameters."""
 from __future__ import annotations
 
 import json
+import statistics
 import xml.etree.ElementTree as ET
 from collections import Counter
 from html.parser import HTMLParser
@@ -114,6 +115,25 @@ def test_zipf_and_heaps_fits_recover_known_parameters():
     n = np.geomspace(100, 1e7, 40)
     fit = heaps_fit([(int(x), int(30 * x ** 0.5)) for x in n])
     assert fit["beta"] == pytest.approx(0.5, abs=0.01) and fit["K"] == pytest.approx(30, rel=0.05)
+
+
+def test_median_document_length_is_the_usual_median():
+    """Even counts: the mean of the two middle lengths (statistics.median), not the lower
+    one (nearest rank); odd counts: the middle length."""
+    rng = np.random.default_rng(7)
+    for count in (1, 2, 3, 22, 23, 100, 101):
+        lengths = [int(x) for x in rng.integers(1, 5000, count)]
+        stats = CorpusStats()
+        for n in lengths:
+            stats.add({"host": "h", "tld": "t", "lang": "en"},
+                      [Paragraph("en", [[f"w{i}" for i in range(n)]])])
+        d = stats.summary()["document_tokens"]
+        assert d["median"] == statistics.median(lengths), (count, lengths)
+        assert d["min"] <= d["p25"] <= d["median"] <= d["p75"] <= d["p95"] <= d["max"]
+    stats = CorpusStats()
+    for n in (2300, 2302, 2305, 2400):  # the two middle lengths 2302 and 2305
+        stats.add({}, [Paragraph("en", [["w"] * n])])
+    assert stats.summary()["document_tokens"]["median"] == 2303.5
 
 
 def test_heaps_curve_is_sampled_not_stored():
