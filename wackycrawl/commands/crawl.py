@@ -18,7 +18,10 @@ frontier yet) whose WACKY_OUTPUT_DIR (or rejects folder) already holds TREC file
 the same way, touching nothing: it would write their documents again (:func:`written_before`);
 a resumed JOBDIR crawl and the Redis frontier's workers write into such a folder as before,
 unless it holds another crawl's documents or a resumed JOBDIR wrote to another folder
-(:mod:`wackycrawl.crawl.owner`). Everything else is Scrapy's own ``crawl``.
+(:mod:`wackycrawl.crawl.owner`). Before all of these, a ``-s`` setting whose name starts with
+``WACKY_`` but is none of the project's (a misspelt ``WACKY_LANGUAGE``, which would have no
+effect) is refused the same way, one ERROR line per name with the closest known one
+(:mod:`wackycrawl.crawl.settingnames`). Everything else is Scrapy's own ``crawl``.
 """
 
 from __future__ import annotations
@@ -29,8 +32,10 @@ import os
 
 import redis
 from scrapy.commands.crawl import Command as ScrapyCrawl
+from scrapy.settings import SETTINGS_PRIORITIES
 
 from wackycrawl.crawl import owner
+from wackycrawl.crawl.settingnames import unknown_settings
 from wackycrawl.distributed.dupefilter import seen_store
 from wackycrawl.distributed.local import FILENAME, FrontierLockedError, check_free
 from wackycrawl.distributed.scheduler import LOCKED_REASON, crawl_name, frontier_mode
@@ -123,6 +128,11 @@ class Command(ScrapyCrawl):
         self.settings.__class__ = NamedSettings  # the same object Scrapy's cmdline goes on with
 
     def run(self, args, opts) -> None:
+        if unknown := self._unknown_settings():
+            for message in unknown:
+                logger.error("cannot start the crawl: %s", message)
+            self.exitcode = 1
+            return
         if args and args[0] == SeedsSpider.name and self._bad_arguments(opts.spargs):
             return
         jobdir = self.settings.get("JOBDIR")
@@ -182,6 +192,15 @@ class Command(ScrapyCrawl):
         if self.crawler_process.bootstrap_failed or (
                 crawler.stats.get_value("finish_reason") == LOCKED_REASON):
             self.exitcode = 1
+
+    def _unknown_settings(self) -> list[str]:
+        """A message for each ``-s WACKY_...`` (a setting at command-line priority: ``-s``,
+        Scrapyd's ``setting=``) that names no setting of the project, with the closest name
+        (:mod:`wackycrawl.crawl.settingnames`); a misspelt name would have no effect."""
+        cmdline = SETTINGS_PRIORITIES["cmdline"]
+        given = [name for name in self.settings.attributes
+                 if self.settings.getpriority(name) == cmdline]
+        return unknown_settings(given, self.settings.get("SETTINGS_MODULE"))
 
     def _not_ours(self, spider: str, mode: str) -> str | None:
         """Why WACKY_OUTPUT_DIR holds another crawl's documents (:mod:`wackycrawl.crawl.owner`),
