@@ -14,8 +14,9 @@ exit status 1; a ``-s`` value of the wrong type for its typed getter is named,
 ``NAME=VALUE: <why>``, as the settings are :class:`~wackycrawl.pipelines.offline.NamedSettings`);
 WACKY_DUPEFILTER, read only once the engine opens the frontier, is checked before the crawler
 is built, in every frontier mode. A new crawl (Scrapy's frontier, or a JOBDIR holding no
-frontier yet) whose WACKY_OUTPUT_DIR (or rejects folder) already holds TREC files is refused
-the same way, touching nothing: it would write their documents again (:func:`written_before`);
+frontier yet) whose WACKY_OUTPUT_DIR (or rejects folder) already holds TREC files, or whose
+WACKY_WARC_DIR holds WARC files, is refused the same way, touching nothing: it would write
+their documents again, or mix its archive into theirs (:func:`written_before`);
 a resumed JOBDIR crawl and the Redis frontier's workers write into such a folder as before,
 unless it holds another crawl's documents or a resumed JOBDIR wrote to another folder
 (:mod:`wackycrawl.crawl.owner`). Before all of these, a ``-s`` setting whose name starts with
@@ -116,7 +117,22 @@ def written_before(settings) -> str | None:
                     f"file{'' if held == 1 else 's'}; a new crawl would write their documents "
                     "again: give another WACKY_OUTPUT_DIR, or resume the crawl that wrote them: "
                     "its command again, with its -s JOBDIR=...")
+    if held := warc_files(warc := settings.get("WACKY_WARC_DIR", "")):
+        return (f"cannot start the crawl: WACKY_WARC_DIR {warc} already holds {held} WARC "
+                f"file{'' if held == 1 else 's'}; a new crawl would mix its archive into "
+                "theirs: give another WACKY_WARC_DIR, or resume the crawl that wrote them: its "
+                "command again, with its -s JOBDIR=...")
     return None
+
+
+def warc_files(folder: str) -> int:
+    """How many WARC files, closed (``.warc.gz``) or being written (``.warc.gz.open``), the
+    folder ``folder`` holds (0 for "" or no folder)."""
+    if not folder or not os.path.isdir(folder):
+        return 0
+    from wackycrawl.archive.writer import OPEN_SUFFIX, SUFFIX
+
+    return sum(name.endswith((SUFFIX, SUFFIX + OPEN_SUFFIX)) for name in os.listdir(folder))
 
 
 class Command(ScrapyCrawl):
@@ -203,23 +219,30 @@ class Command(ScrapyCrawl):
         return unknown_settings(given, self.settings.get("SETTINGS_MODULE"))
 
     def _not_ours(self, spider: str, mode: str) -> str | None:
-        """Why WACKY_OUTPUT_DIR holds another crawl's documents (:mod:`wackycrawl.crawl.owner`),
-        or None, after recording that this crawl writes there."""
+        """Why WACKY_OUTPUT_DIR holds another crawl's documents, or WACKY_WARC_DIR another
+        crawl's WARC files (:mod:`wackycrawl.crawl.owner`), or None, after recording that this
+        crawl writes there."""
         output = self.settings.get("WACKY_OUTPUT_DIR", writer.DIRECTORY)
-        if not output:
-            return None
+        warc = self.settings.get("WACKY_WARC_DIR", "")
         jobdir = self.settings.get("JOBDIR") if mode != "redis" else None
         me = owner.identity(jobdir, crawl_name(self.settings, spider) if mode == "redis"
                             else None, self.settings.get("WACKY_WORKER_ID") or str(os.getpid()))
-        held = os.path.isdir(output) and bool(corpus_files([output], open_files := [])
-                                              or open_files)
         resumed = jobdir if jobdir and resumes(self.settings, mode) else None
-        if why := owner.refusal(output, me, resumed, held):
+        if output:
+            held = os.path.isdir(output) and bool(corpus_files([output], open_files := [])
+                                                  or open_files)
+            if why := owner.refusal(output, me, resumed, held):
+                return f"cannot start the crawl: {why}"
+        if warc and (why := owner.refusal(warc, me, None, bool(warc_files(warc)),
+                                          setting="WACKY_WARC_DIR")):
             return f"cannot start the crawl: {why}"
-        try:
-            owner.claim(output, me, jobdir)
-        except OSError as exc:
-            return f"cannot start the crawl: WACKY_OUTPUT_DIR {output}: {exc}"
+        for setting, folder, record in (("WACKY_OUTPUT_DIR", output, jobdir),
+                                        ("WACKY_WARC_DIR", warc, None)):
+            try:
+                if folder:
+                    owner.claim(folder, me, record)
+            except OSError as exc:
+                return f"cannot start the crawl: {setting} {folder}: {exc}"
         return None
 
     def _bad_arguments(self, spargs) -> bool:
