@@ -61,13 +61,42 @@ def test_inputs_of_one_name_keep_their_folders_and_a_repeated_input_is_cleaned_o
         pages[lang].write_text(f"<p>{words}</p>", encoding="utf-8")
     out = tmp_path / "out"
     assert main(["clean", "-o", str(out), str(ARTICLE), str(pages["de"]), str(pages["en"])]) == 0
-    assert "Boston fern" in (out / "article_lists.txt").read_text(encoding="utf-8")
+    # names collide: every input goes below a folder named after its own, this one's too
+    assert "Boston fern" in (out / "boilerplate" / "article_lists.txt").read_text(
+        encoding="utf-8")
     assert "anderer Text" in (out / "de" / "p1.txt").read_text(encoding="utf-8")
     assert "different page" in (out / "en" / "p1.txt").read_text(encoding="utf-8")
-    assert not (out / "p1.txt").exists()
+    assert sorted(p.name for p in out.iterdir()) == ["boilerplate", "de", "en"]
     # the same input twice: cleaned once, the repeat named
     assert main(["clean", "-o", str(tmp_path / "again"), str(ARTICLE), str(ARTICLE)]) == 1
     assert "already written" in capsys.readouterr().err
+
+
+def test_when_names_collide_every_input_keeps_its_folder(tmp_path):
+    """``clean -o OUT a/*.html b/p5.html``: not only the colliding p5 goes below its folder,
+    a/p1 does too (OUT/a/p1.txt, OUT/a/p5.txt, OUT/b/p5.txt); folders of the same name are
+    told apart by theirs (OUT/x/de/p1.txt, OUT/y/de/p1.txt)."""
+    def page(rel: str) -> str:
+        path = tmp_path / "in" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"<p>The page {rel} has a few words of its own here.</p>",
+                        encoding="utf-8")
+        return str(path)
+
+    out = tmp_path / "out"
+    files = [page("a/p1.html"), page("a/p5.html"), page("b/p5.html")]
+    assert main(["clean", "--no-templates", "-o", str(out), *files]) == 0
+    written = sorted(str(p.relative_to(out)) for p in out.rglob("*.txt"))
+    assert written == ["a/p1.txt", "a/p5.txt", "b/p5.txt"]
+    assert "a/p1.html" in (out / "a" / "p1.txt").read_text(encoding="utf-8")
+    out = tmp_path / "deeper"
+    files = [page("x/de/p1.html"), page("y/de/p1.html"), page("x/en/p2.html")]
+    assert main(["clean", "--no-templates", "-o", str(out), *files]) == 0
+    written = sorted(str(p.relative_to(out)) for p in out.rglob("*.txt"))
+    assert written == ["x/de/p1.txt", "x/en/p2.txt", "y/de/p1.txt"]
+    out = tmp_path / "apart"  # no collision: flat, as before
+    assert main(["clean", "--no-templates", "-o", str(out), files[0], files[2]]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["p1.txt", "p2.txt"]
 
 
 def test_console_entry_point(tmp_path):

@@ -63,3 +63,57 @@ def test_a_dedup_threshold_out_of_range_is_named_with_its_setting(corpus, tmp_pa
         name = setting.split("=")[0]
         assert run.stderr.startswith(f"wackycrawl {argv[0]}: {name}="), run.stderr
         assert why in run.stderr and len(run.stderr.splitlines()) == 1
+
+
+@pytest.mark.parametrize("setting, suggestion", [
+    ("WACKY_MIN_CLEAN_WORD=2160", "WACKY_MIN_CLEAN_WORDS"),
+    ("WACKY_LANGUAGE=de", "WACKY_LANGUAGES"),
+    ("WACKY_NO_SUCH_SETTING=1", None),
+])
+def test_an_unknown_wacky_setting_name_is_an_error_naming_the_closest(corpus, tmp_path, setting,
+                                                                      suggestion):
+    """A misspelt ``-s WACKY_...`` name would have no effect: exit 2, one line naming it and
+    the setting it is closest to; nothing written."""
+    page = tmp_path / "p.html"
+    page.write_text("<html><body><p>A page of a few words.</p></body></html>")
+    name = setting.split("=")[0]
+    for argv in (["judge", page], ["process", page, "-o", tmp_path / "p", "--no-progress"],
+                 ["filter", corpus, "-o", tmp_path / "f"]):
+        run = wackycrawl(*argv, "-s", "WACKY_MIN_CLEAN_WORDS=10", "-s", setting)
+        assert run.returncode == 2, run.stderr
+        hint = f"did you mean {suggestion}?" if suggestion else "no setting has a name like it"
+        assert run.stderr.startswith(f"wackycrawl {argv[0]}: unknown setting {name} ({hint}"), \
+            run.stderr
+        assert len(run.stderr.splitlines()) == 1 and "Traceback" not in run.stderr
+    assert not (tmp_path / "p").exists() and not (tmp_path / "f").exists()
+
+
+def test_other_names_and_every_wacky_setting_are_accepted(corpus, tmp_path):
+    """Names not starting with WACKY_ (Scrapy's, scrapy-redis's, a user's) are left alone;
+    every WACKY_ name of wackycrawl/settings.py is known."""
+    run = wackycrawl("filter", corpus, "-o", tmp_path / "f", "-s", "NO_SUCH_SETTING=1",
+                     "-s", "SCHEDULER_PERSIST=False", "-s", "WACKY_WARC_DIR=warc",
+                     "-s", "WACKY_MIN_CLEAN_WORDS=10")
+    assert run.returncode == 0, run.stderr
+    from wackycrawl import settings
+    from wackycrawl.crawl.settingnames import unknown_settings
+
+    assert unknown_settings(n for n in vars(settings) if n.startswith("WACKY_")) == []
+    assert unknown_settings(["WACKY_LANGUAGES", "DOWNLOAD_DELAY", "MY_OWN", "WACKY_LANGUAGE"]) \
+        == ["unknown setting WACKY_LANGUAGE (did you mean WACKY_LANGUAGES?)"]
+
+
+def test_every_wacky_setting_the_code_reads_is_defined_in_settings_py():
+    """So none that the project reads is reported as unknown: each ``WACKY_*`` name in a
+    settings lookup (``settings.get*("WACKY_...")``, ``settings["WACKY_..."]``) has its
+    default in wackycrawl/settings.py."""
+    import re
+    from pathlib import Path
+
+    from wackycrawl import settings
+
+    root = Path(__file__).parent.parent / "wackycrawl"
+    lookup = re.compile(r"""(?:\.get[a-z]*\(|\[)\s*["'](WACKY_[A-Z0-9_]+)["']""")
+    read = {m for path in root.rglob("*.py") for m in lookup.findall(path.read_text())}
+    assert len(read) > 80  # the pattern finds them
+    assert sorted(read - set(vars(settings))) == []

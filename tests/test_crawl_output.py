@@ -182,3 +182,33 @@ def test_running_a_finished_distributed_crawl_again_says_its_seeds_were_seen(tmp
     assert again.returncode == 0, again.log[-3000:]
     assert again.stat("wacky/seeds/already_seen") == 1
     assert "seed http://h0.chain.test/p0.html was seen before in this crawl" in again.log
+
+
+def test_a_warc_folder_holding_another_crawls_warc_files_is_refused(tmp_path):
+    """WACKY_WARC_DIR is judged as WACKY_OUTPUT_DIR is: a new crawl refuses a folder that
+    holds WARC files, a resumed crawl one whose WARC files are another crawl's; the crawl
+    that wrote them resumes into it."""
+    warc = tmp_path / "warc"
+    warc.mkdir()
+    (warc / "WACKY-old-00000.warc.gz").write_bytes(b"")  # another crawl's archive
+    before = snapshot(warc)
+    refused_as(scrapy_crawl(tmp_path, tmp_path / "new", f"WACKY_WARC_DIR={warc}"),
+               f"WACKY_WARC_DIR {warc} already holds 1 WARC file; a new crawl would mix its "
+               "archive into theirs: give another WACKY_WARC_DIR")
+    assert snapshot(warc) == before and not (tmp_path / "new").exists()
+    job, own = tmp_path / "job", tmp_path / "own-warc"  # a JOBDIR crawl and its archive
+    start = scrapy_crawl(tmp_path, tmp_path / "corpus-a", f"JOBDIR={job}",
+                         f"WACKY_WARC_DIR={own}", "WACKY_PROFILE=local", "CLOSESPIDER_TIMEOUT=1")
+    assert start.returncode == 0 and (job / FILENAME).exists(), start.stderr[-3000:]
+    (own / "WACKY-w1-00000.warc.gz.open").write_bytes(b"")  # its file, left by kill -9
+    job2 = tmp_path / "job2"  # another crawl, resumed, given that folder
+    job2.mkdir()
+    (job2 / FILENAME).touch()
+    refused_as(scrapy_crawl(tmp_path, tmp_path / "corpus-b", f"JOBDIR={job2}",
+                            f"WACKY_WARC_DIR={own}"),
+               f"WACKY_WARC_DIR {own} holds the WARC files of the crawl of JOBDIR {job}; "
+               f"this crawl (the crawl of JOBDIR {job2}) would mix its archive into theirs")
+    assert not (tmp_path / "corpus-b").exists()
+    again = scrapy_crawl(tmp_path, tmp_path / "corpus-a", f"JOBDIR={job}",
+                         f"WACKY_WARC_DIR={own}", "WACKY_PROFILE=local", "CLOSESPIDER_TIMEOUT=1")
+    assert again.returncode == 0 and "Spider opened" in again.stderr, again.stderr[-3000:]

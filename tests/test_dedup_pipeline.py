@@ -2,11 +2,15 @@
 persistence, precomputed fingerprints."""
 
 import os
+import re
+import shlex
 import unicodedata
 
 import pytest
 from scrapy.exceptions import DropItem, NotConfigured
 from scrapy.utils.test import get_crawler
+
+from tests.clirun import wackycrawl
 
 from wackycrawl.dedup.detector import DuplicateDetector, fingerprint_text
 from wackycrawl.dedup.simhash import tokens
@@ -16,6 +20,8 @@ from wackycrawl.pipelines.dedup import (
     FingerprintPipeline,
     get_fingerprint,
 )
+from wackycrawl.trec.format import TrecDoc
+from wackycrawl.trec.writer import TrecWriter
 
 WORDS = [
     "river", "bank", "water", "stone", "bridge", "village", "farmer", "market", "road",
@@ -52,7 +58,8 @@ def test_sets_meta_and_drops_exact_and_near_duplicates():
     near = item(prose(1).replace("bank1", "lake1", 1))
     with pytest.raises(DropItem, match=f"near_duplicate.*matches {kept['meta']['Checksum']} "
                                        r"at distance \d+, resemblance 0\.9\d \(wackycrawl trec "
-                                       f"get --checksum {kept['meta']['Checksum']}\\)"):
+                                       f"get --checksum {kept['meta']['Checksum']} --dir "
+                                       f"{re.escape(os.path.abspath('corpus'))}\\)"):
         p.process_item(near)
     assert near["meta"]["Near-Of"] == kept["meta"]["Checksum"]
     assert int(near["meta"]["Near-Distance"]) <= 11
@@ -67,6 +74,26 @@ def test_sets_meta_and_drops_exact_and_near_duplicates():
     assert stats.get_value("wacky/drop/exact_duplicate") == 2
     assert stats.get_value("wacky/drop/near_duplicate") == 1
     assert stats.get_value("wacky/dedup/new") == 2
+
+
+def test_the_drop_hint_finds_the_matched_document_from_any_folder(tmp_path):
+    """The duplicate drop's command names the crawl's output folder (absolute, quoted), so
+    it works from another working directory than the crawl's."""
+    corpus = tmp_path / "my corpus"
+    _, p = pipeline(WACKY_OUTPUT_DIR=str(corpus))
+    kept = p.process_item(item(prose(2), "http://a.test/original"))
+    with TrecWriter(str(corpus), worker="w1") as w:  # as the crawl's writer would
+        w.write(TrecDoc(url=kept["url"], paragraphs=kept["paragraphs"], meta=kept["meta"]))
+    with pytest.raises(DropItem) as dropped:
+        p.process_item(item(prose(2), "http://mirror.test/copy"))
+    command = re.search(r"\((wackycrawl trec get [^)]*)\)\)$", str(dropped.value))[1]
+    assert command == (f"wackycrawl trec get --checksum {kept['meta']['Checksum']} --dir "
+                       f"{shlex.quote(str(corpus))}")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    run = wackycrawl(*shlex.split(command)[1:], cwd=elsewhere)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.count("<DOC>\n") == 1 and "\nhttp://a.test/original " in run.stdout
 
 
 def test_a_kept_document_names_the_nearest_candidate_it_does_not_resemble():

@@ -107,6 +107,22 @@ def test_stats_command_counts_each_url_once_per_reason(tmp_path, capsys):
     assert "no crawl output in" in capsys.readouterr().err
 
 
+def test_stats_counts_each_url_once_per_reason_across_drops_files(tmp_path, capsys):
+    """Two runs into one folder (two crawl processes, or two ``wackycrawl process`` runs)
+    write two drops files; a URL dropped for the same reason in both counts once."""
+    for worker, urls in (("w1", ["http://a/", "http://b/", "http://c/"]),
+                         ("w2", ["http://a/", "http://b/", "http://d/"])):
+        f = drops.DropsFile(str(tmp_path / f"drops-{worker}.tsv"))
+        for url in urls:
+            f.write("exact_duplicate", url)
+        f.write("near_duplicate", "http://a/")  # another reason for a URL: counted apart
+        f.close()
+    assert corpus_totals(str(tmp_path)).drops == {"exact_duplicate": 4, "near_duplicate": 1}
+    assert main(["stats", str(tmp_path)]) == 0
+    assert ("drops (2 drops files, distinct URLs) exact_duplicate 4, near_duplicate 1"
+            in capsys.readouterr().out)
+
+
 def test_stats_counts_the_rejects_stream_apart(tmp_path, capsys):
     from wackycrawl.trec.writer import TrecWriter
 

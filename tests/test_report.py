@@ -5,6 +5,7 @@ the Zipf and Heaps fits on data with known parameters."""
 from __future__ import annotations
 
 import json
+import statistics
 import xml.etree.ElementTree as ET
 from collections import Counter
 from html.parser import HTMLParser
@@ -116,6 +117,25 @@ def test_zipf_and_heaps_fits_recover_known_parameters():
     assert fit["beta"] == pytest.approx(0.5, abs=0.01) and fit["K"] == pytest.approx(30, rel=0.05)
 
 
+def test_median_document_length_is_the_usual_median():
+    """Even counts: the mean of the two middle lengths (statistics.median), not the lower
+    one (nearest rank); odd counts: the middle length."""
+    rng = np.random.default_rng(7)
+    for count in (1, 2, 3, 22, 23, 100, 101):
+        lengths = [int(x) for x in rng.integers(1, 5000, count)]
+        stats = CorpusStats()
+        for n in lengths:
+            stats.add({"host": "h", "tld": "t", "lang": "en"},
+                      [Paragraph("en", [[f"w{i}" for i in range(n)]])])
+        d = stats.summary()["document_tokens"]
+        assert d["median"] == statistics.median(lengths), (count, lengths)
+        assert d["min"] <= d["p25"] <= d["median"] <= d["p75"] <= d["p95"] <= d["max"]
+    stats = CorpusStats()
+    for n in (2300, 2302, 2305, 2400):  # the two middle lengths 2302 and 2305
+        stats.add({}, [Paragraph("en", [["w"] * n])])
+    assert stats.summary()["document_tokens"]["median"] == 2303.5
+
+
 def test_heaps_curve_is_sampled_not_stored():
     stats = CorpusStats()
     rng = np.random.default_rng(1)
@@ -176,3 +196,62 @@ def test_a_missing_stats_file_says_where_one_comes_from(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith(f"wackycrawl report: {missing}: no such file: ")
     assert "-s WACKY_STATS_FILE=" in err and not (tmp_path / "out").exists()
+
+
+SKETCH_DOCS = [  # (url, paragraphs of sentences of word/tag/lemma lines)
+    ("http://www.example.de/a.html", [[["Der\tART\tder", "Hund\tNN\tHund", "bellt\tVVFIN\tbellen",
+                                        ".\t$.\t."]], [["Er\tPPER\ter", "schläft\tVVFIN\tschlafen"]]]),
+    ("http://news.example.co.uk/b", [[["a\tDT\ta", "cat\tNN\tcat", "&amp;\tCC\t&amp;",
+                                       "a\tDT\ta", "dog\tNN\tdog"]]]),
+]
+
+
+def _vertical(element: str) -> str:
+    out = []
+    for i, (url, paragraphs) in enumerate(SKETCH_DOCS):
+        out.append(f'<{element} id="d{i}" url="{url}">')
+        for sentences in paragraphs:
+            out.append("<p>")
+            for sentence in sentences:
+                out += ["<s>", *sentence, "</s>"]
+            out.append("</p>")
+        out.append(f"</{element}>")
+    return "\n".join(out) + "\n"
+
+
+def test_doc_elements_are_read_as_text_elements(tmp_path):
+    """Sketch Engine's usual structure, ``<doc>`` documents with word/tag/lemma columns, is
+    read as ``<text>`` is: the same numbers, hosts and TLDs from the URLs."""
+    summaries = {}
+    for element in ("doc", "text"):
+        path = tmp_path / f"{element}.vrt"
+        path.write_text(_vertical(element), encoding="utf-8")
+        assert main(["report", str(path), "-o", str(tmp_path / element)]) == 0
+        summaries[element] = json.loads((tmp_path / element / "report.json").read_text())
+    doc = summaries["doc"]
+    assert doc["documents"] == 2 and doc["paragraphs"] == 3 and doc["sentences"] == 3
+    assert doc["tokens"] == 11 and doc["types"] == 10  # "a" twice; "&amp;" read as "&"
+    assert set(doc["hosts"]) == {"www.example.de", "news.example.co.uk"}
+    assert set(doc["tlds"]) == {"de", "uk"}
+    for key in ("documents", "paragraphs", "sentences", "tokens", "types", "hapax_legomena",
+                "tlds", "hosts", "document_tokens"):
+        assert summaries["text"][key] == doc[key], key
+    freq = (tmp_path / "doc" / "freq.tsv").read_text(encoding="utf-8").splitlines()
+    assert "a\t2" in freq and "&\t1" in freq
+
+
+@pytest.mark.parametrize("content", [
+    "Der\nHund\nbellt\n.\n",  # a bare token-per-line file
+    "Der Hund bellt.\nEr schläft.\n\nA cat and a dog.\n\n",  # a txt export renamed
+    "",  # an empty file
+])
+def test_a_vertical_file_without_documents_is_an_error_not_an_empty_report(tmp_path, capsys,
+                                                                           content):
+    path = tmp_path / "tokens.vrt"
+    path.write_text(content, encoding="utf-8")
+    assert main(["report", str(path), "-o", str(tmp_path / "out")]) == 1
+    err = capsys.readouterr().err
+    assert err == (f"wackycrawl report: {path}: no <text> or <doc> element: not a vertical "
+                   "file (one token per line inside <text ...>...</text> or <doc ...>...</doc>, "
+                   "as wackycrawl export writes)\n")
+    assert not (tmp_path / "out").exists()

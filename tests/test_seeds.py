@@ -198,3 +198,28 @@ def test_spider_and_seeds_push_read_a_seed_file_by_one_rule(tmp_path):
             f"wackycrawl seeds: seed file {empty} holds no usable URL (1 line not an http(s) "
             "URL; one URL per line, # comments)"]
         assert srv.client().llen("wacky:seeds:start_urls") == 2
+
+
+def test_a_misspelt_wacky_setting_stops_the_crawl_naming_the_closest(tmp_path):
+    """``-s WACKY_LANGUAGE=de`` (for WACKY_LANGUAGES) would keep every language: one ERROR
+    line per unknown WACKY_ name with the closest known one, exit status 1, nothing fetched
+    or written; names not starting with WACKY_ are Scrapy's or the user's, left alone."""
+    import subprocess
+    import sys
+
+    seeds = tmp_path / "seeds.txt"
+    seeds.write_text("http://a.test/\n")
+    run = subprocess.run([sys.executable, "-m", "scrapy", "crawl", "seeds", "-a", f"seeds={seeds}",
+                          "-s", f"WACKY_OUTPUT_DIR={tmp_path / 'out'}", "-s", "WACKY_LANGUAGE=de",
+                          "-s", "NO_SUCH_SETTING=1", "-s", "WACKY_MIN_CLEAN_WORD=2160"],
+                         capture_output=True, text=True, timeout=120,
+                         cwd=Path(__file__).parent.parent, check=False)
+    errors = [line.split(" ERROR: ", 1)[1] for line in run.stderr.splitlines()
+              if " ERROR: " in line]
+    assert run.returncode == 1, run.stderr[-2000:]
+    assert errors == [
+        "cannot start the crawl: unknown setting WACKY_LANGUAGE (did you mean WACKY_LANGUAGES?)",
+        "cannot start the crawl: unknown setting WACKY_MIN_CLEAN_WORD (did you mean "
+        "WACKY_MIN_CLEAN_WORDS?)"], run.stderr[-2000:]
+    assert "Traceback" not in run.stderr and "Spider opened" not in run.stderr
+    assert not (tmp_path / "out").exists()

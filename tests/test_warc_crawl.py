@@ -223,7 +223,8 @@ def test_kill_9_leaves_readable_warc(tmp_path):
         for n in range(1, 300):
             web.add(f"http://slow.test/p{n}.html", page(f"P{n}", prose(300 + n)), delay=0.2)
         warc = tmp_path / "warc"
-        settings = {**SETTINGS, "WACKY_WARC_DIR": str(warc), "WACKY_LANGUAGES": ""}
+        settings = {**SETTINGS, "WACKY_WARC_DIR": str(warc), "WACKY_LANGUAGES": "",
+                    "JOBDIR": str(tmp_path / "job")}
         proc, stats_file = start_crawl(web, ["http://slow.test/p0.html"], tmp_path, settings)
         assert wait_for(lambda: any(p.stat().st_size > 30_000 for p in warc.glob("*.open")),
                         timeout=120), (tmp_path / "crawl.log").read_text()[-2000:]
@@ -240,9 +241,10 @@ def test_kill_9_leaves_readable_warc(tmp_path):
         for member in complete:  # every complete member is one whole WARC record
             (record,) = ArchiveIterator(io.BytesIO(member.data))
             assert record.rec_type in ("warcinfo", "response", "request", "metadata")
-        # the next crawl with the same folder recovers the file and starts a new one
-        again = run_crawl(web, ["http://slow.test/p1.html"], tmp_path / "again",
-                          {**settings, "WACKY_FOLLOW_LINKS": "False"})
+        # the crawl resumed (a new crawl refuses a folder holding WARC files) recovers the
+        # file and starts a new one
+        again = run_crawl(web, ["http://slow.test/p0.html"], tmp_path,
+                          {**settings, "CLOSESPIDER_PAGECOUNT": "3"})
     assert again.returncode == 0
     assert again.stat("wacky/warc/recovered_files") == 1
     assert not list(warc.glob("*.open"))

@@ -2,9 +2,9 @@
 
 Each FILE is decoded (:func:`wackycrawl.text.encoding.decode_html`, no HTTP header), cleaned
 by the chosen extractor and written to ``OUTDIR/<name>.txt`` (UTF-8, one paragraph a line;
-written to a temporary file first, so no half-written output is left); inputs of the same name
-from different folders keep their folders below the one they share (``OUTDIR/de/p1.txt``,
-``OUTDIR/en/p1.txt``).
+written to a temporary file first, so no half-written output is left); when two inputs from
+different folders have the same name, every input goes below a folder named after its own
+(``OUTDIR/de/p1.txt``, ``OUTDIR/en/p1.txt``, ``OUTDIR/en/p2.txt``), see :func:`output_names`.
 
 Host templates (``blocks`` extractor, on unless ``--no-templates``): given several pages of
 one site, blocks found on at least ``--template-min-pages`` of them (menus, footers,
@@ -75,22 +75,24 @@ def learn_templates(files: list[str], min_pages: int) -> tuple[TemplateStore, di
 
 
 def output_names(files: list[str]) -> dict[str, Path]:
-    """Each input's output path relative to OUTDIR: ``<name>.txt``, or, for inputs whose
-    names are alike (``de/p1.html``, ``en/p1.html``), their path below the folder all such
-    inputs share, folders kept (``de/p1.txt``, ``en/p1.txt``)."""
-    stems: dict[str, list[str]] = {}
-    for name in dict.fromkeys(files):
-        stems.setdefault(Path(name).stem, []).append(name)
-    names = {}
-    for stem, group in stems.items():
-        if len(group) == 1:
-            names[group[0]] = Path(stem + ".txt")
-            continue
-        paths = [Path(os.path.abspath(n)) for n in group]
-        top = Path(os.path.commonpath([p.parent for p in paths]))
-        for name, path in zip(group, paths):
-            names[name] = path.relative_to(top).with_suffix(".txt")
-    return names
+    """Each input's output path relative to OUTDIR: ``<name>.txt`` when no two inputs have
+    the same name; otherwise every input goes below the folder it lies in, named after it
+    (``de/p1.html``, ``en/p1.html``, ``en/p2.html``: ``de/p1.txt``, ``en/p1.txt``,
+    ``en/p2.txt``), with as many of its parent folders as it takes to tell all inputs apart
+    (``x/de/p1.txt``, ``y/de/p1.txt``). One file given twice is one input."""
+    paths = {name: Path(os.path.abspath(name)) for name in dict.fromkeys(files)}
+    distinct = set(paths.values())
+
+    def named(depth: int) -> dict[Path, Path]:
+        return {path: Path(*path.parent.parts[1:][-depth:] if depth else (),
+                           path.stem + ".txt") for path in distinct}
+
+    # one folder's p1.html and p1.htm stay alike however many folders are named
+    apart = len({(path.parent, path.stem) for path in distinct})
+    depth = 0
+    while len(set((out := named(depth)).values())) < apart:
+        depth += 1
+    return {name: out[path] for name, path in paths.items()}
 
 
 def clean(args) -> int:

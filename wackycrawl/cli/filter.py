@@ -32,6 +32,7 @@ from scrapy.utils.misc import load_object
 from wackycrawl.cli import damage_exit, error, note_left_open
 from wackycrawl.corpus.refilter import DEDUP_MODES, Policy, Refilter
 from wackycrawl.corpus.output import PARTIAL, PartialDir
+from wackycrawl.crawl.settingnames import check_names
 from wackycrawl.corpus.source import (
     INPUT_ERRORS,
     REJECTS_SUBDIR,
@@ -54,14 +55,18 @@ _err = partial(error, "filter")
 
 def crawl_settings(pairs: list[str]) -> NamedSettings:
     """The crawl's settings (``wackycrawl.settings``) with ``NAME=VALUE`` overrides; raises
-    ValueError for a pair without ``=``."""
+    ValueError for a pair without ``=`` and for a ``WACKY_`` name that is no setting
+    (:func:`wackycrawl.crawl.settingnames.check_names`)."""
     settings = NamedSettings()
     settings.setmodule("wackycrawl.settings", priority="project")
+    names = []
     for pair in pairs:
         name, sep, value = pair.partition("=")
         if not sep:
             raise ValueError(f"-s wants NAME=VALUE, not {pair!r}")
+        names.append(name.strip())
         settings.set(name.strip(), value, priority="cmdline")
+    check_names(names)
     return settings
 
 

@@ -2,7 +2,7 @@
 
 Across every TREC file, crawl process (worker) and resumed run in CORPUS_DIR: documents,
 words, characters, files, MB, crawl processes, languages, and drops per reason from the
-``drops-*.tsv`` files (each URL once per reason) (:mod:`wackycrawl.crawl.totals`). Exit
+``drops-*.tsv`` files (each URL once per reason, across the files) (:mod:`wackycrawl.crawl.totals`). Exit
 codes: 0 done, 1 the directory cannot be read, holds no crawl output (neither TREC files nor
 drops files: a wrong path) or a file is damaged (its complete documents are still counted).
 """

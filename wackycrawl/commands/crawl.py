@@ -14,11 +14,15 @@ exit status 1; a ``-s`` value of the wrong type for its typed getter is named,
 ``NAME=VALUE: <why>``, as the settings are :class:`~wackycrawl.pipelines.offline.NamedSettings`);
 WACKY_DUPEFILTER, read only once the engine opens the frontier, is checked before the crawler
 is built, in every frontier mode. A new crawl (Scrapy's frontier, or a JOBDIR holding no
-frontier yet) whose WACKY_OUTPUT_DIR (or rejects folder) already holds TREC files is refused
-the same way, touching nothing: it would write their documents again (:func:`written_before`);
+frontier yet) whose WACKY_OUTPUT_DIR (or rejects folder) already holds TREC files, or whose
+WACKY_WARC_DIR holds WARC files, is refused the same way, touching nothing: it would write
+their documents again, or mix its archive into theirs (:func:`written_before`);
 a resumed JOBDIR crawl and the Redis frontier's workers write into such a folder as before,
 unless it holds another crawl's documents or a resumed JOBDIR wrote to another folder
-(:mod:`wackycrawl.crawl.owner`). Everything else is Scrapy's own ``crawl``.
+(:mod:`wackycrawl.crawl.owner`). Before all of these, a ``-s`` setting whose name starts with
+``WACKY_`` but is none of the project's (a misspelt ``WACKY_LANGUAGE``, which would have no
+effect) is refused the same way, one ERROR line per name with the closest known one
+(:mod:`wackycrawl.crawl.settingnames`). Everything else is Scrapy's own ``crawl``.
 """
 
 from __future__ import annotations
@@ -29,8 +33,10 @@ import os
 
 import redis
 from scrapy.commands.crawl import Command as ScrapyCrawl
+from scrapy.settings import SETTINGS_PRIORITIES
 
 from wackycrawl.crawl import owner
+from wackycrawl.crawl.settingnames import unknown_settings
 from wackycrawl.distributed.dupefilter import seen_store
 from wackycrawl.distributed.local import FILENAME, FrontierLockedError, check_free
 from wackycrawl.distributed.scheduler import LOCKED_REASON, crawl_name, frontier_mode
@@ -111,7 +117,22 @@ def written_before(settings) -> str | None:
                     f"file{'' if held == 1 else 's'}; a new crawl would write their documents "
                     "again: give another WACKY_OUTPUT_DIR, or resume the crawl that wrote them: "
                     "its command again, with its -s JOBDIR=...")
+    if held := warc_files(warc := settings.get("WACKY_WARC_DIR", "")):
+        return (f"cannot start the crawl: WACKY_WARC_DIR {warc} already holds {held} WARC "
+                f"file{'' if held == 1 else 's'}; a new crawl would mix its archive into "
+                "theirs: give another WACKY_WARC_DIR, or resume the crawl that wrote them: its "
+                "command again, with its -s JOBDIR=...")
     return None
+
+
+def warc_files(folder: str) -> int:
+    """How many WARC files, closed (``.warc.gz``) or being written (``.warc.gz.open``), the
+    folder ``folder`` holds (0 for "" or no folder)."""
+    if not folder or not os.path.isdir(folder):
+        return 0
+    from wackycrawl.archive.writer import OPEN_SUFFIX, SUFFIX
+
+    return sum(name.endswith((SUFFIX, SUFFIX + OPEN_SUFFIX)) for name in os.listdir(folder))
 
 
 class Command(ScrapyCrawl):
@@ -123,6 +144,11 @@ class Command(ScrapyCrawl):
         self.settings.__class__ = NamedSettings  # the same object Scrapy's cmdline goes on with
 
     def run(self, args, opts) -> None:
+        if unknown := self._unknown_settings():
+            for message in unknown:
+                logger.error("cannot start the crawl: %s", message)
+            self.exitcode = 1
+            return
         if args and args[0] == SeedsSpider.name and self._bad_arguments(opts.spargs):
             return
         jobdir = self.settings.get("JOBDIR")
@@ -183,24 +209,40 @@ class Command(ScrapyCrawl):
                 crawler.stats.get_value("finish_reason") == LOCKED_REASON):
             self.exitcode = 1
 
+    def _unknown_settings(self) -> list[str]:
+        """A message for each ``-s WACKY_...`` (a setting at command-line priority: ``-s``,
+        Scrapyd's ``setting=``) that names no setting of the project, with the closest name
+        (:mod:`wackycrawl.crawl.settingnames`); a misspelt name would have no effect."""
+        cmdline = SETTINGS_PRIORITIES["cmdline"]
+        given = [name for name in self.settings.attributes
+                 if self.settings.getpriority(name) == cmdline]
+        return unknown_settings(given, self.settings.get("SETTINGS_MODULE"))
+
     def _not_ours(self, spider: str, mode: str) -> str | None:
-        """Why WACKY_OUTPUT_DIR holds another crawl's documents (:mod:`wackycrawl.crawl.owner`),
-        or None, after recording that this crawl writes there."""
+        """Why WACKY_OUTPUT_DIR holds another crawl's documents, or WACKY_WARC_DIR another
+        crawl's WARC files (:mod:`wackycrawl.crawl.owner`), or None, after recording that this
+        crawl writes there."""
         output = self.settings.get("WACKY_OUTPUT_DIR", writer.DIRECTORY)
-        if not output:
-            return None
+        warc = self.settings.get("WACKY_WARC_DIR", "")
         jobdir = self.settings.get("JOBDIR") if mode != "redis" else None
         me = owner.identity(jobdir, crawl_name(self.settings, spider) if mode == "redis"
                             else None, self.settings.get("WACKY_WORKER_ID") or str(os.getpid()))
-        held = os.path.isdir(output) and bool(corpus_files([output], open_files := [])
-                                              or open_files)
         resumed = jobdir if jobdir and resumes(self.settings, mode) else None
-        if why := owner.refusal(output, me, resumed, held):
+        if output:
+            held = os.path.isdir(output) and bool(corpus_files([output], open_files := [])
+                                                  or open_files)
+            if why := owner.refusal(output, me, resumed, held):
+                return f"cannot start the crawl: {why}"
+        if warc and (why := owner.refusal(warc, me, None, bool(warc_files(warc)),
+                                          setting="WACKY_WARC_DIR")):
             return f"cannot start the crawl: {why}"
-        try:
-            owner.claim(output, me, jobdir)
-        except OSError as exc:
-            return f"cannot start the crawl: WACKY_OUTPUT_DIR {output}: {exc}"
+        for setting, folder, record in (("WACKY_OUTPUT_DIR", output, jobdir),
+                                        ("WACKY_WARC_DIR", warc, None)):
+            try:
+                if folder:
+                    owner.claim(folder, me, record)
+            except OSError as exc:
+                return f"cannot start the crawl: {setting} {folder}: {exc}"
         return None
 
     def _bad_arguments(self, spargs) -> bool:

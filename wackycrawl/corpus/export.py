@@ -175,27 +175,49 @@ def jsonl(doc: TrecDoc) -> str:
 
 
 _ATTR = re.compile(r'([A-Za-z_][\w.-]*)="([^"]*)"')
+#: A document's start tag: ``<text ...>`` (ours, CWB) or ``<doc ...>`` (Sketch Engine's usual).
+_DOC_START = re.compile(r"<(text|doc)(?=[\s>/])")
+_DOC_END = ("</text>", "</doc>")
+NO_DOCUMENT = ("no <text> or <doc> element: not a vertical file (one token per line inside "
+               "<text ...>...</text> or <doc ...>...</doc>, as wackycrawl export writes)")
+
+
+def _doc_attributes(line: str) -> dict[str, str]:
+    """A document start tag's attributes, unescaped; ``host`` and ``tld`` from its ``url``
+    when it names none (a ``<doc>`` of another tool)."""
+    attrs = {k: unescape(v) for k, v in _ATTR.findall(line)}
+    if "host" not in attrs and (url := attrs.get("url")):
+        try:
+            parts = urlsplit(url)
+        except ValueError:
+            return attrs
+        if host := parts.netloc.rpartition("@")[2].lower():
+            attrs["host"] = host
+            attrs.setdefault("tld", tld(parts.hostname or ""))
+    return attrs
 
 
 def read_vertical(lines) -> Iterator[tuple[dict[str, str], list[Paragraph]]]:
-    """The documents of a vertical file written by :func:`vrt` (lines of str, newlines
-    optional): ``(<text> attributes, paragraphs)``, unescaped. Tokens are the first column
-    of a line; ``<g/>`` and unknown tags are skipped; tokens outside ``<s>`` count as one
-    sentence of their paragraph."""
-    attrs, paragraphs, sentence = None, [], None
+    """The documents of a vertical file written by :func:`vrt`, or of another CWB or Sketch
+    Engine corpus whose documents are ``<doc>`` elements (lines of str, newlines optional):
+    ``(document attributes, paragraphs)``, unescaped. Tokens are the first column of a line;
+    ``<g/>`` and unknown tags are skipped; tokens outside ``<s>`` count as one sentence of
+    their paragraph. Raises ValueError (:data:`NO_DOCUMENT`) for input without any
+    document element (a bare token list, a plain-text export, an empty file)."""
+    attrs, paragraphs, sentence, found = None, [], None, False
     for line in lines:
         line = line.rstrip("\n")
         if line[:1] == "<":
-            if line.startswith("<text"):
-                attrs = {k: unescape(v) for k, v in _ATTR.findall(line)}
-                paragraphs = []
+            if _DOC_START.match(line):
+                attrs = _doc_attributes(line)
+                paragraphs, found = [], True
             elif line.startswith("<p"):
                 lang = dict(_ATTR.findall(line)).get("lang", UND)
                 paragraphs.append(Paragraph(unescape(lang), []))
                 sentence = None
             elif line.startswith("<s"):
                 sentence = None
-            elif line == "</text>" and attrs is not None:
+            elif line in _DOC_END and attrs is not None:
                 yield attrs, paragraphs
                 attrs = None
             continue
@@ -209,6 +231,8 @@ def read_vertical(lines) -> Iterator[tuple[dict[str, str], list[Paragraph]]]:
         if "\t" in line:
             line = line.split("\t", 1)[0]
         sentence.append(unescape(line) if "&" in line else line)
+    if not found:
+        raise ValueError(NO_DOCUMENT)
 
 
 def tokenized(docs: Iterable[TrecDoc], workers: int = 1

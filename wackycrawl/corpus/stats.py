@@ -133,19 +133,36 @@ def _table(docs: Counter, tokens: Counter, top: int | None = None) -> dict:
     return {k: {"documents": v, "tokens": tokens[k]} for k, v in docs.most_common(top)}
 
 
+def _nth(lengths: Counter, ordered: list[int], n: int) -> int:
+    """The ``n``-th smallest length (0-based) of the counted lengths."""
+    seen = 0
+    for length in ordered:
+        seen += lengths[length]
+        if seen > n:
+            return length
+    raise IndexError(n)
+
+
 def _length_summary(lengths: Counter) -> dict:
-    """min, quartiles, mean, max of tokens per document from the length counts."""
+    """min, quartiles, mean, max of tokens per document from the length counts. The median
+    is the usual one (:func:`statistics.median`: the mean of the two middle lengths when the
+    count is even); the quartiles and the 95th percentile are nearest-rank (the smallest
+    length with at least that share of the documents at or below it)."""
     total = sum(lengths.values())
     if not total:
         return {}
-    out, seen, marks = {}, 0, {"p25": 0.25, "median": 0.5, "p75": 0.75, "p95": 0.95}
+    out, seen, marks = {}, 0, {"p25": 0.25, "p75": 0.75, "p95": 0.95}
     pending = dict(marks)
-    for length in sorted(lengths):
+    ordered = sorted(lengths)
+    for length in ordered:
         seen += lengths[length]
         for name, q in list(pending.items()):
             if seen >= q * total:
                 out[name] = length
                 del pending[name]
+    low, high = _nth(lengths, ordered, (total - 1) // 2), _nth(lengths, ordered, total // 2)
+    middle = (low + high) / 2
+    out["median"] = int(middle) if middle.is_integer() else middle
     out["min"], out["max"] = min(lengths), max(lengths)
     out["mean"] = round(sum(k * v for k, v in lengths.items()) / total, 2)
     return out

@@ -1,5 +1,6 @@
 """Which crawl an output folder's TREC files belong to, so no crawl writes another's documents
-into it a second time.
+into it a second time; the raw archive's folder (WACKY_WARC_DIR) is marked and judged alike,
+so no crawl mixes its WARC files into another's.
 
 A crawl names itself by :func:`identity`: ``jobdir <absolute JOBDIR>`` (resumable, one folder
 per JOBDIR), ``redis <crawl name>`` (the workers of one distributed crawl share a folder), or
@@ -46,10 +47,13 @@ def describe(name: str) -> str:
             "once": f"a crawl without JOBDIR ({rest})"}.get(kind, name)
 
 
-def refusal(output: str, me: str, jobdir: str | None, has_trec_files: bool) -> str | None:
+def refusal(output: str, me: str, jobdir: str | None, has_trec_files: bool,
+            setting: str = "WACKY_OUTPUT_DIR") -> str | None:
     """Why the crawl named ``me`` may not write into ``output``, or None. ``jobdir`` is the
     crawl's JOBDIR when it resumes one (its record is read), ``has_trec_files`` whether
-    ``output`` holds TREC files now."""
+    ``output`` holds TREC files now. With ``setting="WACKY_WARC_DIR"`` ``output`` is the
+    raw archive's folder and ``has_trec_files`` whether it holds WARC files (give no
+    ``jobdir``: a JOBDIR records its TREC folder only)."""
     out = os.path.abspath(output)
     if jobdir and (before := _read(os.path.join(jobdir, JOBDIR_RECORD))) and before != out \
             and os.path.isdir(before):
@@ -57,7 +61,11 @@ def refusal(output: str, me: str, jobdir: str | None, has_trec_files: bool) -> s
                 f"WACKY_OUTPUT_DIR={before} (another folder would get them a second time)")
     owner = _read(os.path.join(output, MARKER))
     if has_trec_files and owner and owner != me:
-        return (f"WACKY_OUTPUT_DIR {output} holds the documents of {describe(owner)}; this crawl "
+        if setting == "WACKY_WARC_DIR":
+            return (f"WACKY_WARC_DIR {output} holds the WARC files of {describe(owner)}; this "
+                    f"crawl ({describe(me)}) would mix its archive into theirs: give it a "
+                    "folder of its own")
+        return (f"{setting} {output} holds the documents of {describe(owner)}; this crawl "
                 f"({describe(me)}) would write them again: give it a folder of its own")
     return None
 

@@ -8,8 +8,9 @@ own. :func:`corpus_totals` reads them all:
 * documents, words (whitespace tokens of the clean text, as ``wacky/words_kept``), text
   characters and languages (``X-Wacky-Language``) from the documents themselves;
 * files, compressed bytes, and writers (``<prefix>-<worker>``, one per crawl process);
-* drops per reason from the drops files, each (reason, URL) once, so a page fetched again
-  after a crash and dropped again counts once;
+* drops per reason from the drops files, each (reason, URL) once across all of them, so a
+  page fetched again after a crash or by another run into the folder (another crawl
+  process's drops file) and dropped again counts once;
 * documents of the rejects stream (``rejects/``, ``WACKY_KEEP_REJECTS``), read as the
   corpus is, so that a damaged rejects file is a problem too (named ``rejects/FILE``).
 
@@ -100,10 +101,14 @@ def corpus_totals(directory: str) -> Totals:
                 hint = "" if isinstance(exc, OSError) else f"; {recover_hint(path)}"
                 totals.problems.append(f"{REJECTS_SUBDIR}/{os.path.basename(path)}: {exc}{hint}")
         totals.rejected_open_files = rejected.open_files
+    seen: set[tuple[str, str]] = set()  # (reason, URL) over all drops files
     for path in drops_files(directory):
         totals.drops_files += 1
         try:
-            totals.drops.update(reason for reason, _ in {(r[2], r[1]) for r in read_drops(path)})
+            for row in read_drops(path):
+                if (key := (row[2], row[1])) not in seen:
+                    seen.add(key)
+                    totals.drops[key[0]] += 1
         except OSError as exc:
             totals.problems.append(f"{os.path.basename(path)}: {exc}")
     return totals

@@ -40,6 +40,7 @@ goes on while Redis answers.
 import asyncio
 import logging
 import os
+import shlex
 
 import numpy as np
 import redis
@@ -64,6 +65,7 @@ from wackycrawl.distributed.scheduler import connect, crawl_name, frontier_mode
 from wackycrawl.distributed.simhash import RedisDedupIndex
 from wackycrawl.pipelines import SPIDER_NAME, drop
 from wackycrawl.text.funcwords import function_words
+from wackycrawl.trec.writer import DIRECTORY
 
 logger = logging.getLogger(__name__)
 
@@ -164,15 +166,31 @@ def _shingle_source(item: dict, fp: Fingerprint, text: str):
     return text
 
 
-def apply_decision(stats, item: dict, decision):
+def corpus_dir(settings) -> str:
+    """The crawl's WACKY_OUTPUT_DIR as an absolute path (the folder a duplicate's match is
+    in, named in the drop's hint), or "" when the writer is off."""
+    output = settings.get("WACKY_OUTPUT_DIR", DIRECTORY)
+    return os.path.abspath(output) if output else ""
+
+
+def get_hint(checksum: str, corpus: str = "") -> str:
+    """The command that prints the document of ``checksum`` from the folder ``corpus``
+    (from any working directory: ``corpus`` is absolute)."""
+    where = f" --dir {shlex.quote(corpus)}" if corpus else ""
+    return f"wackycrawl trec get --checksum {checksum}{where}"
+
+
+def apply_decision(stats, item: dict, decision, corpus: str = ""):
     """Put ``decision``'s ``Near-*`` fields on ``item`` and count its verdict
     (``wacky/dedup/<verdict>``, ``wacky/dedup/candidate_not_confirmed``); returns ``item``,
-    or raises the DropItem of a duplicate (reason: the verdict)."""
+    or raises the DropItem of a duplicate (reason: the verdict), whose detail ends in the
+    command printing the document matched, in the corpus folder ``corpus``
+    (:func:`get_hint`)."""
     item.setdefault("meta", {}).update(near_meta(decision))
     if decision.is_duplicate:
         detail = (f"matches {to_hex(decision.near_of)} at distance {decision.distance}, "
-                  f"resemblance {decision.resemblance:.2f} (wackycrawl trec get --checksum "
-                  f"{to_hex(decision.near_of)})")
+                  f"resemblance {decision.resemblance:.2f} "
+                  f"({get_hint(to_hex(decision.near_of), corpus)})")
         logger.debug("%s %s: %s", decision.verdict, item.get("url"), detail)
         raise drop(stats, decision.verdict, item, detail)
     if decision.verdict == "new" and decision.distance is not None:
@@ -204,8 +222,8 @@ class SharedDedupStage:
     NotConfigured (left to :class:`DedupPipeline`) without Redis, with
     ``WACKY_DEDUP_ENABLED=False`` or in the crawl process."""
 
-    def __init__(self, stats, index: RedisDedupIndex):
-        self.stats, self.index = stats, index
+    def __init__(self, stats, index: RedisDedupIndex, corpus: str = ""):
+        self.stats, self.index, self.corpus = stats, index, corpus
         self._sketch_bytes = len(DuplicateDetector(index.k, index.min_features).fingerprint("")
                                  .sketch)
 
@@ -216,7 +234,7 @@ class SharedDedupStage:
             raise NotConfigured()
         if frontier_mode(settings) != "redis" or not getattr(crawler, "in_worker", False):
             raise NotConfigured("the shared index is checked here only in a stage worker")
-        return cls(crawler.stats, shared_index(settings, aserver=False))
+        return cls(crawler.stats, shared_index(settings, aserver=False), corpus_dir(settings))
 
     def warm_up(self):
         load_loops()  # the confirmation's compiled loop, before the first document
@@ -234,17 +252,19 @@ class SharedDedupStage:
             raise drop(self.stats, "redis_unreachable", item, str(exc)) from None
         if decision.verdict == "already_written":
             raise drop(self.stats, "already_written", item)
-        item = apply_decision(self.stats, item, decision)
+        item = apply_decision(self.stats, item, decision, self.corpus)
         item[DECIDED_KEY] = True
         return item
 
 
 class DedupPipeline:
     def __init__(self, stats, k: int, min_features: int, save_every: int, state_dir: str | None,
-                 shared: RedisDedupIndex | None = None, **near):
+                 shared: RedisDedupIndex | None = None, corpus: str = "", **near):
         """``near``: the other :class:`DuplicateDetector` arguments (threshold,
-        shingle_size, sketch_size, max_candidates)."""
+        shingle_size, sketch_size, max_candidates); ``corpus``: the absolute output folder
+        named in a duplicate's drop hint (:func:`corpus_dir`)."""
         self.stats = stats
+        self.corpus = corpus
         self.k = k
         self.min_features = min_features
         self.save_every = save_every
@@ -277,6 +297,7 @@ class DedupPipeline:
             save_every=settings.getint("WACKY_DEDUP_SAVE_EVERY", SAVE_EVERY),
             state_dir=os.path.join(jobdir, STATE_DIR) if jobdir else None,
             shared=shared,
+            corpus=corpus_dir(settings),
             **near,
         )
 
@@ -344,7 +365,7 @@ class DedupPipeline:
         return self._decided(item, decision)
 
     def _decided(self, item, decision):
-        item = apply_decision(self.stats, item, decision)
+        item = apply_decision(self.stats, item, decision, self.corpus)
         if self.shared is None:
             self.detector.add(decision)
         self._unsaved += 1

@@ -28,6 +28,7 @@ from scrapy.utils.misc import load_object
 from scrapy.utils.project import get_project_settings
 
 from wackycrawl.crawl import sizewindow as sw
+from wackycrawl.crawl.settingnames import check_names
 from wackycrawl.pipelines.stages import StageContext, StagesPipeline, build_stages
 from wackycrawl.statscollectors import StatsCollector
 
@@ -67,15 +68,20 @@ class NamedSettings(Settings):
 def load_settings(overrides: list[str] | None = None, **forced) -> NamedSettings:
     """The project's settings (``scrapy.cfg`` / ``SCRAPY_SETTINGS_MODULE``, else
     :mod:`wackycrawl.settings`), then ``NAME=VALUE`` overrides at command-line priority, then
-    ``forced`` values. Raises ValueError for an override without ``=``."""
+    ``forced`` values. Raises ValueError for an override without ``=`` and for one whose name
+    starts with ``WACKY_`` but is no setting of the project (a misspelt name would have no
+    effect: :mod:`wackycrawl.crawl.settingnames`)."""
     settings = NamedSettings(get_project_settings())
     if settings.get("WACKY_STAGES") is None:
         settings.setmodule("wackycrawl.settings", priority="project")
+    names = []
     for pair in overrides or ():
         name, sep, value = pair.partition("=")
         if not sep or not name:
             raise ValueError(f"not NAME=VALUE: {pair!r}")
+        names.append(name.strip())
         settings.set(name.strip(), value, priority="cmdline")
+    check_names(names, settings.get("SETTINGS_MODULE"))
     for name, value in forced.items():
         settings.set(name, value, priority="cmdline")
     return settings
