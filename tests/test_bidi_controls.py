@@ -5,9 +5,8 @@ identifiers' input was stripped of them), so ``"\\u202bword"`` and ``"word"`` we
 import re
 
 import pytest
-from scrapy.settings import Settings
-from scrapy.utils.test import get_crawler
 
+from tests.wackysettings import crawler
 from wackycrawl.pipelines.boilerplate import BoilerplatePipeline
 from wackycrawl.pipelines.text import TextPipeline
 from wackycrawl.text import bte
@@ -63,12 +62,6 @@ def test_stored_paragraphs_are_those_of_the_page_without_bidi_controls(name):
     assert not any(HAS_BIDI.search(p) for p in with_bidi)
     assert "and in Hebrew ירושלים; both names" in " ".join(with_bidi)
 
-
-def crawler():
-    settings = Settings()
-    settings.setmodule("wackycrawl.settings", priority="project")
-    return get_crawler(settings_dict={k: v for k, v in settings.copy_to_dict().items()
-                                      if k.startswith("WACKY_")})
 
 
 def test_pipelines_store_no_bidi_control():

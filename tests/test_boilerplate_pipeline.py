@@ -4,9 +4,8 @@ from pathlib import Path
 
 import pytest
 from scrapy.exceptions import DropItem
-from scrapy.settings import Settings
-from scrapy.utils.test import get_crawler
 
+from tests.wackysettings import crawler
 from wackycrawl.pipelines.boilerplate import BoilerplatePipeline
 from wackycrawl.text import blocks, bte
 
@@ -14,12 +13,6 @@ ARTICLE = (Path(__file__).parent / "fixtures" / "boilerplate" / "article_lists.h
     encoding="utf-8"
 )
 
-
-def crawler(**overrides):
-    settings = Settings()
-    settings.setmodule("wackycrawl.settings", priority="project")
-    wacky = {k: v for k, v in settings.copy_to_dict().items() if k.startswith("WACKY_")}
-    return get_crawler(settings_dict={**wacky, **overrides})
 
 
 def item(markup: str) -> dict:

@@ -7,9 +7,8 @@ import zlib
 
 import pytest
 from scrapy.exceptions import DropItem
-from scrapy.settings import Settings
-from scrapy.utils.test import get_crawler
 
+from tests.wackysettings import crawler
 from wackycrawl.pipelines.text import TextPipeline
 from wackycrawl.text.encoding import (
     BinaryContentError,
@@ -181,12 +180,6 @@ def test_utf16_with_declared_charset_is_not_binary():
 
 
 # --- TextPipeline adapter -----------------------------------------------------------------
-
-def crawler(**overrides):
-    settings = Settings()
-    settings.setmodule("wackycrawl.settings", priority="project")
-    wacky = {k: v for k, v in settings.copy_to_dict().items() if k.startswith("WACKY_")}
-    return get_crawler(settings_dict={**wacky, **overrides})
 
 
 def item(body: bytes, content_type: str = "text/html") -> dict:

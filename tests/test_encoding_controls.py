@@ -9,10 +9,9 @@ import sys
 
 import pytest
 from scrapy.exceptions import DropItem
-from scrapy.settings import Settings
-from scrapy.utils.test import get_crawler
 
 from tests.crawlrun import ROOT
+from tests.wackysettings import crawler
 from wackycrawl.pipelines.text import TextPipeline
 from wackycrawl.text.encoding import MAX_REPAIRS, BinaryContentError, decode_html
 
@@ -110,12 +109,6 @@ def test_body_mostly_of_controls_is_binary_and_the_message_says_so(junk):
     with pytest.raises(BinaryContentError, match=r"^\d+ control characters in \d+ characters$"):
         decode_html(raw, "text/html; charset=utf-8")
 
-
-def crawler():
-    settings = Settings()
-    settings.setmodule("wackycrawl.settings", priority="project")
-    return get_crawler(settings_dict={k: v for k, v in settings.copy_to_dict().items()
-                                      if k.startswith("WACKY_")})
 
 
 def test_pipeline_keeps_the_page_and_counts_the_controls_removed():

@@ -2,9 +2,8 @@
 
 import pytest
 from scrapy.exceptions import DropItem, NotConfigured
-from scrapy.settings import Settings
-from scrapy.utils.test import get_crawler
 
+from tests.wackysettings import crawler
 from wackycrawl.pipelines.filters import FiltersPipeline
 from wackycrawl.text.filters import TextFilter, load_badwords, parse_wordlist, words
 
@@ -65,12 +64,6 @@ def test_a_news_report_mentioning_one_list_word_is_kept():
     report = PROSE + " The police closed a porn website run from the town hall."
     assert TextFilter(badwords=load_badwords()).check([report]) is None
 
-
-def crawler(**overrides):
-    settings = Settings()
-    settings.setmodule("wackycrawl.settings", priority="project")
-    wacky = {k: v for k, v in settings.copy_to_dict().items() if k.startswith("WACKY_")}
-    return get_crawler(settings_dict={**wacky, **overrides})
 
 
 def test_pipeline_keeps_prose():
