@@ -156,10 +156,11 @@ class FingerprintPipeline:
         return item
 
 
-def _shingle_source(item: dict, fp: Fingerprint, text: str):
+def _shingle_source(item: dict, text: str):
     """What :func:`~wackycrawl.dedup.detector.confirm` compares: the fingerprint stage's
-    shingle hashes of the text (the key is deleted), or the text when they are missing or
-    were made for another fingerprint."""
+    shingle hashes of ``text`` (native uint64, 8 bytes each; the key is deleted), or the text
+    when they are missing or malformed. A caller that recomputes the fingerprint deletes the
+    key first."""
     shingles = item.pop(SHINGLES_KEY, None)
     if isinstance(shingles, bytes) and len(shingles) % 8 == 0:
         return np.frombuffer(shingles, dtype=np.uint64)
@@ -245,7 +246,7 @@ class SharedDedupStage:
         if fp is None or len(fp.sketch) != self._sketch_bytes:
             item.pop(SHINGLES_KEY, None)
             return item  # no usable fingerprint: the crawl process's DedupPipeline computes it
-        source = _shingle_source(item, fp, text)
+        source = _shingle_source(item, text)
         try:
             decision = self.index.check_and_add(fp, item.get("url", ""), source)
         except redis.RedisError as exc:  # an outage past its limit, or a shutdown in one
@@ -341,7 +342,7 @@ class DedupPipeline:
             item.pop(SHINGLES_KEY, None)
             fp = self.detector.fingerprint(text)
             set_fingerprint(item, fp)
-        source = _shingle_source(item, fp, text)
+        source = _shingle_source(item, text)
         if self.shared is not None:
             return self._shared_check(item, fp, source)
         capped = self.detector.simhashes.capped
