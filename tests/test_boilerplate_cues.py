@@ -197,6 +197,33 @@ def test_an_advertisement_label_is_boilerplate(label, article):
     assert not cues.is_label("Advertisement of the town's new ferry", 5)
 
 
+@pytest.mark.parametrize("notice", [
+    "Necessary cookies are absolutely essential for the website to function properly. These "
+    "cookies do not store any personal information.",
+    "By submitting this form you agree to the Gazette using your data to publish your comment.",
+    "Your email address will not be published. Required fields are marked with a star.",
+    "Quotes delayed at least 15 minutes. Market data provided by the exchange.",
+])
+def test_consent_categories_form_notices_and_quote_disclaimers_are_boilerplate(notice):
+    first, second = ARTICLE.split("</p>", 1)
+    out = blocks.extract(page(f"<div>{first}</p><p>{notice}</p>{second}{THIRD}</div>"))
+    assert has_article(out) and notice not in out, out
+
+
+@pytest.mark.parametrize("control", ["Image 1 of 8", "Image 1 of / 8", "2 / 5", "Caption",
+                                     "Close", "Next post", "Back to Gallery",
+                                     "Story continues below gallery", "Most Popular"])
+@pytest.mark.parametrize("article", [False, True])
+def test_gallery_and_pager_controls_inside_the_span_are_boilerplate(control, article):
+    first, second = ARTICLE.split("</p>", 1)
+    body = f"<div><h2>High water</h2><div>{control}</div>{first}</p><div>{control}</div>{second}"
+    out = blocks.extract(page(body + THIRD + "</div>"), article=article)
+    assert has_article(out) and control not in out, out
+    # a sentence that starts like a control is text
+    assert not cues.is_label("Close the sluice gates at noon", 6)
+    assert not cues.is_label("Caption contest winners", 3)
+
+
 @pytest.mark.parametrize("box", ['class="ad"', 'id="top-ad"', 'class="ads sidebar-box"',
                                  'class="anzeige"', 'class="werbung"', 'class="sponsored"'])
 @pytest.mark.parametrize("article", [False, True])

@@ -71,6 +71,8 @@ BLOCK_PHRASES = (
     r"informativa (?:sui|sull'uso dei) cookie", r"accetta (?:tutti )?(?:i )?cookie",
     r"(?:utiliza|utilizamos|usa|usamos) cookies", r"pol[ií]tica de cookies",
     r"aceptar (?:todas )?(?:las )?cookies",
+    # a consent dialog's categories ("Necessary cookies are absolutely essential...")
+    r"(?:non-)?necessary cookies", r"these cookies (?:do not|don't|will|may|are|help)",
     r"(?:gebruikt|gebruiken|maakt gebruik van) cookies", r"cookiebeleid",
     r"cookie-?instellingen", r"alle cookies accepteren",
     # newsletter
@@ -79,8 +81,11 @@ BLOCK_PHRASES = (
     r"inscri(?:vez|s)-(?:vous|toi) (?:à|a) (?:notre|la) newsletter",
     r"iscriviti alla (?:nostra )?newsletter", r"suscr[ií]bete a (?:nuestro|nuestra|el|la) (?:newsletter|bolet[ií]n)",
     r"(?:schrijf|meld) (?:je|u) (?:in|aan) (?:voor|op) (?:onze|de) nieuwsbrief",
+    # forms' data notices
+    r"by submitting this form", r"your e-?mail address (?:will not|won't|will never) be",
+    r"your e-?mail address is used only",
     # legal
-    r"all rights reserved", r"alle rechte vorbehalten", r"tous droits r[ée]serv[ée]s",
+    r"quotes (?:are )?delayed", r"all rights reserved", r"alle rechte vorbehalten", r"tous droits r[ée]serv[ée]s",
     r"tutti i diritti riservati", r"todos los derechos reservados", r"alle rechten voorbehouden",
     r"(?:©|\(c\)) ?(?:\d{4}|copyright)", r"copyright (?:©|\(c\)) ?\d{4}",
 )
@@ -125,8 +130,19 @@ LABEL_PHRASES = (
     r"advertisement", r"advertising", r"sponsored(?: content)?", r"anzeige", r"werbung",
     r"publicit[ée]", r"pubblicit[àa]", r"publicidad", r"advertentie", r"reklama",
 )
-LABEL_WORDS = 3
-_LABEL_RE = re.compile(r"^\W*(?:{})\W*$".format("|".join(LABEL_PHRASES)), re.IGNORECASE)
+#: The controls of image galleries and article pagers, which read as text inside the content
+#: span ("Image 1 of 8", "Caption", "Close", "Next post", "Story continues below gallery"):
+#: a block that is nothing but one is boilerplate in both modes, as a label is.
+CONTROL_PHRASES = (
+    r"(?:image|photo|picture|slide|bild|foto)?\s*\d+\s*(?:of|/|von|de|di|van)\s*/?\s*\d+",
+    r"caption", r"close", r"(?:previous|next|prev) (?:post|article|story|page|image|photo|slide)",
+    r"back to (?:the )?gallery", r"(?:view|open|enlarge|expand) (?:the )?(?:image|gallery|photo)",
+    r"story continues below(?: (?:the )?(?:gallery|advertisement|ad|video|photo))?",
+    r"most (?:popular|read|viewed)", r"zurück zur galerie", r"bild vergrößern",
+)
+LABEL_WORDS = 5
+_LABEL_RE = re.compile(r"^\W*(?:{})\W*$".format("|".join(LABEL_PHRASES + CONTROL_PHRASES)),
+                       re.IGNORECASE)
 _BLOCK_RE = re.compile("|".join(BLOCK_PHRASES), re.IGNORECASE)
 _SECTION_RE = re.compile(r"^\W*(?:{})\b".format("|".join(SECTION_PHRASES + FORM_PHRASES)),
                          re.IGNORECASE)
@@ -143,7 +159,8 @@ _COMMENT_ATTR_RE = re.compile(
         "|".join(ARTICLE_WORDS)), re.IGNORECASE)
 # Every phrase of BLOCK_PHRASES contains one of these (lower case): str.find over the page
 # finds the few blocks worth the full expression (which costs ~1 us per character).
-_BLOCK_KEYS = ("cookie", "newsletter", "nieuwsbrief", "bolet", "reserv", "rechte", "©", "(c)")
+_BLOCK_KEYS = ("cookie", "newsletter", "nieuwsbrief", "bolet", "reserv", "rechte", "©", "(c)",
+               "submitting", "mail address", "delayed")
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
@@ -238,5 +255,6 @@ def text_cues(texts: list[str], headings: list[bool], words: list[int],
 
 def is_label(text: str, words: int) -> bool:
     """True for a block (its text and word count) that is nothing but the label of an
-    advertisement (:data:`LABEL_PHRASES`, at most :data:`LABEL_WORDS` words)."""
+    advertisement (:data:`LABEL_PHRASES`) or a gallery's or pager's control
+    (:data:`CONTROL_PHRASES`), at most :data:`LABEL_WORDS` words."""
     return words <= LABEL_WORDS and _LABEL_RE.match(text) is not None
