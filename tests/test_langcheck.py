@@ -413,3 +413,25 @@ def test_malay_polisi_policy_is_no_indonesian_evidence():
             "matlamat itu tercapai.")
     assert fw._markers("id", "ms", fw._words(fw.normalise(text))) == (0, 0)
     assert fw.Identifier(min_chars=0).identify(text).lang == "ms"
+
+
+@pytest.mark.parametrize("gold, text", [
+    ("nn", "Elevane i klassen skal få bruke heimesida til å vise fram arbeidet sitt i haust."),
+    ("pt", "Os alunos visitaram o museu da cidade durante a tarde."),
+])
+def test_nordic_and_ibero_romance_groups_have_their_own_share(gold, text):
+    # The model gives these (written for this test) 0.8-0.9 of their group's probability:
+    # enough in these groups (fw.CLOSE_GROUP_SHARES), not under the general share.
+    assert fw.Identifier(min_chars=0).identify(text).lang == gold
+    r = fw.Identifier(min_chars=0, close_group_shares={}).identify(text)
+    assert (r.lang, r.method) == ("und", "close") and r.top2[0][0] == gold
+    own = fw.Identifier(min_chars=0, close_group_shares={"sv,da,no,nn": 0.95, "pt,es,ca,gl": 0.95})
+    assert own.identify(text).lang == "und"  # names in any order, no for nb
+
+
+def test_a_group_share_for_no_group_is_refused():
+    with pytest.raises(ValueError, match="no close-language group"):
+        fw.Identifier(close_group_shares={"nb,sv": 0.8})
+    with pytest.raises(ValueError, match=r"must be in \(0, 1\]"):
+        fw.group_shares({"cs,sk": 1.5})
+    assert fw.group_shares({"sk, cs": "0.7"}) == {frozenset({"cs", "sk"}): 0.7}

@@ -171,6 +171,13 @@ def test_new_thresholds_read_from_settings():
     assert pipe.mix == {"min_tokens": 4, "langid_min_chars": 150}
 
 
+def test_group_shares_read_from_settings_and_a_bad_name_stops_the_crawl():
+    pipe, _ = build(WACKY_LID_CLOSE_GROUP_SHARES='{"cs,sk": 0.7}')
+    assert pipe.identifier.close_group_shares == {frozenset({"cs", "sk"}): 0.7}
+    with pytest.raises(ValueError, match="WACKY_LID_CLOSE_GROUP_SHARES: 'hr,xx'"):
+        build(WACKY_LID_CLOSE_GROUP_SHARES={"hr,xx": 0.8})
+
+
 def test_purist_standards_read_from_settings():
     from tests.test_langcheck import BS_ONE
 

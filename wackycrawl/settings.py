@@ -283,6 +283,11 @@ WACKY_LID_MODEL_MIN_PROB = 0.99
 # model's nso (it has no Setswana class) stand. Devset documents, both halves (1 instead of 2:
 # hr precision 1.0 -> 0.98).
 WACKY_LID_CLOSE_MIN_SHARE = 0.9
+# Groups with their own share instead (named by their members): the model tells the Nordic and
+# the Ibero-Romance standards apart by their spelling systems (same benchmark, sentences, both
+# halves: 0.8 labels 15-18 % more da/nb/nn and 5-6 % more es/pt sentences; 17 of the 18 labels
+# it gives that differ from the gold are right by the sentence's own forms).
+WACKY_LID_CLOSE_GROUP_SHARES = {"da,nb,nn,sv": 0.8, "ca,es,gl,pt": 0.8}
 WACKY_LID_CLOSE_MIN_MARKERS = 2
 # Close languages whose standard is purist (Croatian: its language policy admits no Bosnian
 # or Serbian form, while theirs "tend to be inclusive", Wikipedia's comparison of the

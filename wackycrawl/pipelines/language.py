@@ -35,12 +35,14 @@ class LanguagePipeline:
     ``WACKY_LID_MIN_CHARS``, ``WACKY_LID_MIN_MARGIN``, ``WACKY_LANGID_MAX_CHARS``,
     ``WACKY_LID_CHECK_CHARS``,
     ``WACKY_LID_CHUNK_CHARS``, ``WACKY_LID_STOP_MARGIN``, ``WACKY_LID_AGREE_MIN_PROB``,
-    ``WACKY_LID_MODEL_MIN_PROB``, ``WACKY_LID_CLOSE_MIN_SHARE``, ``WACKY_LID_CLOSE_MIN_MARKERS``,
+    ``WACKY_LID_MODEL_MIN_PROB``, ``WACKY_LID_CLOSE_MIN_SHARE``, ``WACKY_LID_CLOSE_GROUP_SHARES``,
+    ``WACKY_LID_CLOSE_MIN_MARKERS``,
     ``WACKY_LID_CLOSE_PURIST``, ``WACKY_LID_MIX_MIN_TOKENS``, ``WACKY_LID_MIX_LANGID_MIN_CHARS``,
     ``WACKY_MIN_FUNCWORD_TYPES``, ``WACKY_MIN_FUNCWORD_TOKENS``,
     ``WACKY_MIN_FUNCWORD_RATIO``; ``WACKY_LANGUAGE_ENABLED=False`` turns the stage off.
-    A code in ``WACKY_LANGUAGES`` that no list and no langid.py class knows raises
-    ``ValueError`` when the crawler starts."""
+    A code in ``WACKY_LANGUAGES`` that no list and no langid.py class knows, or a name in
+    ``WACKY_LID_CLOSE_GROUP_SHARES`` that is no close-language group, raises ``ValueError``
+    when the crawler starts."""
 
     def __init__(self, stats, targets, identifier, prose, mix=None):
         self.stats = stats
@@ -67,6 +69,11 @@ class LanguagePipeline:
             "min_tokens": s.getint("WACKY_MIN_FUNCWORD_TOKENS", funcwords.MIN_FUNCWORD_TOKENS),
             "min_ratio": s.getfloat("WACKY_MIN_FUNCWORD_RATIO", funcwords.MIN_FUNCWORD_RATIO),
         }
+        group_shares = s.getdict("WACKY_LID_CLOSE_GROUP_SHARES", funcwords.CLOSE_GROUP_SHARES)
+        try:
+            funcwords.group_shares(group_shares)
+        except ValueError as exc:
+            raise ValueError(f"WACKY_LID_CLOSE_GROUP_SHARES: {exc}") from None
         identifier = funcwords.Identifier(
             min_chars=s.getint("WACKY_LID_MIN_CHARS", funcwords.MIN_CHARS),
             min_margin=s.getfloat("WACKY_LID_MIN_MARGIN", funcwords.MIN_MARGIN),
@@ -77,6 +84,7 @@ class LanguagePipeline:
             agree_min_prob=s.getfloat("WACKY_LID_AGREE_MIN_PROB", funcwords.AGREE_MIN_PROB),
             model_min_prob=s.getfloat("WACKY_LID_MODEL_MIN_PROB", funcwords.MODEL_MIN_PROB),
             close_min_share=s.getfloat("WACKY_LID_CLOSE_MIN_SHARE", funcwords.CLOSE_MIN_SHARE),
+            close_group_shares=group_shares,
             close_min_markers=s.getint("WACKY_LID_CLOSE_MIN_MARKERS",
                                        funcwords.CLOSE_MIN_MARKERS),
             close_purist=tuple(s.getlist("WACKY_LID_CLOSE_PURIST", funcwords.CLOSE_PURIST)),
