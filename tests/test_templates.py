@@ -6,6 +6,7 @@ import pytest
 
 from tests.redisserver import RedisServer
 from tests.test_boilerplate_pipeline import crawler
+from wackycrawl.dedup.detector import DuplicateDetector
 from wackycrawl.distributed.templates import RedisTemplateStore
 from wackycrawl.pipelines.boilerplate import BoilerplatePipeline
 from wackycrawl.text import blocks
@@ -99,6 +100,29 @@ def test_a_copy_of_a_page_is_not_counted_again():
         assert store.count("h", 1) == 1
         assert store.learn("h", [3, 2, 99, 1, 1]) == set()  # same set, other order
         assert store.learn("h", [99, 10]) == set() and store.learn("h", [99, 11]) == {99}
+
+
+def test_a_page_repeating_another_of_its_host_keeps_its_text_for_the_duplicate_check():
+    """An edited copy (one of three paragraphs changed) or a copy under another URL whose
+    prose is mostly host template keeps all its text, so dedup sees a near or exact copy
+    (not a fragment, not an empty page); the site's other pages still lose the template."""
+    store = TemplateStore(min_pages=2)
+    learn = lambda h: store.learn("valley.test", h)  # noqa: E731
+    first = blocks.analyse(site_page(0), learn)
+    edited = site_page(0).replace("part 1: the mill", "part 1: the old mill by the river")
+    copy = blocks.analyse(edited, learn)
+    assert copy.template_blocks == 0
+    assert texts(copy.paragraphs).count("Story 0, part") == 3
+    assert all(t in texts(copy.paragraphs) for t in TEMPLATE_TEXTS)
+    detector = DuplicateDetector(min_features=10)
+    detector.add(detector.check(texts(first.paragraphs)))
+    assert detector.check(texts(copy.paragraphs)).verdict == "near_duplicate"
+    same = blocks.analyse(site_page(0).replace("Valley Post</title>", "Valley Post | 2</title>"
+                                               ).replace("<body>", "<body><p>x</p>"), learn)
+    assert same.paragraphs == first.paragraphs and same.template_blocks == 0
+    other = blocks.analyse(site_page(3), learn)  # a page of its own: the template goes
+    assert other.template_blocks == 2
+    assert not any(t in texts(other.paragraphs) for t in TEMPLATE_TEXTS)
 
 
 def test_memory_is_bounded_and_template_blocks_survive_eviction():

@@ -10,7 +10,9 @@ Baroni et al. 2008; jusText issue #24). This extractor:
 2. finds a BTE span (:func:`wackycrawl.text.bte.best_span`) over re-weighted pieces: inline
    and list tags (:data:`NEUTRAL_ELEMENTS`) cost nothing and link words score 0, so lists
    inside an article do not cut it while link lists (menus: two ``<a>`` tags per item) do;
-   words of host-template blocks (:mod:`wackycrawl.text.templates`) score as tags;
+   words of host-template blocks (:mod:`wackycrawl.text.templates`) score as tags, unless
+   they hold :data:`TEMPLATE_MAX_PROSE_SHARE` of the page's prose (a copy of another page of
+   the host: its template is ignored, so the duplicate check sees the whole text);
 3. :func:`classify` blocks: link-dense blocks, host-template blocks and cue blocks (consent
    banners, newsletter boxes, legal footers, advertisement labels, "related articles"
    sections; also inside the span) are boilerplate; other blocks inside the span are
@@ -85,6 +87,12 @@ MIN_UNNAMED_SHARE = 0.2
 #: more paragraphs than a banner or footer has).
 WRAPPER_SHARE = 0.5
 MIN_WRAPPER_PARAGRAPHS = 3
+#: A page whose prose blocks (:data:`PROSE_WORDS` words or more, link density at most
+#: :data:`MAX_LINK_DENSITY`) are host-template blocks for at least this share of their words
+#: repeats another page of its host (a copy, an edited copy, the same page under another URL):
+#: its template is ignored, so the duplicate check sees the whole text (host templates are
+#: menus, footers, banners: short or link-dense blocks; no published value, a majority).
+TEMPLATE_MAX_PROSE_SHARE = 0.5
 #: Article mode: elements whose text (captions, credits) is not the article's.
 FIGURES = frozenset(["figure", "figcaption"])
 HEADINGS = frozenset(["h1", "h2", "h3", "h4", "h5", "h6"])
@@ -493,7 +501,9 @@ def analyse(
     if templates is not None and blocks:
         hashes = text_hashes(blocks)
         known = set(templates(hashes))
-        template = [h in known for h in hashes]
+        template = [h in known for h in hashes] if known else None
+        if template and _repeats_a_page(blocks, template):
+            template = None
     span = _span(blocks, scores, template, text_cue)
     if (_prose_blocks(blocks, span) < MIN_WRAPPER_PARAGRAPHS
             and unname_wrappers(blocks, bte.best_span(scores), text_cue)):
@@ -510,6 +520,18 @@ def analyse(
     text_chars = sum(len(b.text) for b in blocks) + max(len(blocks) - 1, 0)
     removed = sum(1 for t, ok in zip(template or (), keep) if t and not ok)
     return Extraction([b.text for b, ok in zip(blocks, keep) if ok], text_chars, removed)
+
+
+def _repeats_a_page(blocks: list[Block], template: list[bool]) -> bool:
+    """True when at least :data:`TEMPLATE_MAX_PROSE_SHARE` of the words of the page's prose
+    blocks lie in host-template blocks (the page repeats another page of the host)."""
+    prose = shared = 0
+    for b, t in zip(blocks, template):
+        if b.words >= PROSE_WORDS and b.link_words <= MAX_LINK_DENSITY * b.words:
+            prose += b.words
+            if t:
+                shared += b.words
+    return prose > 0 and shared >= TEMPLATE_MAX_PROSE_SHARE * prose
 
 
 def block_hashes(markup: str) -> list[int]:
