@@ -413,3 +413,59 @@ def test_request_fields_of_the_crawls_metadata_records_are_carried(tmp_path):
     assert "Depth" not in docs["http://a.test/3"].meta  # no metadata record: absent
     assert {d.meta["Language"] for d in docs.values()} == {"en"}
     assert text_attributes(docs["http://a.test/1"])["depth"] == "2"  # the VRT <text> attribute
+
+
+def test_an_input_whose_documents_could_not_be_written_is_not_marked_done(tmp_path):
+    # A DOCNO prefix too long for a file name: every TREC write fails (as on a full disk).
+    warc = write_warc(tmp_path, "g", {f"http://w{i}.test/": page("W", prose(i)) for i in range(3)})
+    out = tmp_path / "out"
+    proc = wackycrawl("process", str(warc), "-o", str(out), "--no-progress",
+                      "-s", "WACKY_DOCNO_PREFIX=" + "x" * 250)
+    assert proc.returncode == 1, proc.stderr[-2000:]
+    assert "3 document(s) could not be written" in proc.stderr
+    assert "0 file(s) done, 1 failed (not marked done" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert (out / "process-done.tsv").read_text() == ""
+    proc = wackycrawl("process", str(warc), "-o", str(out), "--no-progress",
+                      "-s", "WACKY_DOCNO_PREFIX=" + "x" * 250)
+    assert "done in an earlier run" not in proc.stderr  # read again
+
+
+def test_input_names_with_line_breaks_or_tabs_are_remembered_as_done(tmp_path):
+    src = tmp_path / "in"
+    src.mkdir()
+    for n, name in enumerate(["a\nb", "c\td", "e\u2028f", '"g', "plain"]):
+        warc = write_warc(tmp_path, f"w{n}", {f"http://n{n}.test/": page("N", prose(40 + n))})
+        warc.rename(src / f"{name}.warc.gz")
+    out = tmp_path / "out"
+    first = wackycrawl("process", str(src), "-o", str(out), "--no-progress",
+                       "-s", "WACKY_DEDUP_ENABLED=False")
+    assert first.returncode == 0 and "5 file(s) done" in first.stderr, first.stderr[-2000:]
+    again = wackycrawl("process", str(src), "-o", str(out), "--no-progress",
+                       "-s", "WACKY_DEDUP_ENABLED=False")
+    assert again.returncode == 0 and "0 file(s) done" in again.stderr, again.stderr[-2000:]
+    assert again.stderr.count("done in an earlier run, skipped") == 5
+    assert "removing" not in again.stderr
+    assert sum(texts(out).values()) == 5
+
+
+def test_a_spool_cut_short_by_a_full_disk_is_a_failed_input_not_a_traceback(tmp_path):
+    # RLIMIT_FSIZE makes every write past 24 KB fail as a full disk would (EFBIG): the
+    # stage results' spool of this input is cut inside its second entry.
+    import resource
+
+    def limit():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (24_000, 24_000))
+
+    pages = {f"http://f{i}.test/": page("F", prose(60 + i, min_chars=15000)) for i in range(4)}
+    warc = write_warc(tmp_path, "g", pages)
+    out = tmp_path / "out"
+    proc = subprocess.run([sys.executable, "-c", CLI, "process", str(warc), "-o", str(out),
+                           "--no-progress", "-s", "WACKY_LANGUAGE_ENABLED=False"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300,
+                          preexec_fn=limit)  # (no language model: py3langid unpacks it to disk)
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    assert "Traceback" not in proc.stderr, proc.stderr[-3000:]
+    assert "failed (not marked done" in proc.stderr
+    assert (out / "process-done.tsv").read_text() == ""

@@ -104,7 +104,11 @@ def stage_file(path: str, chain: Chain, spool: str, progress=None) -> dict:
     staged: set[str] = set()  # the responses that became items: fields wanted
     error, last = "", 0
     send_back = reject_reasons(settings)  # dropped items travel on only for the rejects
-    with open(spool, "wb") as out:
+    try:
+        out = open(spool, "wb")  # noqa: SIM115 - closed below, its own error reported
+    except OSError as exc:
+        return {"error": f"cannot write {spool}: {exc}", "stats": [], "fields": {}}
+    with out:
         try:
             for capture in iter_records(path, settings.getint("WACKY_MAX_DOC_BYTES"), counts,
                                         fields):
@@ -132,6 +136,10 @@ def stage_file(path: str, chain: Chain, spool: str, progress=None) -> dict:
                 pickle.dump((*entry, capture.record_id), out, pickle.HIGHEST_PROTOCOL)
         except (ArchiveError, OSError) as exc:
             error = str(exc)
+        try:
+            out.flush()  # a full disk shows here, not on a close that would raise
+        except OSError as exc:
+            error = error or f"cannot write {spool}: {exc}"
     if progress:
         progress(max(os.path.getsize(path) - last, 0) if os.path.exists(path) else 0)
     if staged - fields.keys():
@@ -242,12 +250,26 @@ def _task(args: tuple[str, str]) -> dict:
     return stage_file(path, _chain, spool, _add)
 
 
+# Characters that would break a line of DONE_NAME (TAB ends the name; str.splitlines() splits
+# at the others): a name holding one, or starting with a quote, is written as a JSON string.
+_UNSAFE_NAME = re.compile('[\t\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]|^"')
+
+
+def _done_name(name: str) -> str:
+    """``name`` as DONE_NAME writes it (a JSON string when :data:`_UNSAFE_NAME` finds)."""
+    return json.dumps(name) if _UNSAFE_NAME.search(name) else name
+
+
 def _read_done(outdir: Path) -> dict[str, list[str]]:
     done = {}
     if (outdir / DONE_NAME).exists():
-        for line in (outdir / DONE_NAME).read_text(encoding="utf-8").splitlines():
+        for line in (outdir / DONE_NAME).read_text(encoding="utf-8").split("\n"):
             if line and not line.startswith("#"):
-                name, _, files = line.partition("\t")
+                if line.startswith('"'):
+                    end = json.JSONDecoder().raw_decode(line)[1]
+                    name, files = json.loads(line[:end]), line[end + 1:]
+                else:
+                    name, _, files = line.partition("\t")
                 done[name] = [f for f in files.split(",") if f]
     return done
 
@@ -287,12 +309,22 @@ class _Run:
         self.kept = 0
         self.shaping = shaping  # recorded with the first input done
 
-    def consume(self, spool: str, fields: dict[str, dict[str, str]]) -> None:
-        with open(spool, "rb") as f:
+    def consume(self, spool: str, fields: dict[str, dict[str, str]]) -> str:
+        """Finish the items of ``spool`` (then removed); ``""``, or why it could not all be
+        read (a spool cut short by a full disk: its entries before the cut are finished)."""
+        problem = ""
+        try:
+            f = open(spool, "rb")  # noqa: SIM115 - closed by the with below
+        except OSError as exc:
+            return f"cannot read {spool}: {exc}"
+        with f:
             while True:
                 try:
                     entry = pickle.load(f)
                 except EOFError:
+                    break
+                except (pickle.UnpicklingError, ValueError, OSError) as exc:
+                    problem = f"{spool} cut short ({exc}): was the disk full?"
                     break
                 if entry[0] == "item":
                     carry_fields(entry[1], fields.get(entry[2]))
@@ -303,6 +335,7 @@ class _Run:
                     item = state or {"url": url}
                     self.chain.dropped(item, dropped(reason, item, detail, message))
         os.remove(spool)
+        return problem
 
     def mark_done(self, name: str, before: set[str]) -> None:
         self.chain.checkpoint()
@@ -314,7 +347,7 @@ class _Run:
             os.replace(path.with_suffix(".tmp"), path)
             self.shaping = None
         with open(self.outdir / DONE_NAME, "a", encoding="utf-8") as f:
-            f.write(f"{name}\t{','.join(written)}\n")
+            f.write(f"{_done_name(name)}\t{','.join(written)}\n")
             f.flush()
             os.fsync(f.fileno())
 
@@ -488,9 +521,14 @@ def _consume(tasks, results, context: OfflineContext, run: _Run) -> int:
         before = _trec_files(run.outdir)
         for method, *call in result["stats"]:
             getattr(context.stats, method)(*call)
-        run.consume(spool, result.get("fields", {}))
-        if result["error"]:  # not marked done: a second run removes its output, reads it again
-            message = result["error"]  # an ArchiveError names the file itself
+        unwritten = context.stats.get_value("wacky/drop/trec_write_error", 0)
+        problem = run.consume(spool, result.get("fields", {}))
+        unwritten = context.stats.get_value("wacky/drop/trec_write_error", 0) - unwritten
+        if unwritten and not result["error"]:  # documents lost unless the input is read again
+            problem = problem or (f"{unwritten} document(s) could not be written (the drop "
+                                  "trec_write_error; a full disk?)")
+        if result["error"] or problem:  # not marked done: a second run removes its output,
+            message = result["error"] or problem  # reads it again; an ArchiveError names the file
             _err(message if message.startswith(f"{path}: ") else f"{path}: {message}")
             context.stats.inc_value("wacky/process/damaged_files")
             run.chain.checkpoint()  # its TREC file closed: the next input's go to new ones
