@@ -214,3 +214,25 @@ def test_kill_9_leaves_every_file_valid(tmp_path):
         result = check(str(f))
         assert result.ok, (f, result.problems)
         assert result.docs >= 1
+
+
+def test_a_document_that_cannot_be_written_closes_the_crawl_and_its_page_stays_queued(tmp_path):
+    # A DOCNO prefix too long for a file name: the first TREC write fails, as on a full disk.
+    # The crawl closes (trec_write_error) instead of fetching pages whose documents would all
+    # be lost, and its JOBDIR frontier keeps the pages not written: a resume writes them all.
+    settings = {**SETTINGS, "DOWNLOAD_DELAY": "0.25", "DEPTH_LIMIT": "0"}
+    with LocalWeb() as web:
+        expected = build_chain_web(web, hosts=2, per_host=4)
+        seeds = ["http://h0.chain.test/p0.html"]
+        out = tmp_path / "out"
+        job = {**settings, "JOBDIR": str(out / "job")}
+        failed = run_crawl(web, seeds, out, {**job, "WACKY_DOCNO_PREFIX": "x" * 250})
+        assert failed.stats.get("finish_reason") == "trec_write_error", failed.log[-3000:]
+        assert failed.stat("wacky/drop/trec_write_error") >= 1
+        assert failed.stat("wacky/frontier/requeued") >= 1
+        assert failed.stat("response_received_count") < len(expected)  # stopped early
+        assert "Traceback" not in failed.log
+        resumed = run_crawl(web, seeds, out, job)
+        assert resumed.returncode == 0, resumed.log[-3000:]
+    urls = [d.url for d in corpus_docs(out / "corpus")]
+    assert len(urls) == len(set(urls)) and set(urls) == expected

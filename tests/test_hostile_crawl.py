@@ -138,6 +138,30 @@ def test_redirect_loops_are_drops_and_a_page_refreshing_to_itself_is_kept(tmp_pa
     assert result.stat("wacky/redirect/refresh_loop") == 2
 
 
+def test_a_bad_base_href_or_refresh_target_leaves_the_page_judged_as_it_is(tmp_path):
+    """A ``<base href>`` or meta-refresh URL that is no usable URL (an IPv6 literal left open,
+    a bad port, ``javascript:``) lost the whole page as download_error or a spider error."""
+    heads = {"base": '<head><base href="http://[bad">',
+             "port": '<head><base href="http://port.test:99999/">',
+             "refresh": '<head><meta http-equiv=refresh content="0;url=http://[::1">',
+             "js": '<head><meta http-equiv=refresh content="0;url=javascript:alert(1)">'}
+    with LocalWeb() as web:
+        for n, (name, head) in enumerate(heads.items()):
+            body = page(name, prose(30 + n), links=[f"/{name}/next.html"])
+            web.add(f"http://{name}.test/", body.replace("<head>", head, 1))
+            web.add(f"http://{name}.test/{name}/next.html", page("Next", prose(40 + n)))
+        result = run_crawl(web, [f"http://{name}.test/" for name in heads], tmp_path,
+                           {"WACKY_LANGUAGES": "en", "DEPTH_LIMIT": "1",
+                            "WACKY_SCOPE_FROM_SEEDS": "domain"})
+    assert result.returncode == 0, result.log[-3000:]
+    assert "Traceback" not in result.log and "download_error" not in result.log
+    docs = {doc.url for f in sorted(result.outdir.glob("*.trec.gz")) for _, doc in iter_docs(str(f))}
+    assert {f"http://{name}.test/" for name in heads} <= docs
+    assert {"http://base.test/base/next.html", "http://port.test/port/next.html"} <= docs
+    assert result.stat("wacky/spider/bad_base") == 2
+    assert result.stat("wacky/redirect/bad_refresh") == 4  # the bad bases' pages too
+
+
 def test_compressed_robots_txt_bomb_behind_a_redirect_is_too_large_decoded(tmp_path):
     """robots.txt -> 301 -> a gzip bomb: the Content-Encoding was noted on the redirect target's
     copy of the request meta, not on the request the fetch awaited, so the bomb was counted as

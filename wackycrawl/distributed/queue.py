@@ -115,6 +115,7 @@ class FrontierQueue(Base):
             self.backend = LeaseQueue(server, QueueKeys(self.key), self.worker,
                                       self.lease_seconds)
         self.held: dict[Request, tuple[str, str]] = {}  # request -> (id, lease token)
+        self._not_written: set[str] = set()  # URLs of pages whose documents were not written
         self._ids: dict[str, Request] = {}
         self._outages = Outage.count
         self._no_reclaim_until = 0.0
@@ -258,9 +259,20 @@ class FrontierQueue(Base):
 
     # -- leases ------------------------------------------------------------------------------
     def ack_finished(self, in_progress) -> None:
-        """Acknowledge the held requests that are not in ``in_progress`` (the engine's)."""
+        """Acknowledge the held requests that are not in ``in_progress`` (the engine's); those
+        whose document could not be written (:meth:`not_written`) go back to the queue."""
         for request, rid, token in self._finished(in_progress):
+            if request.url in self._not_written:
+                self._not_written.discard(request.url)
+                if self.backend.ack(rid, token, requeue=True):
+                    self.stats.inc_value("wacky/frontier/requeued")
+                continue
             self._acked(request, self.backend.ack(rid, token))
+
+    def not_written(self, url: str) -> None:
+        """The page of ``url`` was kept but its document not written: its request is given
+        back to the queue when the engine is done with it, not acknowledged."""
+        self._not_written.add(url)
 
     def _finished(self, in_progress) -> list[tuple[Request, str, str]]:
         """The held requests not in ``in_progress``, with their ids and lease tokens, no

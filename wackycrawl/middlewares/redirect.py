@@ -21,6 +21,8 @@ judged as it is (``wacky/redirect/refresh_loop``). Everything else is Scrapy's
 (REDIRECT_ENABLED, REDIRECT_MAX_TIMES, METAREFRESH_*, ``dont_redirect``).
 """
 
+import logging
+
 from scrapy.downloadermiddlewares.redirect import MetaRefreshMiddleware as ScrapyMetaRefresh
 from scrapy.downloadermiddlewares.redirect import RedirectMiddleware as ScrapyRedirectMiddleware
 from scrapy.exceptions import IgnoreRequest
@@ -31,6 +33,8 @@ from wackycrawl.middlewares.backoff import RETRIES_META
 from wackycrawl.middlewares.politeness import _KEYS_META, _SENT_META, NOT_BEFORE_META
 from wackycrawl.middlewares.robots import DEFERRALS_META, ROBOTS_BYTES_META, ROBOTS_FETCH_META
 from wackycrawl.middlewares.sizewindow import STORE_META
+
+logger = logging.getLogger(__name__)
 
 #: meta keys about one response (or its host) that a redirect target must not inherit:
 #: key -> value the target starts with (None: removed)
@@ -105,9 +109,17 @@ class RedirectMiddleware(_FreshTarget, ScrapyRedirectMiddleware):
 class MetaRefreshMiddleware(_FreshTarget, ScrapyMetaRefresh):
     def process_response(self, request, response, spider=None):
         """A page that refreshes to itself (a news page reloading every minute) or back into
-        its own redirect chain is judged as the page it is (``wacky/redirect/refresh_loop``)."""
+        its own redirect chain is judged as the page it is (``wacky/redirect/refresh_loop``),
+        and so is one whose refresh target, or the ``<base href>`` it is resolved against, is
+        no usable URL (``javascript:``, a bad port or IPv6 literal: ``wacky/redirect/
+        bad_refresh``)."""
         try:
             return super().process_response(request, response)
         except _Loop:
             self.crawler.stats.inc_value("wacky/redirect/refresh_loop")
+            return response
+        except ValueError as exc:  # a refresh target or <base href> that is no usable URL
+            self.crawler.stats.inc_value("wacky/redirect/bad_refresh")
+            logger.info("%s: meta refresh not followed, the page is judged as it is: %s",
+                        request.url, exc)
             return response

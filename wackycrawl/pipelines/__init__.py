@@ -8,11 +8,15 @@ from wackycrawl.crawl.drops import DROP_PREFIX
 from wackycrawl.crawl.drops import message as drop_message
 from wackycrawl.crawl.worker import crawl_worker_id
 
-__all__ = ["SPIDER_NAME", "crawl_worker_id", "drop", "dropped", "rejection"]
+__all__ = ["PAGE_NOT_WRITTEN", "SPIDER_NAME", "crawl_worker_id", "drop", "dropped",
+           "rejection"]
 
 #: The crawl name of a stage that has no spider at hand, when ``WACKY_CRAWL_NAME`` is unset
 #: (the stage runner sets it to the crawl's spider name for its stages).
 SPIDER_NAME = "seeds"
+#: Signal sent (``url=``) for a kept page whose document could not be written (a full disk):
+#: the frontier gives its request back to the queue instead of acknowledging it.
+PAGE_NOT_WRITTEN = object()
 
 
 def drop(stats, reason: str, item: dict, detail: str = "") -> DropItem:

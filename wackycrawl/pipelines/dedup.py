@@ -63,7 +63,7 @@ from wackycrawl.distributed.keys import CrawlKeys
 from wackycrawl.distributed.pipeline import dedup_checks_written
 from wackycrawl.distributed.scheduler import connect, crawl_name, frontier_mode
 from wackycrawl.distributed.simhash import RedisDedupIndex
-from wackycrawl.pipelines import SPIDER_NAME, drop
+from wackycrawl.pipelines import PAGE_NOT_WRITTEN, SPIDER_NAME, drop
 from wackycrawl.text.funcwords import function_words
 from wackycrawl.trec.writer import DIRECTORY
 
@@ -276,6 +276,7 @@ class DedupPipeline:
         self._shared_lock = asyncio.Lock()
         self._unsaved = 0
         self._save_at = save_every  # unsaved documents at the next save (later after a failure)
+        self._frozen = False  # a document it holds was not written: never saved again
         self._sketch_bytes = len(self.detector.fingerprint("").sketch)
 
     @classmethod
@@ -291,7 +292,7 @@ class DedupPipeline:
             shared = shared_index(settings, crawler.spidercls.name)
             jobdir = None
         near["max_candidates"] = settings.getint("WACKY_SIMHASH_MAX_CANDIDATES", MAX_CANDIDATES)
-        return cls(
+        pipe = cls(
             crawler.stats,
             k=k,
             min_features=min_features,
@@ -301,6 +302,16 @@ class DedupPipeline:
             corpus=corpus_dir(settings),
             **near,
         )
+        crawler.signals.connect(pipe.page_not_written, signal=PAGE_NOT_WRITTEN)
+        return pipe
+
+    def page_not_written(self, url: str) -> None:
+        """A document this index holds was not written (the crawl then closes): the state is
+        not saved again in this run, so a resume rebuilds it from the last save and the TREC
+        files written since, without the page it fetches again."""
+        if self.state_dir and not self._frozen:
+            logger.warning("dedup state not saved again in this run: %s was not written", url)
+        self._frozen = True
 
     def open_spider(self):
         self._load()
@@ -375,7 +386,7 @@ class DedupPipeline:
         return item
 
     def _save(self):
-        if not self.state_dir or not self._unsaved:
+        if not self.state_dir or not self._unsaved or self._frozen:
             return
         try:
             self.detector.save(self.state_dir)

@@ -6,7 +6,8 @@ Stats: ``wacky/trec/docs``, ``wacky/trec/bytes_written`` (compressed), ``wacky/t
 ``wacky/trec/recovered_files``, ``wacky/trec/recovered_docs``, ``wacky/trec/recovered_cut_bytes``,
 ``wacky/kept``, ``wacky/words_kept`` (whitespace tokens); drops ``wacky/drop/trec_bad_item``,
 ``wacky/drop/trec_bad_text`` (text or metadata with a control character or U+FFFD: the writer
-refuses it, nothing is written) and ``wacky/drop/trec_write_error``. Sets ``item["docno"]``
+refuses it, nothing is written) and ``wacky/drop/trec_write_error`` (the crawl then closes with
+that reason, the page left in its frontier). Sets ``item["docno"]``
 and ``item["words"]`` (the count added to ``wacky/words_kept``) and passes the item on
 unchanged otherwise.
 
@@ -20,8 +21,9 @@ import logging
 from http import HTTPStatus
 
 from scrapy.exceptions import NotConfigured
+from scrapy.utils.defer import deferred_from_coro
 
-from wackycrawl.pipelines import crawl_worker_id, drop
+from wackycrawl.pipelines import PAGE_NOT_WRITTEN, crawl_worker_id, drop
 from wackycrawl.trec import writer
 from wackycrawl.trec.format import TrecContentError, TrecDoc, format_body, format_head
 from wackycrawl.trec.parts import Prepared, deflate_part
@@ -116,6 +118,7 @@ class TrecWriterPipeline:
     def __init__(self, crawler, **options):
         self.crawler, self.stats, self.options = crawler, crawler.stats, options
         self.writer: writer.TrecWriter | None = None
+        self.stopping = False
 
     @classmethod
     def from_crawler(cls, crawler):
@@ -154,6 +157,7 @@ class TrecWriterPipeline:
             raise drop(self.stats, "trec_bad_text", item, str(exc)) from None
         except OSError as exc:
             logger.error("cannot write %s to %s: %s", item["url"], self.writer.path, exc)
+            self._stop(item["url"], exc)
             raise drop(self.stats, "trec_write_error", item, str(exc)) from None
         item["docno"] = written.docno
         item["words"] = words(doc) if prepared is None else prepared.words
@@ -164,6 +168,20 @@ class TrecWriterPipeline:
         self.stats.inc_value("wacky/kept")
         self.stats.inc_value("wacky/words_kept", item["words"])
         return item
+
+    def _stop(self, url: str, exc: OSError) -> None:
+        """A document that cannot be written (a full disk, a file-name limit): the frontier
+        keeps its page (:data:`~wackycrawl.pipelines.PAGE_NOT_WRITTEN`) and the crawl closes
+        with reason ``trec_write_error``, instead of fetching pages whose documents would all
+        be lost; resumed (JOBDIR or Redis) once the cause is fixed, it fetches them again."""
+        self.crawler.signals.send_catch_log(PAGE_NOT_WRITTEN, url=url)
+        if self.stopping or self.crawler.engine is None:
+            return
+        self.stopping = True
+        logger.error("closing the crawl: documents cannot be written to %s (%s); fix that "
+                     "and resume the crawl (its JOBDIR or Redis frontier keeps the pages "
+                     "not written)", self.writer.directory, exc)
+        deferred_from_coro(self.crawler.engine.close_spider_async(reason="trec_write_error"))
 
     def close_spider(self) -> None:
         if self.writer:

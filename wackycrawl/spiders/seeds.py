@@ -45,6 +45,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -344,11 +345,33 @@ class SeedsSpider(RedisMixin, scrapy.Spider):
         if self.follow_links:
             query = response.meta.get("wacky_seed_query")
             meta = {"wacky_seed_query": query} if query else None
-            for link in self.link_extractor.extract_links(response):
-                yield response.follow(link, callback=self.parse, errback=self.page_failed,
-                                      meta=meta)
+            for link in self._links(response):
+                try:  # link.url is absolute: the page's <base href> is not read again
+                    request = scrapy.Request(link.url, callback=self.parse,
+                                             errback=self.page_failed, meta=meta)
+                except ValueError:  # a link no Request takes: not followed
+                    self.crawler.stats.inc_value("wacky/spider/bad_link")
+                    continue
+                yield request
         if response.meta.get("wacky_store", True):
             yield page_item(response)
+
+
+    def _links(self, response) -> list:
+        """The page's links; a ``<base href>`` that is no usable URL (a bad port or IPv6
+        literal) is ignored, as browsers ignore it (``wacky/spider/bad_base``)."""
+        try:
+            return self.link_extractor.extract_links(response)
+        except ValueError:
+            self.crawler.stats.inc_value("wacky/spider/bad_base")
+            try:
+                return self.link_extractor.extract_links(
+                    response.replace(body=_BASE_RE.sub(b"", response.body)))
+            except ValueError:
+                return []
+
+
+_BASE_RE = re.compile(rb"<base\b[^>]*>", re.IGNORECASE)
 
 
 def _once(seeds: list, key) -> tuple[list, list]:
