@@ -201,3 +201,25 @@ def test_trec_get_searches_rejects_points_to_trec_index_and_checks_checksums(
     assert main(["trec", "check", str(tmp_path / "emptydir")]) == 1
     assert capsysbinary.readouterr().err == (f"wackycrawl trec: no .trec.gz file in "
                                              f"{tmp_path / 'emptydir'}\n").encode()
+
+
+def test_export_and_report_refuse_an_output_that_is_an_input_or_in_an_input_folder(
+        corpus, tmp_path, capsys):
+    first = reader.corpus_files([str(corpus)])[0]
+    before = Path(first).read_bytes()
+    entries = _only_entries(corpus)
+    for argv in (["export", first, "--format", "txt", "-o", first],
+                 ["export", str(corpus), "--format", "txt", "-o", str(corpus / "x.trec.gz")],
+                 ["export", str(corpus), "--format", "txt", "--one-per-file",
+                  "-o", str(corpus / "texts")],
+                 ["export", str(corpus), "--rejects", "--format", "jsonl",
+                  "-o", str(corpus / "rejects" / "r.jsonl")],
+                 ["report", str(corpus), "-o", str(corpus)],
+                 ["report", str(corpus), "-o", str(corpus / "report")]):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert err.startswith(f"wackycrawl {argv[0]}: {argv[-1]} ") and "input" in err, err
+        assert "nothing written" in err and len(err.splitlines()) == 1, err
+    assert Path(first).read_bytes() == before
+    assert _only_entries(corpus) == entries
+    assert not (corpus / "rejects" / "r.jsonl").exists()

@@ -413,3 +413,15 @@ def test_request_fields_of_the_crawls_metadata_records_are_carried(tmp_path):
     assert "Depth" not in docs["http://a.test/3"].meta  # no metadata record: absent
     assert {d.meta["Language"] for d in docs.values()} == {"en"}
     assert text_attributes(docs["http://a.test/1"])["depth"] == "2"  # the VRT <text> attribute
+
+
+def test_an_outdir_in_an_input_folder_is_refused_before_anything_is_written(tmp_path):
+    warc = tmp_path / "warc"
+    write_warc(warc, "g", {"http://a.test/": page("A", prose(1))})
+    before = sorted(p.name for p in warc.iterdir())
+    for out in (warc, warc / "corpus"):
+        proc = wackycrawl("process", str(warc), "-o", str(out), "--no-progress")
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stderr.startswith(f"wackycrawl process: {out} ") and "input folder" in \
+            proc.stderr and len(proc.stderr.splitlines()) == 1, proc.stderr
+        assert sorted(p.name for p in warc.iterdir()) == before

@@ -36,9 +36,10 @@ of the finished ones back into the dedup index (as a resumed crawl does), so no 
 written twice or lost. The ``-s`` settings are kept in ``OUTDIR/process-settings.json`` with
 the first input done; a run with other ones into an OUTDIR with inputs done is refused.
 Spool files of the stages are kept in ``OUTDIR/.process/``. OUTDIR must be new
-or a previous ``process`` output. Exit codes: 0, 1 if some input does not exist (nothing
+or a previous ``process`` output, and neither an input folder nor inside one. Exit codes: 0, 1 if some input does not exist (nothing
 done), could not be read or was damaged (named on stderr; the records before the damage
-count), 2 for usage errors and an OUTDIR done with other settings.
+count), 2 for usage errors, an OUTDIR done with other settings and an OUTDIR in an input
+folder.
 """
 
 from __future__ import annotations
@@ -62,6 +63,7 @@ from tqdm import tqdm
 from wackycrawl.archive import writer as archive_writer
 from wackycrawl.archive.reader import ArchiveError, capture_item, iter_records
 from wackycrawl.cli import error
+from wackycrawl.corpus.output import input_clash
 from wackycrawl.distributed import replay
 from wackycrawl.pipelines import crawl_worker_id, dropped, rejection
 from wackycrawl.pipelines.offline import (
@@ -422,6 +424,10 @@ def process(args) -> int:
     if message := _missing(args.files):  # before anything is written
         _err(f"{message}; nothing done")
         return 1
+    if clash := input_clash(str(outdir), args.files):
+        _err(f"{clash}: the corpus would be mixed into the archives; give another folder "
+             "(-o); nothing done")
+        return 2
     if not (outdir / DONE_NAME).exists() and outdir.is_dir() and _trec_files(outdir):
         _err(f"{outdir} holds TREC files but no {DONE_NAME}: give a new folder (or one "
              "written by wackycrawl process)")
