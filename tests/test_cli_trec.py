@@ -192,3 +192,29 @@ def test_cat_of_a_folder_without_trec_files_and_index_of_a_missing_file(tmp_path
     assert run("index", str(tmp_path / "nope.trec.gz")) == 1
     err = capsys.readouterr().err
     assert err.strip().endswith("nope.trec.gz: no such file") and "recover" not in err
+
+
+def test_a_file_or_folder_given_twice_is_read_once_with_a_note(corpus, capsysbinary):
+    directory, files, _ = corpus
+    again = f"{directory}/./"
+    assert run("cat", str(directory), again) == 0
+    captured = capsysbinary.readouterr()
+    assert captured.out.count(b"<DOC>\n") == 6
+    assert (f"wackycrawl trec: {again} names {len(files)} file(s) already given as "
+            f"{directory}: each file is read once").encode() in captured.err
+    assert run("cat", files[0], files[0]) == 0
+    captured = capsysbinary.readouterr()
+    assert captured.out.count(b"<DOC>\n") == len(reader.read_index(files[0]))
+    assert b"read once" in captured.err
+    assert run("check", str(directory), again) == 0
+    captured = capsysbinary.readouterr()
+    assert captured.out.count(b"OK ") == len(files) and b"read once" in captured.err
+    assert run("index", str(directory), files[0]) == 0
+    captured = capsysbinary.readouterr()
+    assert captured.out.count(b"entries") == len(files) and b"read once" in captured.err
+    with open(files[0], "r+b") as f:  # damaged: recovered once, one .damaged copy
+        f.truncate(os.path.getsize(files[0]) - 5)
+    assert run("recover", str(directory), again, files[0]) == 0
+    captured = capsysbinary.readouterr()
+    assert captured.out.count(b"damaged (") == 1 and b"recovered once" in captured.err
+    assert captured.out.count(b"no .open or damaged file") == 0

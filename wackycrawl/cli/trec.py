@@ -4,7 +4,9 @@ Every FILE argument may be a folder: it stands for the compound files in it (``*
 files still being written, ``*.trec.gz.open``, are left out with a note on stderr, name them
 explicitly to read them); for ``check``, ``index`` and ``recover`` also for those of its
 ``rejects/`` folder (the rejects stream), named on their own lines. A file of another kind
-(JSON, a WARC file) is said to be one, not damaged. Exit codes: 0 success; 1 damage found
+(JSON, a WARC file) is said to be one, not damaged. A file reached twice (a folder or file
+given twice, under any name) is read, checked, indexed or recovered once, with a note on
+stderr. Exit codes: 0 success; 1 damage found
 (truncated or corrupt file, index mismatch, an index without its file, a document a strict
 TREC reader refuses), a file that is no TREC file, or document not found; 2 usage errors
 (argparse).
@@ -20,6 +22,7 @@ from functools import partial
 
 from wackycrawl.archive import writer as warc_writer
 from wackycrawl.cli import error, note_left_open
+from wackycrawl.corpus.source import read_once, repeated_note
 from wackycrawl.trec import reader, writer
 from wackycrawl.trec.format import TrecFormatError
 
@@ -31,10 +34,17 @@ _err = partial(error, "trec")
 
 def _files(paths: list[str], rejects: bool = False) -> list[str]:
     """FILE arguments with folders expanded (:func:`reader.corpus_files`, with their
-    ``rejects/`` folders when ``rejects``); notes open files."""
+    ``rejects/`` folders when ``rejects``); notes open files, and a file reached twice (a
+    folder or file given twice, under any name) is kept once, with a note."""
     open_files: list[str] = []
-    files = reader.corpus_files(paths, open_files, rejects=rejects)
-    note_left_open("trec", open_files)
+    repeated: list[tuple[str, str]] = []
+    files, seen = [], {}
+    for path in paths:
+        files += read_once(path, reader.corpus_files([path], open_files, rejects=rejects),
+                           seen, repeated)
+    note_left_open("trec", read_once("", open_files, {}))
+    if repeated:
+        _err(repeated_note(repeated))
     return files
 
 
@@ -222,7 +232,14 @@ def recover(args) -> int:
     are closed too: cut back to their last complete record and renamed, as the crawl's next
     start would. Exit 1 if a path is neither, or a file of another kind."""
     status = 0
-    for path in args.paths:
+    seen, repeated, paths = {}, [], []
+    for path in args.paths:  # a folder or file given twice (under any name) is done once
+        names = reader.corpus_files([path], rejects=True) if os.path.isdir(path) else []
+        if read_once(path, [path], seen, repeated):
+            paths.append((path, set(read_once(path, names, seen, repeated))))
+    if repeated:
+        _err(repeated_note(repeated).replace("is read once", "is recovered once"))
+    for path, fresh in paths:
         if os.path.isdir(path):
             warcs = writer.recover_open_files(
                 path, warc_writer.SUFFIX, warc_writer.recover_file, warc_writer.LOCK_NAME) if any(
@@ -234,7 +251,7 @@ def recover(args) -> int:
                 done += writer.recover_dir(folder)
             closed = {rec.final for rec in done}
             for name in reader.corpus_files([path], rejects=True):
-                if name not in closed:
+                if name not in closed and name in fresh:
                     done += _cut_back_damaged(name)
             if not done and not warcs:
                 print(f"{' and '.join(reader.corpus_folders(path))}: no .open or damaged file "
