@@ -223,3 +223,22 @@ def test_export_and_report_refuse_an_output_that_is_an_input_or_in_an_input_fold
     assert Path(first).read_bytes() == before
     assert _only_entries(corpus) == entries
     assert not (corpus / "rejects" / "r.jsonl").exists()
+
+
+def test_one_file_per_document_refuses_a_folder_that_holds_files(corpus, tmp_path, capsys):
+    out = tmp_path / "texts"
+    out.mkdir()
+    assert main(["export", str(corpus), "--format", "txt", "--one-per-file", "-o",
+                 str(out)]) == 0  # an empty folder is fine
+    capsys.readouterr()
+    written = _only_entries(out)
+    assert len(written) == 6
+    (out / "notes.txt").write_text("mine\n")
+    for target in (out, out / "notes.txt"):
+        assert main(["export", str(corpus), "--format", "txt", "--one-per-file", "-o",
+                     str(target)]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"wackycrawl export: {target} ") and "nothing written" in err
+        assert len(err.splitlines()) == 1
+    assert _only_entries(out) == written | {"notes.txt"}
+    assert not (tmp_path / "texts.partial").exists()

@@ -4,7 +4,7 @@
 tokens from SoMaJo and the DOCHDR metadata as ``<text>`` attributes; the counts and the
 ``cwb-encode`` options declaring every structure go to stderr. ``txt``: plain text, one
 paragraph per line, a blank line after each document (``--one-per-file``: ``-o`` is a
-directory of ``<DOCNO>.txt`` files). ``jsonl``: one JSON object per document (text and
+directory of ``<DOCNO>.txt`` files, new or empty: one holding files is refused, exit 2). ``jsonl``: one JSON object per document (text and
 metadata). ``-o`` ending in ``.gz`` is gzip-compressed; no ``-o`` writes to stdout.
 ``--rejects`` adds the rejects stream (their ``rejected`` attribute tells them apart).
 The output is written as ``FILE.partial`` (``DIR.partial``) and renamed into place once
@@ -70,6 +70,15 @@ def run(args) -> int:
         _err(f"{clash}: it would be overwritten or mixed into the corpus; write the export "
              "elsewhere (nothing written)")
         return 2
+    if args.one_per_file and os.path.lexists(args.output):
+        if not os.path.isdir(args.output):
+            _err(f"{args.output} exists and is not a folder: give a new or empty folder for "
+                 "--one-per-file (nothing written)")
+            return 2
+        if os.listdir(args.output):
+            _err(f"{args.output} already holds files: the export would be mixed with them; "
+                 "give a new or empty folder (nothing written)")
+            return 2
     errors, counts = SourceErrors(), export.Counts()
     docs = iter_corpus(files, errors)
     if to_file:
