@@ -218,3 +218,30 @@ def test_a_file_or_folder_given_twice_is_read_once_with_a_note(corpus, capsysbin
     captured = capsysbinary.readouterr()
     assert captured.out.count(b"damaged (") == 1 and b"recovered once" in captured.err
     assert captured.out.count(b"no .open or damaged file") == 0
+
+
+def test_an_empty_trec_file_is_damaged_for_every_subcommand(corpus, capsys):
+    directory, files, _ = corpus
+    empty = directory / "WACKY-c1-99999.trec.gz"
+    empty.write_bytes(b"")
+    hint = f"run 'wackycrawl trec recover {empty}'"
+    assert run("cat", str(empty)) == 1
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err == (
+        f"wackycrawl trec: {empty}: empty file (0 bytes), no document; {hint} to rewrite it "
+        "with its intact documents (the original is kept as .damaged)\n")
+    assert run("index", str(empty)) == 1
+    assert "empty file (0 bytes)" in capsys.readouterr().err
+    assert not Path(reader.index_path(str(empty))).exists()
+    assert run("check", str(directory)) == 1
+    assert f"DAMAGED {empty}: empty file" in capsys.readouterr().out
+    assert run("recover", str(empty)) == 0
+    out = capsys.readouterr().out
+    assert "not damaged" not in out and f"original kept as {empty}.damaged" in out
+    assert f"{empty}.open -> removed: 0 documents kept, 0 bytes cut (empty file" in out
+    assert not empty.exists() and Path(f"{empty}.damaged").exists()
+    assert run("check", str(directory)) == 0
+    capsys.readouterr()
+    empty.write_bytes(b"")  # a folder's recover removes it too
+    assert run("recover", str(directory)) == 0
+    assert "-> removed" in capsys.readouterr().out and not empty.exists()

@@ -242,3 +242,23 @@ def test_one_file_per_document_refuses_a_folder_that_holds_files(corpus, tmp_pat
         assert len(err.splitlines()) == 1
     assert _only_entries(out) == written | {"notes.txt"}
     assert not (tmp_path / "texts.partial").exists()
+
+
+def test_an_empty_trec_file_stops_export_filter_and_report(corpus, tmp_path, capsys):
+    empty = corpus / "WACKY-test-99999.trec.gz"
+    empty.write_bytes(b"")
+    for argv in (["export", str(corpus), "--format", "txt", "-o", str(tmp_path / "x.txt")],
+                 ["filter", str(corpus), "-o", str(tmp_path / "f")],
+                 ["report", str(corpus), "-o", str(tmp_path / "r")]):
+        assert main(argv) == 1, argv
+        err = capsys.readouterr().err
+        assert f"damaged {empty}: {empty}: empty file (0 bytes), no document; run " \
+               f"'wackycrawl trec recover {empty}'" in err, err
+        assert "nothing written" in err
+    assert _only_entries(tmp_path) == {"corpus"}
+
+
+def test_the_cwb_encode_line_has_no_dangling_plus():
+    assert "-S text:0 -S p:0+lang" in export.Counts().cwb_encode("c.vrt")
+    counts = export.Counts(attributes={"id": None, "url": None})
+    assert "-S text:0+id+url -S p:0+lang" in counts.cwb_encode("c.vrt")

@@ -70,7 +70,9 @@ def cat(args) -> int:
         except BrokenPipeError:
             raise
         except DAMAGE as exc:
-            _err(str(exc))
+            damaged = isinstance(exc, (reader.TrecFileError, TrecFormatError)) and not \
+                isinstance(exc, reader.NotTrecFile)
+            _err(f"{exc}; {reader.recover_hint(path)}" if damaged else str(exc))
             status = 1
     sys.stdout.buffer.flush()
     return status
@@ -217,6 +219,8 @@ def _cut_back_damaged(path: str) -> list:
         shutil.copyfile(path, path + ".damaged")
         os.replace(path, path + reader.OPEN_SUFFIX)
         rec = writer.recover_file(path + reader.OPEN_SUFFIX)
+    if not rec.docs and not rec.cut_bytes:  # an empty file: nothing to cut, removed
+        rec.reason = result.problems[0].removeprefix(f"{path}: ")
     writer.log_recovery(rec)
     return [rec]
 

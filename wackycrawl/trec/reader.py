@@ -61,6 +61,14 @@ class TruncatedFileError(TrecFileError):
                          f"{complete + 1}; {complete} complete documents before it)")
 
 
+class EmptyFileError(TrecFileError):
+    """A closed compound file of 0 bytes: no document (a copy or a disk that failed)."""
+
+    def __init__(self, path: str):
+        self.path = path
+        super().__init__(f"{path}: empty file (0 bytes), no document")
+
+
 class Member(NamedTuple):
     """One gzip member: ``offset`` and ``length`` in compressed bytes, ``data`` decompressed."""
 
@@ -228,10 +236,13 @@ def iter_docs(path: str) -> Iterator[tuple[Member, TrecDoc]]:
     """Yield ``(member, document)`` for every document of a file, in order.
 
     A member holding several documents (a file compressed as one stream) yields each of them
-    with the same member. Raises as :func:`iter_members`, and :class:`TrecFormatError` for a
-    member that does not parse.
+    with the same member. Raises as :func:`iter_members`, :class:`TrecFormatError` for a
+    member that does not parse, and :class:`EmptyFileError` for a closed file of 0 bytes (a
+    writer never closes a file without a document: it is damaged).
     """
     with open(path, "rb") as f:
+        if not path.endswith(OPEN_SUFFIX) and os.fstat(f.fileno()).st_size == 0:
+            raise EmptyFileError(path)
         count = 0
         try:
             for member in iter_members(f, path):
