@@ -245,3 +245,31 @@ def test_an_empty_trec_file_is_damaged_for_every_subcommand(corpus, capsys):
     empty.write_bytes(b"")  # a folder's recover removes it too
     assert run("recover", str(directory)) == 0
     assert "-> removed" in capsys.readouterr().out and not empty.exists()
+
+
+def test_a_stale_index_is_named_stale_with_the_command_that_rebuilds_it(tmp_path, capsys):
+    """The file was rewritten (other documents before the one looked up) and its index not:
+    ``get`` and ``check`` say the index is stale and give ``trec index``, not a damaged file."""
+    def write(texts):
+        with TrecWriter(str(tmp_path), worker="s1") as w:
+            return [w.write(TrecDoc(url=f"http://a.test/{t}", paragraphs=[f"Text {t}"] * 3))
+                    .docno for t in texts]
+
+    docnos = write(["a", "b", "c"])
+    path = reader.corpus_files([str(tmp_path)])[0]
+    index = Path(reader.index_path(path)).read_text()
+    for name in os.listdir(tmp_path):
+        os.remove(tmp_path / name)
+    write(["a", "a longer first text " * 5, "b", "c"])  # same DOCNOs, members moved
+    Path(reader.index_path(path)).write_text(index)
+    assert reader.check(path).problems[0].endswith(
+        f"(stale index: wackycrawl trec index {path} rebuilds it)")
+    capsys.readouterr()
+    for which in (docnos[1], docnos[2]):  # mid-member (no gzip header) and another document
+        assert run("get", which, "--dir", str(tmp_path)) == 1
+        err = capsys.readouterr().err
+        assert err.startswith(f"wackycrawl trec: {reader.index_path(path)} is stale: ") and \
+            err.strip().endswith(f"but {path} itself is intact; rebuild the index with "
+                                 f"'wackycrawl trec index {path}'"), err
+        assert "corrupt" not in err
+    assert run("index", path) == 0 and run("get", docnos[2], "--dir", str(tmp_path)) == 0

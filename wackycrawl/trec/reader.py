@@ -395,10 +395,53 @@ def read_index(path: str) -> list[IndexEntry]:
     return entries
 
 
+class StaleIndexError(TrecFileError):
+    """An index entry that does not fit its compound file, which is itself intact: the index
+    is of an earlier state of the file (``wackycrawl trec index`` rebuilds it)."""
+
+    def __init__(self, path: str, entry: IndexEntry, why: str):
+        self.path, self.entry = path, entry
+        super().__init__(
+            f"{index_path(path)} is stale: its entry for {entry.docno} points to byte "
+            f"{entry.offset}, where {why}, but {path} itself is intact; rebuild the index "
+            f"with 'wackycrawl trec index {shlex.quote(path)}'")
+
+
+def _intact(path: str) -> bool:
+    """Every member of ``path`` inflates and parses (the index is not looked at)."""
+    try:
+        for _ in iter_docs(path):
+            pass
+    except (TrecFileError, TrecFormatError):
+        return False
+    return True
+
+
 def get_doc(path: str, entry: IndexEntry) -> bytes:
-    """The stored bytes of one document via its index entry (one member decompressed)."""
+    """The stored bytes of one document via its index entry (one member decompressed).
+
+    Raises :class:`StaleIndexError` when the member there does not inflate or is another
+    document while the file itself is intact; else as :func:`read_member`, and
+    :class:`TrecFileError` for another document in a damaged file."""
     with open(path, "rb") as f:
-        return read_member(f, entry.offset, entry.length, path)
+        try:
+            data = read_member(f, entry.offset, entry.length, path)
+        except TrecFileError as exc:
+            if _intact(path):
+                raise StaleIndexError(path, entry, "no whole gzip member starts") from None
+            raise exc from None
+    try:
+        docs = split_docs(data)
+        docno = parse_doc(docs[0]).docno if len(docs) == 1 else None
+    except TrecFormatError:
+        docno = None
+    if docno != entry.docno:
+        why = f"the member holds {docno}" if docno else "the member holds no single document"
+        if _intact(path):
+            raise StaleIndexError(path, entry, why)
+        raise TrecFileError(f"{path}: its index entry for {entry.docno} points to byte "
+                            f"{entry.offset}, where {why}; {recover_hint(path)}")
+    return data
 
 
 def _data_path(index: str) -> str | None:
@@ -506,6 +549,7 @@ def check(path: str) -> CheckResult:
             found.append(IndexEntry(doc.docno, member.offset, member.length, doc.url))
     except (TrecFileError, TrecFormatError, OSError) as exc:
         result.problems.append(str(exc))
+    damaged = bool(result.problems)
     if strict:
         more = f" (and {len(strict) - 1} more)" if len(strict) > 1 else ""
         result.problems.append(f"not strict TREC: {strict[0]}{more}")
@@ -519,9 +563,13 @@ def check(path: str) -> CheckResult:
         result.problems.append(str(exc))
         return result
     result.index_lines = len(index)
+    # the documents read whole and the index still differs: it is stale, rebuilt from them
+    rebuild = "" if damaged else f" (stale index: wackycrawl trec index {path} rebuilds it)"
     if len(index) != result.docs:
-        result.problems.append(f"{result.docs} documents but {len(index)} index lines")
+        result.problems.append(f"{result.docs} documents but {len(index)} index lines"
+                               + rebuild)
     bad = [e for e, f in zip(index, found) if not e.same_place(f)]
     if bad:
-        result.problems.append(f"index line for {bad[0].docno} does not match the file")
+        result.problems.append(f"index line for {bad[0].docno} does not match the file"
+                               + rebuild)
     return result
