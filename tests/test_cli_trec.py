@@ -273,3 +273,23 @@ def test_a_stale_index_is_named_stale_with_the_command_that_rebuilds_it(tmp_path
                                  f"'wackycrawl trec index {path}'"), err
         assert "corrupt" not in err
     assert run("index", path) == 0 and run("get", docnos[2], "--dir", str(tmp_path)) == 0
+
+
+def test_get_by_url_compares_canonical_urls_and_searches_rejects(tmp_path, capsysbinary):
+    kept = "http://a.test/stra%C3%9Fe.html"
+    rejected = "http://b.test/caf%C3%A9.html?b=2&a=1"
+    with TrecWriter(str(tmp_path), worker="k1") as w:
+        w.write(TrecDoc(url=kept, paragraphs=["Kept text"]))
+        w.write(TrecDoc(url="http://a.test/other.html", paragraphs=["Other text"]))
+    with TrecWriter(str(tmp_path / "rejects"), worker="k1-rejects") as w:
+        w.write(TrecDoc(url=rejected, paragraphs=["Rejected text"]))
+    for url, text in ((kept, b"Kept text"), ("http://a.test/stra\u00dfe.html", b"Kept text"),
+                      ("HTTP://A.TEST:80/stra\u00dfe.html#top", b"Kept text"),
+                      (rejected, b"Rejected text"),
+                      ("http://b.test/caf\u00e9.html?a=1&b=2&utm_source=x", b"Rejected text")):
+        assert run("get", "--url", url, "--dir", str(tmp_path)) == 0, url
+        out = capsysbinary.readouterr().out
+        assert out.count(b"<DOC>\n") == 1 and text in out, url
+    assert run("get", "--url", "http://a.test/strasse.html", "--dir", str(tmp_path)) == 1
+    assert (f"is in no index in {tmp_path} or {tmp_path / 'rejects'}".encode()
+            in capsysbinary.readouterr().err)

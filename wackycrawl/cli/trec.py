@@ -79,9 +79,10 @@ def cat(args) -> int:
 
 
 def get(args) -> int:
-    """One document by DOCNO (looked up in ``--dir`` and its ``rejects/`` folder), or every
-    document of ``--url``, found through the index files of ``--dir`` (a corpus folder), or
-    of ``--checksum`` (files read whole). Indexes without their file are skipped, named."""
+    """One document by DOCNO, or every document of ``--url`` (the same page for the crawl:
+    :func:`reader.url_matcher`), found through the index files of ``--dir`` (a corpus
+    folder) and its ``rejects/`` folder, or of ``--checksum`` (``--dir``'s files read whole).
+    Indexes without their file are skipped, named."""
     if not os.path.isdir(args.dir):
         _err(f"{args.dir} is not a directory")
         return 1
@@ -92,7 +93,7 @@ def get(args) -> int:
                  "does not exist")
     try:
         if args.url is not None:
-            found = reader.find_url(args.dir, args.url)
+            found = [hit for d in folders for hit in reader.find_url(d, args.url)]
             wanted = args.url
         elif args.checksum is not None:
             found = reader.find_checksum(args.dir, args.checksum)
@@ -102,7 +103,7 @@ def get(args) -> int:
             found, wanted = [hit] if hit else [], args.docno
         if not found:
             _err(f"{wanted} is in no {'document' if args.checksum else 'index'} in "
-                 f"{' or '.join(folders if args.docno else [args.dir])}"
+                 f"{' or '.join([args.dir] if args.checksum else folders)}"
                  f"{_not_found_hint(args, folders)}")
             return 1
         data = [reader.get_doc(*hit) for hit in found]
@@ -116,13 +117,13 @@ def get(args) -> int:
 
 def _not_found_hint(args, folders: list[str]) -> str:
     """What may explain a document not found: files without an index (``wackycrawl trec
-    index`` makes them), a rejects folder ``--url``/``--checksum`` did not search."""
+    index`` makes them), a rejects folder ``--checksum`` did not search."""
     hints = []
     unindexed = [p for d in folders for p in reader.unindexed_files(d)]
     if unindexed and not args.checksum:
         hints.append(f"{len(unindexed)} TREC file(s) have no index: 'wackycrawl trec index "
                      f"{' '.join(shlex.quote(d) for d in folders)}' makes them")
-    if len(folders) > 1 and args.docno is None:
+    if len(folders) > 1 and args.checksum is not None:
         hints.append(f"documents the crawl rejected are searched with --dir {folders[1]}")
     return "; " + "; ".join(hints) if hints else ""
 

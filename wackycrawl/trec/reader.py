@@ -18,6 +18,7 @@ import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import BinaryIO, NamedTuple
+from urllib.parse import urlsplit
 
 from wackycrawl.trec.format import (
     TrecDoc,
@@ -487,18 +488,44 @@ def find_doc(directory: str, docno: str) -> tuple[str, IndexEntry] | None:
     return None
 
 
+def _canonical(url: str) -> str | None:
+    from wackycrawl.crawl.urls import canonical_url
+
+    try:
+        return canonical_url(url)
+    except ValueError:
+        return None
+
+
+def url_matcher(url: str):
+    """A test ``stored URL -> bool``: the URL is ``url`` as written (whitespace
+    percent-encoded, :func:`url_token`), or the same page for the crawl (both the same
+    :func:`wackycrawl.crawl.urls.canonical_url`: ``stra\u00dfe.html`` and
+    ``stra%C3%9Fe.html``, host case, default port, fragment, tracking parameters)."""
+    exact = url_token(url)
+    key = _canonical(url)
+    if key is None:
+        return lambda stored: stored == exact
+    host = (urlsplit(key).hostname or "").lower()
+
+    def matches(stored: str) -> bool:
+        # the host test is cheap and spares canonicalising the index's other URLs
+        return stored == exact or (host in stored.lower() and _canonical(stored) == key)
+    return matches
+
+
 def find_url(directory: str, url: str) -> list[tuple[str, IndexEntry]]:
     """Every document of ``url`` in ``directory``'s files: ``[(file path, entry), ...]``.
 
-    ``url`` is compared as written (whitespace percent-encoded, :func:`url_token`). Indexes
-    with a URL column are read; a file whose index has none (older files) is read whole."""
-    url, found = url_token(url), []
+    URLs are compared as :func:`url_matcher` does. Indexes with a URL column are read; a
+    file whose index has none (older files) is read whole."""
+    matches, found = url_matcher(url), []
     for data_path in _indexed_files(directory):
         index = read_index(data_path)
         if index and all(e.url == "-" for e in index):
             index = [IndexEntry(doc.docno, m.offset, m.length, doc.url)
                      for m, doc in iter_docs(data_path)]
-        found += [(data_path, entry) for entry in index if entry.url == url]
+        found += [(data_path, entry) for entry in index if matches(entry.url)]
     return found
 
 
