@@ -192,3 +192,104 @@ def test_cat_of_a_folder_without_trec_files_and_index_of_a_missing_file(tmp_path
     assert run("index", str(tmp_path / "nope.trec.gz")) == 1
     err = capsys.readouterr().err
     assert err.strip().endswith("nope.trec.gz: no such file") and "recover" not in err
+
+
+def test_a_file_or_folder_given_twice_is_read_once_with_a_note(corpus, capsysbinary):
+    directory, files, _ = corpus
+    again = f"{directory}/./"
+    assert run("cat", str(directory), again) == 0
+    captured = capsysbinary.readouterr()
+    assert captured.out.count(b"<DOC>\n") == 6
+    assert (f"wackycrawl trec: {again} names {len(files)} file(s) already given as "
+            f"{directory}: each file is read once").encode() in captured.err
+    assert run("cat", files[0], files[0]) == 0
+    captured = capsysbinary.readouterr()
+    assert captured.out.count(b"<DOC>\n") == len(reader.read_index(files[0]))
+    assert b"read once" in captured.err
+    assert run("check", str(directory), again) == 0
+    captured = capsysbinary.readouterr()
+    assert captured.out.count(b"OK ") == len(files) and b"read once" in captured.err
+    assert run("index", str(directory), files[0]) == 0
+    captured = capsysbinary.readouterr()
+    assert captured.out.count(b"entries") == len(files) and b"read once" in captured.err
+    with open(files[0], "r+b") as f:  # damaged: recovered once, one .damaged copy
+        f.truncate(os.path.getsize(files[0]) - 5)
+    assert run("recover", str(directory), again, files[0]) == 0
+    captured = capsysbinary.readouterr()
+    assert captured.out.count(b"damaged (") == 1 and b"recovered once" in captured.err
+    assert captured.out.count(b"no .open or damaged file") == 0
+
+
+def test_an_empty_trec_file_is_damaged_for_every_subcommand(corpus, capsys):
+    directory, files, _ = corpus
+    empty = directory / "WACKY-c1-99999.trec.gz"
+    empty.write_bytes(b"")
+    hint = f"run 'wackycrawl trec recover {empty}'"
+    assert run("cat", str(empty)) == 1
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err == (
+        f"wackycrawl trec: {empty}: empty file (0 bytes), no document; {hint} to rewrite it "
+        "with its intact documents (the original is kept as .damaged)\n")
+    assert run("index", str(empty)) == 1
+    assert "empty file (0 bytes)" in capsys.readouterr().err
+    assert not Path(reader.index_path(str(empty))).exists()
+    assert run("check", str(directory)) == 1
+    assert f"DAMAGED {empty}: empty file" in capsys.readouterr().out
+    assert run("recover", str(empty)) == 0
+    out = capsys.readouterr().out
+    assert "not damaged" not in out and f"original kept as {empty}.damaged" in out
+    assert f"{empty}.open -> removed: 0 documents kept, 0 bytes cut (empty file" in out
+    assert not empty.exists() and Path(f"{empty}.damaged").exists()
+    assert run("check", str(directory)) == 0
+    capsys.readouterr()
+    empty.write_bytes(b"")  # a folder's recover removes it too
+    assert run("recover", str(directory)) == 0
+    assert "-> removed" in capsys.readouterr().out and not empty.exists()
+
+
+def test_a_stale_index_is_named_stale_with_the_command_that_rebuilds_it(tmp_path, capsys):
+    """The file was rewritten (other documents before the one looked up) and its index not:
+    ``get`` and ``check`` say the index is stale and give ``trec index``, not a damaged file."""
+    def write(texts):
+        with TrecWriter(str(tmp_path), worker="s1") as w:
+            return [w.write(TrecDoc(url=f"http://a.test/{t}", paragraphs=[f"Text {t}"] * 3))
+                    .docno for t in texts]
+
+    docnos = write(["a", "b", "c"])
+    path = reader.corpus_files([str(tmp_path)])[0]
+    index = Path(reader.index_path(path)).read_text()
+    for name in os.listdir(tmp_path):
+        os.remove(tmp_path / name)
+    write(["a", "a longer first text " * 5, "b", "c"])  # same DOCNOs, members moved
+    Path(reader.index_path(path)).write_text(index)
+    assert reader.check(path).problems[0].endswith(
+        f"(stale index: wackycrawl trec index {path} rebuilds it)")
+    capsys.readouterr()
+    for which in (docnos[1], docnos[2]):  # mid-member (no gzip header) and another document
+        assert run("get", which, "--dir", str(tmp_path)) == 1
+        err = capsys.readouterr().err
+        assert err.startswith(f"wackycrawl trec: {reader.index_path(path)} is stale: ") and \
+            err.strip().endswith(f"but {path} itself is intact; rebuild the index with "
+                                 f"'wackycrawl trec index {path}'"), err
+        assert "corrupt" not in err
+    assert run("index", path) == 0 and run("get", docnos[2], "--dir", str(tmp_path)) == 0
+
+
+def test_get_by_url_compares_canonical_urls_and_searches_rejects(tmp_path, capsysbinary):
+    kept = "http://a.test/stra%C3%9Fe.html"
+    rejected = "http://b.test/caf%C3%A9.html?b=2&a=1"
+    with TrecWriter(str(tmp_path), worker="k1") as w:
+        w.write(TrecDoc(url=kept, paragraphs=["Kept text"]))
+        w.write(TrecDoc(url="http://a.test/other.html", paragraphs=["Other text"]))
+    with TrecWriter(str(tmp_path / "rejects"), worker="k1-rejects") as w:
+        w.write(TrecDoc(url=rejected, paragraphs=["Rejected text"]))
+    for url, text in ((kept, b"Kept text"), ("http://a.test/stra\u00dfe.html", b"Kept text"),
+                      ("HTTP://A.TEST:80/stra\u00dfe.html#top", b"Kept text"),
+                      (rejected, b"Rejected text"),
+                      ("http://b.test/caf\u00e9.html?a=1&b=2&utm_source=x", b"Rejected text")):
+        assert run("get", "--url", url, "--dir", str(tmp_path)) == 0, url
+        out = capsysbinary.readouterr().out
+        assert out.count(b"<DOC>\n") == 1 and text in out, url
+    assert run("get", "--url", "http://a.test/strasse.html", "--dir", str(tmp_path)) == 1
+    assert (f"is in no index in {tmp_path} or {tmp_path / 'rejects'}".encode()
+            in capsysbinary.readouterr().err)

@@ -179,7 +179,7 @@ def test_an_orphan_index_is_skipped_with_a_warning_and_checked(corpus, capsysbin
     url = reader.read_index(reader.corpus_files([str(corpus)])[0])[1].url
     assert main(["trec", "get", "--url", url, "--dir", str(corpus)]) == 0
     captured = capsysbinary.readouterr()
-    assert captured.out.count(b"<DOC>\n") == 1
+    assert captured.out.count(b"<DOC>\n") == 2  # the kept document and its copy in rejects/
     assert b"skipped " + str(corpus / "OLD-00000.trec.gz.idx.tsv").encode() in captured.err
     assert main(["trec", "check", str(corpus)]) == 1
     assert f"ORPHAN {corpus / 'OLD-00000.trec.gz.idx.tsv'}".encode() in \
@@ -201,3 +201,64 @@ def test_trec_get_searches_rejects_points_to_trec_index_and_checks_checksums(
     assert main(["trec", "check", str(tmp_path / "emptydir")]) == 1
     assert capsysbinary.readouterr().err == (f"wackycrawl trec: no .trec.gz file in "
                                              f"{tmp_path / 'emptydir'}\n").encode()
+
+
+def test_export_and_report_refuse_an_output_that_is_an_input_or_in_an_input_folder(
+        corpus, tmp_path, capsys):
+    first = reader.corpus_files([str(corpus)])[0]
+    before = Path(first).read_bytes()
+    entries = _only_entries(corpus)
+    for argv in (["export", first, "--format", "txt", "-o", first],
+                 ["export", str(corpus), "--format", "txt", "-o", str(corpus / "x.trec.gz")],
+                 ["export", str(corpus), "--format", "txt", "--one-per-file",
+                  "-o", str(corpus / "texts")],
+                 ["export", str(corpus), "--rejects", "--format", "jsonl",
+                  "-o", str(corpus / "rejects" / "r.jsonl")],
+                 ["report", str(corpus), "-o", str(corpus)],
+                 ["report", str(corpus), "-o", str(corpus / "report")]):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert err.startswith(f"wackycrawl {argv[0]}: {argv[-1]} ") and "input" in err, err
+        assert "nothing written" in err and len(err.splitlines()) == 1, err
+    assert Path(first).read_bytes() == before
+    assert _only_entries(corpus) == entries
+    assert not (corpus / "rejects" / "r.jsonl").exists()
+
+
+def test_one_file_per_document_refuses_a_folder_that_holds_files(corpus, tmp_path, capsys):
+    out = tmp_path / "texts"
+    out.mkdir()
+    assert main(["export", str(corpus), "--format", "txt", "--one-per-file", "-o",
+                 str(out)]) == 0  # an empty folder is fine
+    capsys.readouterr()
+    written = _only_entries(out)
+    assert len(written) == 6
+    (out / "notes.txt").write_text("mine\n")
+    for target in (out, out / "notes.txt"):
+        assert main(["export", str(corpus), "--format", "txt", "--one-per-file", "-o",
+                     str(target)]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"wackycrawl export: {target} ") and "nothing written" in err
+        assert len(err.splitlines()) == 1
+    assert _only_entries(out) == written | {"notes.txt"}
+    assert not (tmp_path / "texts.partial").exists()
+
+
+def test_an_empty_trec_file_stops_export_filter_and_report(corpus, tmp_path, capsys):
+    empty = corpus / "WACKY-test-99999.trec.gz"
+    empty.write_bytes(b"")
+    for argv in (["export", str(corpus), "--format", "txt", "-o", str(tmp_path / "x.txt")],
+                 ["filter", str(corpus), "-o", str(tmp_path / "f")],
+                 ["report", str(corpus), "-o", str(tmp_path / "r")]):
+        assert main(argv) == 1, argv
+        err = capsys.readouterr().err
+        assert f"damaged {empty}: {empty}: empty file (0 bytes), no document; run " \
+               f"'wackycrawl trec recover {empty}'" in err, err
+        assert "nothing written" in err
+    assert _only_entries(tmp_path) == {"corpus"}
+
+
+def test_the_cwb_encode_line_has_no_dangling_plus():
+    assert "-S text:0 -S p:0+lang" in export.Counts().cwb_encode("c.vrt")
+    counts = export.Counts(attributes={"id": None, "url": None})
+    assert "-S text:0+id+url -S p:0+lang" in counts.cwb_encode("c.vrt")

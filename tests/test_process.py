@@ -126,6 +126,7 @@ def test_a_setting_a_stage_refuses_is_one_error_also_with_worker_processes(tmp_p
         assert proc.returncode == 2, proc.stderr[-2000:]
         assert proc.stderr.strip() == ("wackycrawl process: unknown extractor 'nope'; "
                                        "choose one of blocks, article, bte")
+        assert not (tmp_path / f"o{jobs}").exists()  # refused before anything was made
     judged = wackycrawl("judge", str(good), "-s", "WACKY_LANGUAGES=xx")
     assert judged.returncode == 2 and "Traceback" not in judged.stderr
     assert judged.stderr.startswith("wackycrawl judge: WACKY_LANGUAGES: unknown language code")
@@ -469,3 +470,42 @@ def test_a_spool_cut_short_by_a_full_disk_is_a_failed_input_not_a_traceback(tmp_
     assert "Traceback" not in proc.stderr, proc.stderr[-3000:]
     assert "failed (not marked done" in proc.stderr
     assert (out / "process-done.tsv").read_text() == ""
+
+
+def test_an_outdir_in_an_input_folder_is_refused_before_anything_is_written(tmp_path):
+    warc = tmp_path / "warc"
+    write_warc(warc, "g", {"http://a.test/": page("A", prose(1))})
+    before = sorted(p.name for p in warc.iterdir())
+    for out in (warc, warc / "corpus"):
+        proc = wackycrawl("process", str(warc), "-o", str(out), "--no-progress")
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stderr.startswith(f"wackycrawl process: {out} ") and "input folder" in \
+            proc.stderr and len(proc.stderr.splitlines()) == 1, proc.stderr
+        assert sorted(p.name for p in warc.iterdir()) == before
+
+
+def test_a_refused_setting_or_a_failed_run_leaves_no_folder_it_made(tmp_path):
+    good = write_warc(tmp_path, "g", {"http://a.test/": page("A", prose(1))})
+    for jobs in ("1", "2"):
+        out = tmp_path / f"pxx{jobs}"
+        proc = wackycrawl("process", str(good), "-o", str(out), "-j", jobs,
+                          "-s", "WACKY_LANGUAGES=xx", "--no-progress")
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+        assert proc.stderr.startswith("wackycrawl process: WACKY_LANGUAGES: unknown language")
+        assert not out.exists()
+    # a failure after OUTDIR was made (a full disk when the first input is marked done)
+    # removes the folder this run made, no input being done
+    out = tmp_path / "made"
+    proc = subprocess.run(
+        [sys.executable, "-c", "import os, sys; from wackycrawl.cli import main\n"
+         "from wackycrawl.cli import process\n"
+         "def fail(*a, **k): raise OSError(28, 'No space left on device')\n"
+         "process._Run.mark_done = fail\n"
+         "sys.exit(main())", "process", str(good), "-o", str(out), "--no-progress"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1, proc.stderr[-2000:]
+    assert proc.stderr.strip().endswith("No space left on device") and not out.exists()
+    existing = tmp_path / "existing"
+    existing.mkdir()
+    proc = wackycrawl("process", str(good), "-o", str(existing), "-s", "WACKY_LANGUAGES=xx")
+    assert proc.returncode == 2 and existing.is_dir()  # a folder it did not make stays

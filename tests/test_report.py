@@ -255,3 +255,25 @@ def test_a_vertical_file_without_documents_is_an_error_not_an_empty_report(tmp_p
                    "file (one token per line inside <text ...>...</text> or <doc ...>...</doc>, "
                    "as wackycrawl export writes)\n")
     assert not (tmp_path / "out").exists()
+
+
+def test_a_damaged_input_or_a_failed_write_leaves_no_report(tmp_path, capsys, monkeypatch):
+    """As export and filter: a damaged TREC file writes nothing (exit 1, the error names the
+    file and ``trec recover``); a write that fails (a full disk) leaves no folder behind."""
+    corpus = write_corpus(tmp_path / "corpus", corpus_docs(2))
+    trunc = next(corpus.glob("*.trec.gz"))
+    trunc.write_bytes(trunc.read_bytes()[:-20])
+    assert main(["report", str(corpus), "-o", str(tmp_path / "r")]) == 1
+    err = capsys.readouterr().err
+    assert "report in" not in err and f"damaged {trunc}" in err and "trec recover" in err
+    assert err.strip().endswith(f"nothing written to {tmp_path / 'r'}: an input file is damaged")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus"]
+    good = write_corpus(tmp_path / "good", corpus_docs(2))
+
+    def full_disk(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("wackycrawl.corpus.report._save", full_disk)
+    assert main(["report", str(good), "-o", str(tmp_path / "r")]) == 1
+    assert capsys.readouterr().err == "wackycrawl report: [Errno 28] No space left on device\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus", "good"]

@@ -89,7 +89,8 @@ def test_check(c26):
     index = directory / "corpus-00000.trec.gz.idx.tsv"
     index.write_text(index.read_text().rsplit("\n", 2)[0] + "\n")  # lose the last line
     short = reader.check(str(directory / "corpus-00000.trec.gz"))
-    assert short.problems == ["3 documents but 2 index lines"]
+    assert short.problems == [f"3 documents but 2 index lines (stale index: wackycrawl trec "
+                              f"index {directory / 'corpus-00000.trec.gz'} rebuilds it)"]
 
 
 def test_garbage_and_bombs_are_errors_not_crashes(tmp_path):

@@ -4,7 +4,7 @@
 tokens from SoMaJo and the DOCHDR metadata as ``<text>`` attributes; the counts and the
 ``cwb-encode`` options declaring every structure go to stderr. ``txt``: plain text, one
 paragraph per line, a blank line after each document (``--one-per-file``: ``-o`` is a
-directory of ``<DOCNO>.txt`` files). ``jsonl``: one JSON object per document (text and
+directory of ``<DOCNO>.txt`` files, new or empty: one holding files is refused, exit 2). ``jsonl``: one JSON object per document (text and
 metadata). ``-o`` ending in ``.gz`` is gzip-compressed; no ``-o`` writes to stdout.
 ``--rejects`` adds the rejects stream (their ``rejected`` attribute tells them apart).
 The output is written as ``FILE.partial`` (``DIR.partial``) and renamed into place once
@@ -12,7 +12,8 @@ complete: after an error, a damaged input, Ctrl-C or SIGTERM no output is left (
 the complete documents of a damaged file are written). Formats:
 :mod:`wackycrawl.corpus.export`. Exit codes: 0 done, 1 unreadable input, an input that is no
 TREC file or a damaged file (nothing written; run ``wackycrawl trec recover`` on it), 2
-usage errors, 130 interrupted.
+usage errors and an output that is an input file or lies inside an input folder (nothing
+written), 130 interrupted.
 """
 
 import gzip
@@ -23,7 +24,7 @@ from functools import partial
 
 from wackycrawl.cli import damage_exit, error, note_left_open, positive_int
 from wackycrawl.corpus import export
-from wackycrawl.corpus.output import PartialDir, PartialFile
+from wackycrawl.corpus.output import PartialDir, PartialFile, input_clash
 from wackycrawl.corpus.source import (
     INPUT_ERRORS,
     SourceErrors,
@@ -64,9 +65,22 @@ def run(args) -> int:
     if not files:
         _err(nothing_found(args.corpus))
         return 1
+    to_file = args.output and args.output != "-"
+    if to_file and (clash := input_clash(args.output, args.corpus, files)):
+        _err(f"{clash}: it would be overwritten or mixed into the corpus; write the export "
+             "elsewhere (nothing written)")
+        return 2
+    if args.one_per_file and os.path.lexists(args.output):
+        if not os.path.isdir(args.output):
+            _err(f"{args.output} exists and is not a folder: give a new or empty folder for "
+                 "--one-per-file (nothing written)")
+            return 2
+        if os.listdir(args.output):
+            _err(f"{args.output} already holds files: the export would be mixed with them; "
+                 "give a new or empty folder (nothing written)")
+            return 2
     errors, counts = SourceErrors(), export.Counts()
     docs = iter_corpus(files, errors)
-    to_file = args.output and args.output != "-"
     if to_file:
         args.interrupted = f"{args.output} not written"
     try:

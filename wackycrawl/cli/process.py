@@ -3,7 +3,9 @@
 A DIR stands for its ``.warc.gz``, ``.warc``, ``.arc.gz`` and ``.arc`` files in name order;
 its ``.warc.gz.open`` files left by a crawl killed without a JOBDIR are closed first (cut back
 to their last complete record and renamed, as the crawl's next start does; one a running
-crawl holds is left out). An input that does not exist stops the run before OUTDIR is made.
+crawl holds is left out). An input that does not exist, a setting a stage refuses and an
+OUTDIR in an input folder stop the run before OUTDIR is made; a run that fails before any
+input is done (an error, Ctrl-C) removes the OUTDIR it made.
 
 Every ``response`` record of the WARC and ARC files (ours, Common Crawl's, ``wget
 --warc-file``'s, Heritrix's ARC; :mod:`wackycrawl.archive.reader`) goes through what a crawl
@@ -36,9 +38,10 @@ of the finished ones back into the dedup index (as a resumed crawl does), so no 
 written twice or lost. The ``-s`` settings are kept in ``OUTDIR/process-settings.json`` with
 the first input done; a run with other ones into an OUTDIR with inputs done is refused.
 Spool files of the stages are kept in ``OUTDIR/.process/``. OUTDIR must be new
-or a previous ``process`` output. Exit codes: 0, 1 if some input does not exist (nothing
+or a previous ``process`` output, and neither an input folder nor inside one. Exit codes: 0, 1 if some input does not exist (nothing
 done), could not be read or was damaged (named on stderr; the records before the damage
-count), 2 for usage errors and an OUTDIR done with other settings.
+count), 2 for usage errors, an OUTDIR done with other settings and an OUTDIR in an input
+folder.
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ import multiprocessing
 import os
 import pickle
 import re
+import shutil
 import signal
 import sys
 from functools import partial
@@ -62,6 +66,7 @@ from tqdm import tqdm
 from wackycrawl.archive import writer as archive_writer
 from wackycrawl.archive.reader import ArchiveError, capture_item, iter_records
 from wackycrawl.cli import error
+from wackycrawl.corpus.output import input_clash
 from wackycrawl.distributed import replay
 from wackycrawl.pipelines import crawl_worker_id, dropped, rejection
 from wackycrawl.pipelines.offline import (
@@ -455,6 +460,10 @@ def process(args) -> int:
     if message := _missing(args.files):  # before anything is written
         _err(f"{message}; nothing done")
         return 1
+    if clash := input_clash(str(outdir), args.files):
+        _err(f"{clash}: the corpus would be mixed into the archives; give another folder "
+             "(-o); nothing done")
+        return 2
     if not (outdir / DONE_NAME).exists() and outdir.is_dir() and _trec_files(outdir):
         _err(f"{outdir} holds TREC files but no {DONE_NAME}: give a new folder (or one "
              "written by wackycrawl process)")
@@ -463,17 +472,37 @@ def process(args) -> int:
     if message := _check_settings(outdir, shaping):
         _err(message)
         return 2
+    context = OfflineContext(settings)
+    try:  # before OUTDIR is made: its writers open files only in chain.open()
+        chain = Chain(context, stages=args.jobs <= 1)
+        if args.jobs > 1:  # the workers build the stages: see here that they can
+            Chain(OfflineContext(settings), stages=True, rest=False).close()
+    except ValueError as exc:  # a setting a stage refuses (WACKY_LANGUAGES=xx...)
+        _err(str(exc))
+        return 2
+    created = not outdir.exists()
+    try:
+        return _process(args, outdir, settings, context, chain, shaping)
+    except BaseException:
+        _remove_if_nothing_done(outdir, created)
+        raise
+
+
+def _remove_if_nothing_done(outdir: Path, created: bool) -> None:
+    """Remove OUTDIR when this run made it and no input was done there (a run that failed
+    before writing any result leaves no empty folder)."""
+    if created and outdir.is_dir() and not _read_done(outdir):
+        shutil.rmtree(outdir, ignore_errors=True)
+
+
+def _process(args, outdir: Path, settings: Settings, context: OfflineContext, chain: Chain,
+             shaping: dict[str, str]) -> int:
+    created = not outdir.exists()
     outdir.mkdir(parents=True, exist_ok=True)
     done = _read_done(outdir)
     (outdir / DONE_NAME).touch()  # a process output from now on, even if no input is done
     files = _expand(args.files)
     (outdir / STATE_DIR).mkdir(exist_ok=True)
-    context = OfflineContext(settings)
-    try:
-        chain = Chain(context, stages=args.jobs <= 1)
-    except ValueError as exc:  # a setting a stage refuses (WACKY_LANGUAGES=xx...)
-        _err(str(exc))
-        return 2
     chain.open()
     _remove_unfinished(outdir, done)
     if done:
@@ -490,14 +519,18 @@ def process(args) -> int:
     bar = tqdm(total=sum(sizes.values()), unit="B", unit_scale=True, desc="process",
                disable=True if args.no_progress else None, file=sys.stderr)
     tasks = [(p, str(outdir / STATE_DIR / f"spool-{n}.pkl")) for n, p in enumerate(todo)]
+    refused = None
     try:
         status = _consume(tasks, _results(tasks, chain, settings, args.jobs, bar), context, run)
     except SettingsError as exc:
-        _err(str(exc))
-        return 2
+        refused = str(exc)
     finally:
         bar.close()
         chain.close()
+    if refused is not None:
+        _err(refused)
+        _remove_if_nothing_done(outdir, created)
+        return 2
     stats = context.stats.get_stats()
     (outdir / f"process-stats-{worker}.json").write_text(
         json.dumps(stats, indent=1, sort_keys=True, default=str), encoding="utf-8")

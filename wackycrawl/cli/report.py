@@ -7,16 +7,20 @@ page, opens offline), its PNG plots, ``report.json`` (the same numbers) and ``fr
 (``type TAB count``, input for ``wackycrawl tuples``). ``--stats`` adds the drop reasons of
 the crawl's stats file (``WACKY_STATS_FILE``). What is counted and fitted:
 :mod:`wackycrawl.corpus.stats`. Exit codes: 0 done, 1 unreadable input, a folder without
-TREC file (nothing is written, as export and filter do), a damaged file (its complete
-documents are counted) or an unwritable DIR, 2 usage errors.
+TREC file, a damaged file (run ``wackycrawl trec recover`` on it) or an unwritable DIR
+(nothing is written, as export and filter do: the report is written into ``DIR.partial``
+and moved into DIR once complete, :mod:`wackycrawl.corpus.output`), 2 usage errors and a DIR that is or lies
+inside an input folder, or would overwrite an input file (nothing written).
 """
 
 import gzip
 import json
+import os
 import sys
 from functools import partial
 
 from wackycrawl.cli import damage_exit, error, note_left_open, positive_int
+from wackycrawl.corpus.output import PartialDir, input_clash
 from wackycrawl.corpus.export import paragraphs_of, read_vertical, text_attributes, tokenized
 from wackycrawl.corpus.source import (
     SourceErrors,
@@ -71,6 +75,17 @@ def _named(path: str, read):
         raise ValueError(f"{path}: {exc}") from None
 
 
+def _clash(output: str, inputs: list[str], files: list[str]) -> str | None:
+    """Why the report folder ``output`` must not be written: it is, or lies inside, an input
+    folder, or one of the files it would write is an input file; else None."""
+    from wackycrawl.corpus.report import OUTPUT_FILES
+
+    for name in (output, *(os.path.join(output, n) for n in OUTPUT_FILES)):
+        if clash := input_clash(name, inputs, files):
+            return clash
+    return None
+
+
 def run(args) -> int:
     from wackycrawl.corpus.report import write_report  # matplotlib: only when reporting
 
@@ -91,18 +106,28 @@ def run(args) -> int:
         if trec and not files:  # as export, filter and trec check: nothing is written
             _err(nothing_found(trec))
             return 1
+        if clash := _clash(args.output, args.corpus, files + vertical):
+            _err(f"{clash}; write the report elsewhere (nothing written)")
+            return 2
         for path in vertical:
             _named(path, lambda path=path: add_vertical(stats, path))
         if files:
             add_trec(stats, files, args.workers, errors)
-        summary = write_report(stats, args.output, args.title, drops)
+        if errors.damaged:  # as export and filter: no report of part of the corpus
+            damage_exit("report", errors.damaged)
+            _err(f"nothing written to {args.output}: an input file is damaged")
+            return 1
+        args.interrupted = f"nothing written to {args.output}"
+        with PartialDir(args.output) as staged:
+            summary = write_report(stats, staged.partial, args.title, drops)
+            staged.commit()
     except (OSError, ValueError, UnicodeDecodeError, NotTrecFile) as exc:
         _err(str(exc))
         return 1
     print(f"{summary['documents']} documents, {summary['tokens']} tokens, {summary['types']} "
           f"types, {summary['hapax_legomena']} hapax legomena; report in "
           f"{args.output}/report.html", file=sys.stderr)
-    return damage_exit("report", errors.damaged)
+    return 0
 
 
 def register(subparsers) -> None:

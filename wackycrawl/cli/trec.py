@@ -4,7 +4,9 @@ Every FILE argument may be a folder: it stands for the compound files in it (``*
 files still being written, ``*.trec.gz.open``, are left out with a note on stderr, name them
 explicitly to read them); for ``check``, ``index`` and ``recover`` also for those of its
 ``rejects/`` folder (the rejects stream), named on their own lines. A file of another kind
-(JSON, a WARC file) is said to be one, not damaged. Exit codes: 0 success; 1 damage found
+(JSON, a WARC file) is said to be one, not damaged. A file reached twice (a folder or file
+given twice, under any name) is read, checked, indexed or recovered once, with a note on
+stderr. Exit codes: 0 success; 1 damage found
 (truncated or corrupt file, index mismatch, an index without its file, a document a strict
 TREC reader refuses), a file that is no TREC file, or document not found; 2 usage errors
 (argparse).
@@ -20,6 +22,7 @@ from functools import partial
 
 from wackycrawl.archive import writer as warc_writer
 from wackycrawl.cli import error, note_left_open
+from wackycrawl.corpus.source import read_once, repeated_note
 from wackycrawl.trec import reader, writer
 from wackycrawl.trec.format import TrecFormatError
 
@@ -31,10 +34,17 @@ _err = partial(error, "trec")
 
 def _files(paths: list[str], rejects: bool = False) -> list[str]:
     """FILE arguments with folders expanded (:func:`reader.corpus_files`, with their
-    ``rejects/`` folders when ``rejects``); notes open files."""
+    ``rejects/`` folders when ``rejects``); notes open files, and a file reached twice (a
+    folder or file given twice, under any name) is kept once, with a note."""
     open_files: list[str] = []
-    files = reader.corpus_files(paths, open_files, rejects=rejects)
-    note_left_open("trec", open_files)
+    repeated: list[tuple[str, str]] = []
+    files, seen = [], {}
+    for path in paths:
+        files += read_once(path, reader.corpus_files([path], open_files, rejects=rejects),
+                           seen, repeated)
+    note_left_open("trec", read_once("", open_files, {}))
+    if repeated:
+        _err(repeated_note(repeated))
     return files
 
 
@@ -60,16 +70,19 @@ def cat(args) -> int:
         except BrokenPipeError:
             raise
         except DAMAGE as exc:
-            _err(str(exc))
+            damaged = isinstance(exc, (reader.TrecFileError, TrecFormatError)) and not \
+                isinstance(exc, reader.NotTrecFile)
+            _err(f"{exc}; {reader.recover_hint(path)}" if damaged else str(exc))
             status = 1
     sys.stdout.buffer.flush()
     return status
 
 
 def get(args) -> int:
-    """One document by DOCNO (looked up in ``--dir`` and its ``rejects/`` folder), or every
-    document of ``--url``, found through the index files of ``--dir`` (a corpus folder), or
-    of ``--checksum`` (files read whole). Indexes without their file are skipped, named."""
+    """One document by DOCNO, or every document of ``--url`` (the same page for the crawl:
+    :func:`reader.url_matcher`), found through the index files of ``--dir`` (a corpus
+    folder) and its ``rejects/`` folder, or of ``--checksum`` (``--dir``'s files read whole).
+    Indexes without their file are skipped, named."""
     if not os.path.isdir(args.dir):
         _err(f"{args.dir} is not a directory")
         return 1
@@ -80,7 +93,7 @@ def get(args) -> int:
                  "does not exist")
     try:
         if args.url is not None:
-            found = reader.find_url(args.dir, args.url)
+            found = [hit for d in folders for hit in reader.find_url(d, args.url)]
             wanted = args.url
         elif args.checksum is not None:
             found = reader.find_checksum(args.dir, args.checksum)
@@ -90,7 +103,7 @@ def get(args) -> int:
             found, wanted = [hit] if hit else [], args.docno
         if not found:
             _err(f"{wanted} is in no {'document' if args.checksum else 'index'} in "
-                 f"{' or '.join(folders if args.docno else [args.dir])}"
+                 f"{' or '.join([args.dir] if args.checksum else folders)}"
                  f"{_not_found_hint(args, folders)}")
             return 1
         data = [reader.get_doc(*hit) for hit in found]
@@ -104,13 +117,13 @@ def get(args) -> int:
 
 def _not_found_hint(args, folders: list[str]) -> str:
     """What may explain a document not found: files without an index (``wackycrawl trec
-    index`` makes them), a rejects folder ``--url``/``--checksum`` did not search."""
+    index`` makes them), a rejects folder ``--checksum`` did not search."""
     hints = []
     unindexed = [p for d in folders for p in reader.unindexed_files(d)]
     if unindexed and not args.checksum:
         hints.append(f"{len(unindexed)} TREC file(s) have no index: 'wackycrawl trec index "
                      f"{' '.join(shlex.quote(d) for d in folders)}' makes them")
-    if len(folders) > 1 and args.docno is None:
+    if len(folders) > 1 and args.checksum is not None:
         hints.append(f"documents the crawl rejected are searched with --dir {folders[1]}")
     return "; " + "; ".join(hints) if hints else ""
 
@@ -207,6 +220,8 @@ def _cut_back_damaged(path: str) -> list:
         shutil.copyfile(path, path + ".damaged")
         os.replace(path, path + reader.OPEN_SUFFIX)
         rec = writer.recover_file(path + reader.OPEN_SUFFIX)
+    if not rec.docs and not rec.cut_bytes:  # an empty file: nothing to cut, removed
+        rec.reason = result.problems[0].removeprefix(f"{path}: ")
     writer.log_recovery(rec)
     return [rec]
 
@@ -222,7 +237,14 @@ def recover(args) -> int:
     are closed too: cut back to their last complete record and renamed, as the crawl's next
     start would. Exit 1 if a path is neither, or a file of another kind."""
     status = 0
-    for path in args.paths:
+    seen, repeated, paths = {}, [], []
+    for path in args.paths:  # a folder or file given twice (under any name) is done once
+        names = reader.corpus_files([path], rejects=True) if os.path.isdir(path) else []
+        if read_once(path, [path], seen, repeated):
+            paths.append((path, set(read_once(path, names, seen, repeated))))
+    if repeated:
+        _err(repeated_note(repeated).replace("is read once", "is recovered once"))
+    for path, fresh in paths:
         if os.path.isdir(path):
             warcs = writer.recover_open_files(
                 path, warc_writer.SUFFIX, warc_writer.recover_file, warc_writer.LOCK_NAME) if any(
@@ -234,7 +256,7 @@ def recover(args) -> int:
                 done += writer.recover_dir(folder)
             closed = {rec.final for rec in done}
             for name in reader.corpus_files([path], rejects=True):
-                if name not in closed:
+                if name not in closed and name in fresh:
                     done += _cut_back_damaged(name)
             if not done and not warcs:
                 print(f"{' and '.join(reader.corpus_folders(path))}: no .open or damaged file "

@@ -126,7 +126,8 @@ class Counts:
         name = re.sub(r"\.(vrt|gz)$", "", name)
         name = re.sub(r"[^a-z0-9_-]", "_", name.lower()) or "corpus"
         source = f" -f {shlex.quote(path)}" if path else ""
-        return ("cwb-encode -c utf8 -x -s -B -P word -S text:0+" + "+".join(self.attributes)
+        return ("cwb-encode -c utf8 -x -s -B -P word -S text:0"
+                + "".join(f"+{name}" for name in self.attributes)
                 + f" -S p:0+lang -S s:0 -S g:0 -d data{source} -R registry/{name}")
 
 

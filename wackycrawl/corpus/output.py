@@ -88,3 +88,36 @@ def _move_into(source: str, target: str) -> None:
         os.makedirs(dest, exist_ok=True)
         for name in sorted(names, key=lambda n: (not n.endswith(".idx.tsv"), n)):
             os.replace(os.path.join(root, name), os.path.join(dest, name))
+
+
+def _inside(path: str, folder: str) -> bool:
+    """``path`` is ``folder`` or lies under it (both resolved)."""
+    return os.path.commonpath([path, folder]) == folder
+
+
+def input_clash(output: str, inputs, files=()) -> str | None:
+    """Why ``output`` (a file or folder a command is about to write) must not be written:
+    it is one of the input ``files`` (the same file under any name), or is or lies inside a
+    folder among the input paths ``inputs``; None when it is none of them. The message
+    names ``output`` and that input."""
+    real = os.path.realpath(output)
+    try:
+        st = os.stat(output)
+        same = {(st.st_dev, st.st_ino)}
+    except OSError:
+        same = set()
+    for name in (*inputs, *files):
+        if os.path.isdir(name):
+            if _inside(real, os.path.realpath(name)):
+                where = "is" if real == os.path.realpath(name) else "lies inside"
+                return f"{output} {where} the input folder {name}"
+            continue
+        try:
+            st = os.stat(name)
+            if (st.st_dev, st.st_ino) in same:
+                return f"{output} is the input file {name}"
+        except OSError:
+            pass
+        if os.path.realpath(name) == real:
+            return f"{output} is the input file {name}"
+    return None

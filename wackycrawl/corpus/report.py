@@ -27,6 +27,8 @@ from wackycrawl.corpus.stats import HEAPS_MIN_N, CorpusStats  # noqa: E402
 
 PLOTS = ("zipf.png", "heaps.png", "doclength.png", "tlds.png", "languages.png")
 DPI = 100
+#: every file :func:`write_report` writes into its folder
+OUTPUT_FILES = ("freq.tsv", *PLOTS, "report.json", "report.html")
 
 
 def write_frequency_list(stats: CorpusStats, path: str) -> int:

@@ -67,14 +67,24 @@ def corpus_files(paths: Iterable[str], rejects: bool = False,
             names = [path]
         else:
             raise FileNotFoundError(errno.ENOENT, "no such corpus file or directory", path)
-        for name in names:
-            key = _identity(name)
-            if key in seen:
-                if repeated is not None:
-                    repeated.append((path, seen[key]))
-                continue
-            seen[key] = path
-            found.append(name)
+        found += read_once(path, names, seen, repeated)
+    return found
+
+
+def read_once(path: str, names: Iterable[str], seen: dict,
+              repeated: list[tuple[str, str]] | None = None) -> list[str]:
+    """The files ``names`` that the argument ``path`` stands for, less those already in
+    ``seen`` (their identity: device and inode, else the resolved path), which is updated;
+    ``(path, earlier argument)`` is appended to ``repeated`` for each file left out."""
+    found = []
+    for name in names:
+        key = _identity(name)
+        if key in seen:
+            if repeated is not None:
+                repeated.append((path, seen[key]))
+            continue
+        seen[key] = path
+        found.append(name)
     return found
 
 

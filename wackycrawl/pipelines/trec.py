@@ -175,13 +175,14 @@ class TrecWriterPipeline:
         with reason ``trec_write_error``, instead of fetching pages whose documents would all
         be lost; resumed (JOBDIR or Redis) once the cause is fixed, it fetches them again."""
         self.crawler.signals.send_catch_log(PAGE_NOT_WRITTEN, url=url)
-        if self.stopping or self.crawler.engine is None:
+        engine = getattr(self.crawler, "engine", None)  # none in `wackycrawl process`
+        if self.stopping or engine is None:
             return
         self.stopping = True
         logger.error("closing the crawl: documents cannot be written to %s (%s); fix that "
                      "and resume the crawl (its JOBDIR or Redis frontier keeps the pages "
                      "not written)", self.writer.directory, exc)
-        deferred_from_coro(self.crawler.engine.close_spider_async(reason="trec_write_error"))
+        deferred_from_coro(engine.close_spider_async(reason="trec_write_error"))
 
     def close_spider(self) -> None:
         if self.writer:

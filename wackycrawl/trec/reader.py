@@ -18,6 +18,7 @@ import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import BinaryIO, NamedTuple
+from urllib.parse import urlsplit
 
 from wackycrawl.trec.format import (
     TrecDoc,
@@ -59,6 +60,14 @@ class TruncatedFileError(TrecFileError):
         self.path, self.offset, self.complete = path, offset, complete
         super().__init__(f"{path}: truncated gzip member at byte {offset} (document "
                          f"{complete + 1}; {complete} complete documents before it)")
+
+
+class EmptyFileError(TrecFileError):
+    """A closed compound file of 0 bytes: no document (a copy or a disk that failed)."""
+
+    def __init__(self, path: str):
+        self.path = path
+        super().__init__(f"{path}: empty file (0 bytes), no document")
 
 
 class Member(NamedTuple):
@@ -228,10 +237,13 @@ def iter_docs(path: str) -> Iterator[tuple[Member, TrecDoc]]:
     """Yield ``(member, document)`` for every document of a file, in order.
 
     A member holding several documents (a file compressed as one stream) yields each of them
-    with the same member. Raises as :func:`iter_members`, and :class:`TrecFormatError` for a
-    member that does not parse.
+    with the same member. Raises as :func:`iter_members`, :class:`TrecFormatError` for a
+    member that does not parse, and :class:`EmptyFileError` for a closed file of 0 bytes (a
+    writer never closes a file without a document: it is damaged).
     """
     with open(path, "rb") as f:
+        if not path.endswith(OPEN_SUFFIX) and os.fstat(f.fileno()).st_size == 0:
+            raise EmptyFileError(path)
         count = 0
         try:
             for member in iter_members(f, path):
@@ -384,10 +396,53 @@ def read_index(path: str) -> list[IndexEntry]:
     return entries
 
 
+class StaleIndexError(TrecFileError):
+    """An index entry that does not fit its compound file, which is itself intact: the index
+    is of an earlier state of the file (``wackycrawl trec index`` rebuilds it)."""
+
+    def __init__(self, path: str, entry: IndexEntry, why: str):
+        self.path, self.entry = path, entry
+        super().__init__(
+            f"{index_path(path)} is stale: its entry for {entry.docno} points to byte "
+            f"{entry.offset}, where {why}, but {path} itself is intact; rebuild the index "
+            f"with 'wackycrawl trec index {shlex.quote(path)}'")
+
+
+def _intact(path: str) -> bool:
+    """Every member of ``path`` inflates and parses (the index is not looked at)."""
+    try:
+        for _ in iter_docs(path):
+            pass
+    except (TrecFileError, TrecFormatError):
+        return False
+    return True
+
+
 def get_doc(path: str, entry: IndexEntry) -> bytes:
-    """The stored bytes of one document via its index entry (one member decompressed)."""
+    """The stored bytes of one document via its index entry (one member decompressed).
+
+    Raises :class:`StaleIndexError` when the member there does not inflate or is another
+    document while the file itself is intact; else as :func:`read_member`, and
+    :class:`TrecFileError` for another document in a damaged file."""
     with open(path, "rb") as f:
-        return read_member(f, entry.offset, entry.length, path)
+        try:
+            data = read_member(f, entry.offset, entry.length, path)
+        except TrecFileError as exc:
+            if _intact(path):
+                raise StaleIndexError(path, entry, "no whole gzip member starts") from None
+            raise exc from None
+    try:
+        docs = split_docs(data)
+        docno = parse_doc(docs[0]).docno if len(docs) == 1 else None
+    except TrecFormatError:
+        docno = None
+    if docno != entry.docno:
+        why = f"the member holds {docno}" if docno else "the member holds no single document"
+        if _intact(path):
+            raise StaleIndexError(path, entry, why)
+        raise TrecFileError(f"{path}: its index entry for {entry.docno} points to byte "
+                            f"{entry.offset}, where {why}; {recover_hint(path)}")
+    return data
 
 
 def _data_path(index: str) -> str | None:
@@ -433,18 +488,44 @@ def find_doc(directory: str, docno: str) -> tuple[str, IndexEntry] | None:
     return None
 
 
+def _canonical(url: str) -> str | None:
+    from wackycrawl.crawl.urls import canonical_url
+
+    try:
+        return canonical_url(url)
+    except ValueError:
+        return None
+
+
+def url_matcher(url: str):
+    """A test ``stored URL -> bool``: the URL is ``url`` as written (whitespace
+    percent-encoded, :func:`url_token`), or the same page for the crawl (both the same
+    :func:`wackycrawl.crawl.urls.canonical_url`: ``stra\u00dfe.html`` and
+    ``stra%C3%9Fe.html``, host case, default port, fragment, tracking parameters)."""
+    exact = url_token(url)
+    key = _canonical(url)
+    if key is None:
+        return lambda stored: stored == exact
+    host = (urlsplit(key).hostname or "").lower()
+
+    def matches(stored: str) -> bool:
+        # the host test is cheap and spares canonicalising the index's other URLs
+        return stored == exact or (host in stored.lower() and _canonical(stored) == key)
+    return matches
+
+
 def find_url(directory: str, url: str) -> list[tuple[str, IndexEntry]]:
     """Every document of ``url`` in ``directory``'s files: ``[(file path, entry), ...]``.
 
-    ``url`` is compared as written (whitespace percent-encoded, :func:`url_token`). Indexes
-    with a URL column are read; a file whose index has none (older files) is read whole."""
-    url, found = url_token(url), []
+    URLs are compared as :func:`url_matcher` does. Indexes with a URL column are read; a
+    file whose index has none (older files) is read whole."""
+    matches, found = url_matcher(url), []
     for data_path in _indexed_files(directory):
         index = read_index(data_path)
         if index and all(e.url == "-" for e in index):
             index = [IndexEntry(doc.docno, m.offset, m.length, doc.url)
                      for m, doc in iter_docs(data_path)]
-        found += [(data_path, entry) for entry in index if entry.url == url]
+        found += [(data_path, entry) for entry in index if matches(entry.url)]
     return found
 
 
@@ -495,6 +576,7 @@ def check(path: str) -> CheckResult:
             found.append(IndexEntry(doc.docno, member.offset, member.length, doc.url))
     except (TrecFileError, TrecFormatError, OSError) as exc:
         result.problems.append(str(exc))
+    damaged = bool(result.problems)
     if strict:
         more = f" (and {len(strict) - 1} more)" if len(strict) > 1 else ""
         result.problems.append(f"not strict TREC: {strict[0]}{more}")
@@ -508,9 +590,13 @@ def check(path: str) -> CheckResult:
         result.problems.append(str(exc))
         return result
     result.index_lines = len(index)
+    # the documents read whole and the index still differs: it is stale, rebuilt from them
+    rebuild = "" if damaged else f" (stale index: wackycrawl trec index {path} rebuilds it)"
     if len(index) != result.docs:
-        result.problems.append(f"{result.docs} documents but {len(index)} index lines")
+        result.problems.append(f"{result.docs} documents but {len(index)} index lines"
+                               + rebuild)
     bad = [e for e, f in zip(index, found) if not e.same_place(f)]
     if bad:
-        result.problems.append(f"index line for {bad[0].docno} does not match the file")
+        result.problems.append(f"index line for {bad[0].docno} does not match the file"
+                               + rebuild)
     return result
