@@ -329,8 +329,9 @@ def paragraphs(parts: list[str], start: int = 0, end: int | None = None) -> list
     return out
 
 
-# Numeric character references: decimal or hexadecimal, ";" optional (HTML 5 13.2.5.80).
-_NUMERIC_REF_RE = re.compile(r"&#([xX][0-9a-fA-F]+|[0-9]+);?")
+# Character references, as html.unescape finds them: numeric, decimal or hexadecimal (";"
+# optional, HTML 5 13.2.5.80; group 1), or named (";" optional for the legacy names).
+_CHAR_REF_RE = re.compile(r"&(?:#([xX][0-9a-fA-F]+|[0-9]+);?|[^\t\n\f <&#;]{1,32};?)")
 
 
 # Invisible characters the stored text leaves out, being no part of any word's spelling: the
@@ -350,6 +351,13 @@ def has_hints(text: str) -> bool:
 # NUL and U+FFFD, and the five C1 code points windows-1252 leaves undefined (HTML 5 keeps
 # them as C1 controls).
 _NO_CHARACTER = frozenset([0, 0xFFFD, 0x81, 0x8D, 0x8F, 0x90, 0x9D])
+
+
+def _char_ref(m: re.Match) -> str:
+    """One character reference decoded (:func:`_numeric_ref` first for a numeric one)."""
+    if m.group(1) is not None and not _numeric_ref(m):
+        return ""
+    return html.unescape(m.group(0))
 
 
 def _numeric_ref(m: re.Match) -> str:
@@ -376,13 +384,13 @@ def normalise(text: str) -> str:
     :data:`_HINTS`, written or as entities), and collapse whitespace (incl. no-break space)
     to single spaces.
 
-    Numeric references that name no character are dropped (:func:`_numeric_ref`), so no
-    U+FFFD comes from an entity.
+    References are decoded in one pass, each as :func:`html.unescape` decodes it: what a
+    reference gives, or what is left around a dropped one, is text, never read again
+    (``&#x&#0;41;`` is ``&#x41;`` as written). Numeric references that name no character
+    are dropped (:func:`_numeric_ref`), so no U+FFFD comes from an entity.
     """
     if "&" in text:
-        if "&#" in text:
-            text = _NUMERIC_REF_RE.sub(_numeric_ref, text)
-        text = html.unescape(text)
+        text = _CHAR_REF_RE.sub(_char_ref, text)
     if has_hints(text):
         text = _HINTS.sub("", text)
     return " ".join(text.split())
