@@ -46,7 +46,9 @@ as repairs but not bounded by ``max_repairs``, when that reading fits the page's
 least as well as their removal (:func:`_reads_cp1252`); under a single-byte code page a byte
 it maps to a C1 control is repaired as a stray byte. A body of which more than
 :data:`MAX_CONTROL_SHARE` of the characters are controls is binary data
-(:class:`BinaryContentError`, "N control characters in M characters").
+(:class:`BinaryContentError`, "N control characters in M characters") when it reads so under
+UTF-8 or UTF-16/32; under a code page that only rules the code page out (a CJK text in UTF-16
+is mostly controls read as windows-1252), and the body is binary data when no candidate is left.
 """
 
 from __future__ import annotations
@@ -586,6 +588,24 @@ class _Evidence:
     def __init__(self, body: bytes):
         self.body = body
         self._fits: dict[str, charsets.Fit | None] = {}
+        # the first candidate ruled out as binary (too many controls under it): raised if no
+        # candidate decodes the page
+        self.binary: BinaryContentError | None = None
+
+    def decode(self, codec: str, max_repairs: int, rare: bool = True
+               ) -> tuple[str, int, int, int] | None:
+        """:func:`_decode_lenient` of the body as one candidate: None when it fails. When more
+        than :data:`MAX_CONTROL_SHARE` of its characters are controls under a code page
+        (single-byte or a CJK codec), that rules out this codec, not the page (kept in
+        :attr:`binary`); under UTF-8 or UTF-16/32, which decoded the bytes, the page is
+        binary data (:class:`BinaryContentError` raised)."""
+        try:
+            return _decode_lenient(self.body, codec, max_repairs, rare)
+        except BinaryContentError as exc:
+            if codec.startswith(_UNICODE):
+                raise
+            self.binary = self.binary or exc
+            return None
 
     @functools.cached_property
     def visible(self) -> bytes:
@@ -640,14 +660,14 @@ def guess(body: bytes, max_repairs: int = MAX_REPAIRS,
     multi-byte codecs charset-normalizer proposes when no single-byte page fits well."""
     ev = evidence or _Evidence(body)
     for codec in _wide_guess(body):
-        decoded = _decode_lenient(body, codec, 0)  # no bad byte
+        decoded = ev.decode(codec, 0)  # no bad byte
         if decoded is not None:
             return _Guess(ev.fit(codec, decoded[0]), codec, *decoded)
-    utf8 = None if _ISO2022.search(body) else _decode_lenient(body, "utf-8", max_repairs)
+    utf8 = None if _ISO2022.search(body) else ev.decode("utf-8", max_repairs)
     if utf8 is not None:
         # the sample holds the stray bytes when there are some: then the repaired text is read
         return _Guess(ev.fit("utf-8") or ev.fit("utf-8", utf8[0]), "utf-8", *utf8)
-    best = _best_valid(body, ev.code_pages(), max_repairs)
+    best = _best_valid(ev, ev.code_pages(), max_repairs)
     if (best is None or best.fit.lang not in charsets.LATIN
             or best.fit.plausibility < TRUST_DECLARED):
         # outside the Latin-script languages the letters alone cannot tell code pages apart
@@ -659,7 +679,7 @@ def guess(body: bytes, max_repairs: int = MAX_REPAIRS,
             codec = _python_codec(match.encoding)
             if codec not in charsets.PRIORS and codec not in charsets.MULTIBYTE:
                 continue
-            decoded = _decode_lenient(body, codec, 0)  # no bad byte; the page's controls go
+            decoded = ev.decode(codec, 0)  # no bad byte; the page's controls go
             if decoded is None:
                 continue
             text = decoded[0]
@@ -670,11 +690,11 @@ def guess(body: bytes, max_repairs: int = MAX_REPAIRS,
     return best
 
 
-def _best_valid(body: bytes, scored: list, max_repairs: int) -> _Guess | None:
+def _best_valid(ev: _Evidence, scored: list, max_repairs: int) -> _Guess | None:
     """The best-scored candidate whose whole body decodes with at most ``max_repairs`` bytes
     undefined in it (dropped and counted)."""
     for fit, codec in sorted(scored, key=lambda fc: -fc[0].score):
-        decoded = _decode_lenient(body, codec, max_repairs)
+        decoded = ev.decode(codec, max_repairs)
         if decoded is not None:
             return _Guess(fit, codec, *decoded)
     return None
@@ -748,7 +768,7 @@ def _decode_declared(body: bytes, declared: list[tuple[str, str]], max_repairs: 
             continue  # a UTF-16/32 label on ASCII markup lies
         if _single_byte(codec) and _utf8_in_disguise(body):
             continue
-        decoded = _decode_lenient(body, codec, max_repairs)
+        decoded = ev.decode(codec, max_repairs)
         if decoded is None:
             continue
         if codec == "utf-8":  # valid UTF-8, or nearly (at most max_repairs stray bytes)
@@ -773,12 +793,14 @@ def _decode_declared(body: bytes, declared: list[tuple[str, str]], max_repairs: 
     if guessed is None or _implausible(guessed.fit, min_plausibility):
         # last resort: the declared codec with up to max_repairs bytes repaired
         for source, codec in declared:
-            decoded = _decode_lenient(body, codec, max_repairs, rare=False)
+            decoded = ev.decode(codec, max_repairs, rare=False)
             if decoded is not None and not _implausible(ev.fit(codec, decoded[0]),
                                                         min_plausibility):
                 return _decoded(decoded, codec, f"declared:{source}")
     if guessed is None:
-        raise EncodingError("no codec decodes the page cleanly")
+        # every candidate failed; if some failed only on its control characters, the body
+        # is binary data served as text
+        raise ev.binary or EncodingError("no codec decodes the page cleanly")
     if _implausible(guessed.fit, min_plausibility):
         raise EncodingError(f"implausible text: best decoding {guessed.codec} explains "
                             f"{guessed.fit.plausibility:.0%} of its non-ASCII characters")
