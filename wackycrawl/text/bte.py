@@ -337,15 +337,24 @@ _CHAR_REF_RE = re.compile(r"&(?:#([xX][0-9a-fA-F]+|[0-9]+);?|[^\t\n\f <&#;]{1,32
 # Invisible characters the stored text leaves out, being no part of any word's spelling: the
 # soft hyphen (a line-break hint) and the Unicode Bidi_Control characters (direction hints:
 # ALM U+061C, LRM U+200E, RLM U+200F, the embeddings and overrides U+202A-U+202E, the isolates
-# U+2066-U+2069), which made "\u202bword" a token of its own. Default-ignorables that belong to
-# a spelling (ZWNJ in Persian, ZWJ and variation selectors in Indic scripts and emoji) stay;
-# the language identifiers read the text without any (langmodel.strip_ignorable).
-_HINTS = re.compile("[\u00ad\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# U+2066-U+2069), which made "\u202bword" a token of its own; the zero-width no-break space
+# U+FEFF (a byte-order mark pasted inside the text) and the tag characters U+E0000-U+E007F
+# (invisible language tags, hidden text: _TAGS, searched only in a text holding a character
+# that high, the engine's astral classes being slow). Default-ignorables that belong to a
+# spelling (ZWNJ in Persian, ZWJ and variation selectors in Indic scripts and emoji) stay;
+# the language identifiers and dedup read the text without any (langmodel.strip_ignorable).
+_HINTS = re.compile("[\u00ad\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
+_TAGS = re.compile("[\U000e0000-\U000e007f]")
+_FIRST_TAG = "\U000e0000"
+
+
+def _has_tags(text: str) -> bool:
+    return max(text) >= _FIRST_TAG and _TAGS.search(text) is not None
 
 
 def has_hints(text: str) -> bool:
     """True if ``text`` holds a character :func:`normalise` leaves out (:data:`_HINTS`)."""
-    return not text.isascii() and _HINTS.search(text) is not None
+    return not text.isascii() and (_HINTS.search(text) is not None or _has_tags(text))
 
 
 # NUL and U+FFFD, and the five C1 code points windows-1252 leaves undefined (HTML 5 keeps
@@ -380,9 +389,10 @@ def _numeric_ref(m: re.Match) -> str:
 def normalise(text: str) -> str:
     """Decode HTML entities, drop soft hyphens (U+00AD, a line-break hint inside a word:
     "Mit&shy;tel&shy;al&shy;ter" is the word "Mittelalter") and the bidi formatting controls
-    (LRM, RLM, ALM, embeddings, overrides, isolates: ``"\u202bword\u202c"`` is ``"word"``;
-    :data:`_HINTS`, written or as entities), and collapse whitespace (incl. no-break space)
-    to single spaces.
+    (LRM, RLM, ALM, embeddings, overrides, isolates: ``"\u202bword\u202c"`` is ``"word"``),
+    the zero-width no-break space U+FEFF and the tag characters U+E0000-U+E007F
+    (:data:`_HINTS`, :data:`_TAGS`, written or as entities), and collapse whitespace (incl.
+    no-break space) to single spaces.
 
     References are decoded in one pass, each as :func:`html.unescape` decodes it: what a
     reference gives, or what is left around a dropped one, is text, never read again
@@ -391,8 +401,10 @@ def normalise(text: str) -> str:
     """
     if "&" in text:
         text = _CHAR_REF_RE.sub(_char_ref, text)
-    if has_hints(text):
+    if not text.isascii():
         text = _HINTS.sub("", text)
+        if _has_tags(text):
+            text = _TAGS.sub("", text)
     return " ".join(text.split())
 
 
