@@ -52,8 +52,10 @@ TAG_WEIGHT = -1
 
 # A comment or an invisible element's start tag; the lookahead (the first characters that can
 # follow "<") turns most other tags away before the names are tried.
+# Group 2: a bogus comment (HTML 5 13.2.5.41-42): "<!" not starting a comment or a DOCTYPE
+# ("<![CDATA[" outside SVG and MathML too), or "<?", runs to the next ">".
 _INVISIBLE_OPEN_RE = re.compile(
-    r"<(?=[!{}])(?:!--|({})\b[^<>]*>)".format(
+    r"<(?=[!?{}])(?:!--|({})\b[^<>]*>|(!(?!doctype)|\?))".format(
         "".join(sorted({name[0] for name in INVISIBLE_ELEMENTS})), "|".join(INVISIBLE_ELEMENTS)),
     re.IGNORECASE,
 )
@@ -108,6 +110,9 @@ _TAG_NAMES_RE = re.compile(r"<(?=[A-Za-z/!?])(?:/?([A-Za-z][A-Za-z0-9]*))?")
 def strip_invisible(markup: str) -> str:
     """Remove comments and :data:`INVISIBLE_ELEMENTS` with their content.
 
+    Bogus comments go as HTML 5 reads them: ``<![CDATA[...`` (outside SVG and MathML,
+    removed with them), ``<!x...``, ``<?xml...`` end at the next ``>``.
+
     Browsers let an unclosed comment, ``<title>`` or ``<script>`` swallow the rest of the
     document; a corpus would then lose a whole page to one typo. Here an unclosed
     ``<title>``, ``<script>`` (etc.) ends at the next tag and an unclosed comment at the next
@@ -131,7 +136,10 @@ def strip_invisible(markup: str) -> str:
     while (m := _INVISIBLE_OPEN_RE.search(markup, pos)) is not None:
         out.append(markup[pos:m.start()])
         start = m.end()
-        if m.group(1) is None:  # a comment
+        if m.group(2) is not None:  # a bogus comment
+            close = after(_NEXT_GT_RE, start)
+            end = close.end() if close else len(markup)
+        elif m.group(1) is None:  # a comment
             if markup.startswith(">", start) or markup.startswith("->", start):
                 end = markup.index(">", start) + 1
             else:
