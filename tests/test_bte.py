@@ -120,6 +120,43 @@ def test_entities_script_style_comments():
                                  "second paragraph spans lines"]
 
 
+@pytest.mark.parametrize("written, text", [
+    # a dropped reference leaves text around it, which is not read again as a reference
+    ("no&#x&#xD800;D800;t a&#&#0;65533;b", "no&#xD800;t a&#65533;b"),
+    ("a&#x&#0;b c", "a&#xb c"),
+    ("&#x&#x26;#x41;", "&#x&#x41;"),  # &#x26; is "&": what it gives is text
+    ("&amp;lt; &amp;#65533; &amp;#xFFFD;", "&lt; &#65533; &#xFFFD;"),
+    ("&#65 &#x41; &#0000065; &#128; &ampx &lt &notit; &#xFFFD;&#1114112;&#x110000;&#0;",
+     "A A A € &x < ¬it;"),
+])
+def test_references_are_decoded_in_one_pass(written, text):
+    assert bte.normalise(written) == text
+    assert bte.extract(f"<p>The cat sat on the mat: {written}</p>") == [
+        f"The cat sat on the mat: {text}"]
+
+
+def test_bogus_comments_end_at_the_next_gt():
+    # HTML 5: "<![CDATA[" outside SVG/MathML, "<!x", "<?xml" are bogus comments up to ">"
+    for extract in (bte.extract, blocks.extract):
+        assert extract("<body><![CDATA[<p>The cat sat on the mat and it was not happy.</p>]]>"
+                       ) == ["The cat sat on the mat and it was not happy."]
+        assert extract('<body><?xml version="1.0"?><p>The cat sat on the mat.</p>') == [
+            "The cat sat on the mat."]
+    assert bte.strip_invisible("a<![if !IE]>b<!x <p>c>d") == "a b c>d"
+
+
+def test_many_bogus_comment_openers_take_linear_time():
+    import time
+
+    small, big = ("<![x " * n + "<p>The cat sat on the mat.</p>" for n in (2_000, 20_000))
+    t0 = time.perf_counter()
+    assert bte.extract(small) == ["The cat sat on the mat."]
+    t1 = time.perf_counter()
+    assert bte.extract(big) == ["The cat sat on the mat."]
+    t2 = time.perf_counter()
+    assert t2 - t1 < 30 * (t1 - t0) + 0.05
+
+
 def test_soft_hyphens_are_dropped():
     # U+00AD as a character and as an entity: a line-break hint, not part of the word.
     assert bte.extract("<p>Im Mit\xadtel\xadal&shy;ter war der Wein ber&#173;\xc3hmt</p>") == [

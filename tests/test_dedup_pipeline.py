@@ -20,6 +20,7 @@ from wackycrawl.pipelines.dedup import (
     FingerprintPipeline,
     get_fingerprint,
 )
+from wackycrawl.text.langmodel import strip_ignorable
 from wackycrawl.trec.format import TrecDoc
 from wackycrawl.trec.writer import TrecWriter
 
@@ -278,8 +279,9 @@ def test_detector_check_of_a_fingerprint_equals_check_of_the_text():
 
 
 def test_tokens_split_at_every_unicode_punctuation_mark_and_nothing_else():
-    def by_category(text):  # the definition: punctuation (categories P*) to spaces, split
-        text = unicodedata.normalize("NFC", text).casefold()
+    def by_category(text):  # the definition: punctuation (categories P*) to spaces, split,
+        # in the text without default-ignorable characters, in NFKC
+        text = strip_ignorable(unicodedata.normalize("NFKC", strip_ignorable(text))).casefold()
         return "".join(" " if unicodedata.category(c).startswith("P") else c
                        for c in text).split()
 

@@ -10,6 +10,7 @@ from scrapy.exceptions import DropItem
 
 from tests.wackysettings import crawler
 from wackycrawl.pipelines.text import TextPipeline
+from wackycrawl.text import charsets
 from wackycrawl.text.encoding import (
     BinaryContentError,
     Decoded,
@@ -240,3 +241,34 @@ def test_pipeline_counts_and_logs_double_encoded_utf8(caplog):
     assert c.stats.get_value("wacky/encoding/double_utf8") == 1
     assert c.stats.get_value("wacky/encoding/double_utf8_chars") == 5
     assert "double-encoded UTF-8 decoded back (5 characters): http://a.example.test/" in caplog.text
+
+
+CJK_PAGES = {"ja": "日本語のテキストです。東京は日本の首都です。",
+             "zh": "北京是中国的首都，也是一座历史悠久的城市。",
+             "ko": "서울은 한국의 수도입니다。"}
+
+
+@pytest.mark.parametrize("lang", sorted(CJK_PAGES))
+@pytest.mark.parametrize("codec, label", [("utf-16-le", "utf-16le"), ("utf-16-be", "utf-16be")])
+def test_declared_utf16_cjk_page_without_bom(lang, codec, label):
+    # CJK text in UTF-16 has no NUL byte: most of the body reads as C0 controls under a code
+    # page, which rules out that code page, not the page
+    text = CJK_PAGES[lang] * 100
+    body = f"<html><body><p>{text}</p></body></html>".encode(codec)
+    decoded = decode_html(body, f"text/html; charset={label}")
+    assert (decoded.encoding, decoded.evidence) == (codec, "declared:header")
+    assert decoded.text == body.decode(codec)
+
+
+def test_cjk_sentence_punctuation_between_letters_is_no_junk():
+    fit = charsets.fit("日本語のテキストです。東京は日本の首都です。" * 100)
+    assert (fit.plausibility, fit.junk) == (1.0, 0)
+    assert charsets.fit("caf\u00c3\u00a9 cr\u00c3\u00a8me").junk > 0  # mojibake still is
+
+
+def test_code_page_ruled_out_by_controls_leaves_the_others():
+    # the body is control characters under every single-byte code page; a page without any
+    # decoding left is binary data, with the message of the control check
+    body = b"<p>" + bytes(range(1, 9)) * 200 + b"</p>"
+    with pytest.raises(BinaryContentError, match=r"^\d+ control characters in \d+ characters$"):
+        decode_html(body, "text/html; charset=windows-1252", max_binary_share=1.0)

@@ -197,6 +197,9 @@ WACKY_HTML_TYPES = ["text/html", "application/xhtml+xml"]
 # Size-window middleware: 585 puts it after HttpCompressionMiddleware (590) in
 # process_response, so it measures the decoded body (C08).
 DOWNLOADER_MIDDLEWARES["wackycrawl.middlewares.sizewindow.SizeWindowMiddleware"] = 585
+# A charset label the WHATWG Encoding Standard does not have (charset=undefined, idna...) is
+# ignored, as browsers do, before MetaRefreshMiddleware (580) and the spider read the text.
+DOWNLOADER_MIDDLEWARES["wackycrawl.middlewares.charset.CharsetMiddleware"] = 583
 
 # --- Text: encoding, boilerplate, filters ------------------------------------------------
 # encoding

@@ -25,6 +25,8 @@ from functools import lru_cache, partial
 
 import numpy as np
 
+from wackycrawl.text.langmodel import strip_ignorable
+
 FINGERPRINT_BITS = 64
 # Distinct words whose hashes are kept in memory; a Zipfian vocabulary repeats them.
 HASH_CACHE_SIZE = 1 << 16
@@ -44,18 +46,32 @@ _ASCII_WHITE_SPACE_TO_SPACE = bytes(32 if c < 128 and chr(c).isspace() else c
 _NOT_SEPARATOR: set[str] = set()
 
 
+def fold(text: str) -> str:
+    """``text`` without Default_Ignorable_Code_Point characters (zero-width space, word
+    joiner, ZWJ/ZWNJ, BOM, tag characters, variation selectors, U+034F, U+180E, U+3164...:
+    :func:`wackycrawl.text.langmodel.strip_ignorable`) and in NFKC (fullwidth letters,
+    ligatures and other compatibility forms as their plain characters): the same text
+    however it was disguised with invisible or look-alike characters. An ASCII text is
+    returned as is."""
+    if text.isascii():
+        return text
+    text = unicodedata.normalize("NFKC", strip_ignorable(text))
+    return text if text.isascii() else strip_ignorable(text)  # NFKC maps U+FFA0 to U+3164
+
+
 def normalise(text: str) -> str:
-    """Return ``text`` in NFC with every run of white space collapsed to one space and
-    the ends stripped. Case and punctuation are kept: an exact duplicate is the same text
-    whatever the encoding, markup or line breaks were (a case-only variant is left to the
-    simhash, whose features are case-folded)."""
-    return " ".join(unicodedata.normalize("NFC", text).split())
+    """Return ``text`` folded (:func:`fold`: no default-ignorable characters, NFKC) with
+    every run of white space collapsed to one space and the ends stripped. Case and
+    punctuation are kept: an exact duplicate is the same text whatever the encoding, markup,
+    line breaks or invisible characters were (a case-only variant is left to the simhash,
+    whose features are case-folded)."""
+    return " ".join(fold(text).split())
 
 
 def _normalised_utf8(text: str) -> bytes:
     """``normalise(text).encode("utf-8")``; an ASCII text whose white space is single
     characters between words is translated as bytes, without splitting it into words."""
-    text = unicodedata.normalize("NFC", text)
+    text = fold(text)
     if text.isascii():
         data = text.encode("ascii").translate(_ASCII_WHITE_SPACE_TO_SPACE)
         if b"  " not in data and not data.startswith(b" ") and not data.endswith(b" "):
@@ -71,9 +87,9 @@ def checksum(text: str) -> int:
 
 
 def _separated(text: str) -> str:
-    """``text`` in NFC, case-folded, with every punctuation and white-space character
-    replaced by a space: :func:`tokens` are its runs of other characters."""
-    text = unicodedata.normalize("NFC", text).casefold()
+    """``text`` folded (:func:`fold`), case-folded, with every punctuation and white-space
+    character replaced by a space: :func:`tokens` are its runs of other characters."""
+    text = fold(text).casefold()
     if text.isascii():
         return text.translate(_ASCII_SEPARATORS_TO_SPACE)
     for char in set(text).difference(_NOT_SEPARATOR):
@@ -85,7 +101,8 @@ def _separated(text: str) -> str:
 
 
 def tokens(text: str) -> list[str]:
-    """Words of ``text``: NFC, case-folded, split at white space and Unicode punctuation.
+    """Words of ``text``: without default-ignorable characters, NFKC (:func:`fold`),
+    case-folded, split at white space and Unicode punctuation.
 
     Combining marks and symbols stay inside tokens (``"काम" != "कम"``). Scripts written
     without spaces (Thai, Chinese) give one token per space-delimited run; no word

@@ -11,7 +11,10 @@ and ``empty`` (nothing left to parse). Stats: ``wacky/encoding/<codec>``,
 ``wacky/encoding/with_controls`` (pages) and ``wacky/encoding/controls_removed`` (characters)
 for the page's own control characters removed (logged at DEBUG);
 ``wacky/encoding/double_utf8`` (pages) and ``wacky/encoding/double_utf8_chars`` (characters)
-for double-encoded UTF-8 decoded back (evidence ``...+double-utf8``, logged at INFO).
+for double-encoded UTF-8 decoded back (evidence ``...+double-utf8``, logged at INFO);
+``wacky/encoding/unknown_label`` (pages) for a declared charset naming no encoding of the
+WHATWG Encoding Standard (``undefined``, ``idna``, ``palmos``...), ignored as browsers
+ignore it (logged at INFO).
 """
 
 import logging
@@ -57,6 +60,12 @@ class TextPipeline:
         if not decoded.text.strip():
             raise drop(self.stats, "empty", item, f"{len(body)} bytes")
         self.stats.inc_value(f"wacky/encoding/{decoded.encoding}")
+        if decoded.ignored:
+            logger.info("charset label unknown to the WHATWG Encoding Standard ignored (%s): "
+                        "%s decoded as %s", ", ".join(f"{source} {codec}" for source, codec
+                                                      in decoded.ignored),
+                        item.get("url"), decoded.encoding)
+            self.stats.inc_value("wacky/encoding/unknown_label")
         meta = item.setdefault("meta", {})
         meta["Encoding"] = decoded.encoding
         meta["Encoding-Evidence"] = decoded.evidence

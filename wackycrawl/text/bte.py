@@ -52,8 +52,10 @@ TAG_WEIGHT = -1
 
 # A comment or an invisible element's start tag; the lookahead (the first characters that can
 # follow "<") turns most other tags away before the names are tried.
+# Group 2: a bogus comment (HTML 5 13.2.5.41-42): "<!" not starting a comment or a DOCTYPE
+# ("<![CDATA[" outside SVG and MathML too), or "<?", runs to the next ">".
 _INVISIBLE_OPEN_RE = re.compile(
-    r"<(?=[!{}])(?:!--|({})\b[^<>]*>)".format(
+    r"<(?=[!?{}])(?:!--|({})\b[^<>]*>|(!(?!doctype)|\?))".format(
         "".join(sorted({name[0] for name in INVISIBLE_ELEMENTS})), "|".join(INVISIBLE_ELEMENTS)),
     re.IGNORECASE,
 )
@@ -108,6 +110,9 @@ _TAG_NAMES_RE = re.compile(r"<(?=[A-Za-z/!?])(?:/?([A-Za-z][A-Za-z0-9]*))?")
 def strip_invisible(markup: str) -> str:
     """Remove comments and :data:`INVISIBLE_ELEMENTS` with their content.
 
+    Bogus comments go as HTML 5 reads them: ``<![CDATA[...`` (outside SVG and MathML,
+    removed with them), ``<!x...``, ``<?xml...`` end at the next ``>``.
+
     Browsers let an unclosed comment, ``<title>`` or ``<script>`` swallow the rest of the
     document; a corpus would then lose a whole page to one typo. Here an unclosed
     ``<title>``, ``<script>`` (etc.) ends at the next tag and an unclosed comment at the next
@@ -131,7 +136,10 @@ def strip_invisible(markup: str) -> str:
     while (m := _INVISIBLE_OPEN_RE.search(markup, pos)) is not None:
         out.append(markup[pos:m.start()])
         start = m.end()
-        if m.group(1) is None:  # a comment
+        if m.group(2) is not None:  # a bogus comment
+            close = after(_NEXT_GT_RE, start)
+            end = close.end() if close else len(markup)
+        elif m.group(1) is None:  # a comment
             if markup.startswith(">", start) or markup.startswith("->", start):
                 end = markup.index(">", start) + 1
             else:
@@ -329,27 +337,44 @@ def paragraphs(parts: list[str], start: int = 0, end: int | None = None) -> list
     return out
 
 
-# Numeric character references: decimal or hexadecimal, ";" optional (HTML 5 13.2.5.80).
-_NUMERIC_REF_RE = re.compile(r"&#([xX][0-9a-fA-F]+|[0-9]+);?")
+# Character references, as html.unescape finds them: numeric, decimal or hexadecimal (";"
+# optional, HTML 5 13.2.5.80; group 1), or named (";" optional for the legacy names).
+_CHAR_REF_RE = re.compile(r"&(?:#([xX][0-9a-fA-F]+|[0-9]+);?|[^\t\n\f <&#;]{1,32};?)")
 
 
 # Invisible characters the stored text leaves out, being no part of any word's spelling: the
 # soft hyphen (a line-break hint) and the Unicode Bidi_Control characters (direction hints:
 # ALM U+061C, LRM U+200E, RLM U+200F, the embeddings and overrides U+202A-U+202E, the isolates
-# U+2066-U+2069), which made "\u202bword" a token of its own. Default-ignorables that belong to
-# a spelling (ZWNJ in Persian, ZWJ and variation selectors in Indic scripts and emoji) stay;
-# the language identifiers read the text without any (langmodel.strip_ignorable).
-_HINTS = re.compile("[\u00ad\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# U+2066-U+2069), which made "\u202bword" a token of its own; the zero-width no-break space
+# U+FEFF (a byte-order mark pasted inside the text) and the tag characters U+E0000-U+E007F
+# (invisible language tags, hidden text: _TAGS, searched only in a text holding a character
+# that high, the engine's astral classes being slow). Default-ignorables that belong to a
+# spelling (ZWNJ in Persian, ZWJ and variation selectors in Indic scripts and emoji) stay;
+# the language identifiers and dedup read the text without any (langmodel.strip_ignorable).
+_HINTS = re.compile("[\u00ad\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
+_TAGS = re.compile("[\U000e0000-\U000e007f]")
+_FIRST_TAG = "\U000e0000"
+
+
+def _has_tags(text: str) -> bool:
+    return max(text) >= _FIRST_TAG and _TAGS.search(text) is not None
 
 
 def has_hints(text: str) -> bool:
     """True if ``text`` holds a character :func:`normalise` leaves out (:data:`_HINTS`)."""
-    return not text.isascii() and _HINTS.search(text) is not None
+    return not text.isascii() and (_HINTS.search(text) is not None or _has_tags(text))
 
 
 # NUL and U+FFFD, and the five C1 code points windows-1252 leaves undefined (HTML 5 keeps
 # them as C1 controls).
 _NO_CHARACTER = frozenset([0, 0xFFFD, 0x81, 0x8D, 0x8F, 0x90, 0x9D])
+
+
+def _char_ref(m: re.Match) -> str:
+    """One character reference decoded (:func:`_numeric_ref` first for a numeric one)."""
+    if m.group(1) is not None and not _numeric_ref(m):
+        return ""
+    return html.unescape(m.group(0))
 
 
 def _numeric_ref(m: re.Match) -> str:
@@ -372,19 +397,22 @@ def _numeric_ref(m: re.Match) -> str:
 def normalise(text: str) -> str:
     """Decode HTML entities, drop soft hyphens (U+00AD, a line-break hint inside a word:
     "Mit&shy;tel&shy;al&shy;ter" is the word "Mittelalter") and the bidi formatting controls
-    (LRM, RLM, ALM, embeddings, overrides, isolates: ``"\u202bword\u202c"`` is ``"word"``;
-    :data:`_HINTS`, written or as entities), and collapse whitespace (incl. no-break space)
-    to single spaces.
+    (LRM, RLM, ALM, embeddings, overrides, isolates: ``"\u202bword\u202c"`` is ``"word"``),
+    the zero-width no-break space U+FEFF and the tag characters U+E0000-U+E007F
+    (:data:`_HINTS`, :data:`_TAGS`, written or as entities), and collapse whitespace (incl.
+    no-break space) to single spaces.
 
-    Numeric references that name no character are dropped (:func:`_numeric_ref`), so no
-    U+FFFD comes from an entity.
+    References are decoded in one pass, each as :func:`html.unescape` decodes it: what a
+    reference gives, or what is left around a dropped one, is text, never read again
+    (``&#x&#0;41;`` is ``&#x41;`` as written). Numeric references that name no character
+    are dropped (:func:`_numeric_ref`), so no U+FFFD comes from an entity.
     """
     if "&" in text:
-        if "&#" in text:
-            text = _NUMERIC_REF_RE.sub(_numeric_ref, text)
-        text = html.unescape(text)
-    if has_hints(text):
+        text = _CHAR_REF_RE.sub(_char_ref, text)
+    if not text.isascii():
         text = _HINTS.sub("", text)
+        if _has_tags(text):
+            text = _TAGS.sub("", text)
     return " ".join(text.split())
 
 

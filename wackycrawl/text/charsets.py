@@ -12,7 +12,8 @@ here). For a candidate and a language:
   :data:`FUNCWORD_WEIGHT` more;
 - ``foreign``: letters outside that alphabet (``č`` in a French text: cp1250 read for cp1252);
 - ``junk``: signs inside a word (``Ã¼``, ``pÅ™i``, ``±`` for ``ą``: a code page read for
-  another, or UTF-8 read as a single-byte page), a lowercase letter followed by an uppercase
+  another, or UTF-8 read as a single-byte page; not CJK punctuation, ``。`` ``，``, which
+  stands between letters in scripts written without spaces), a lowercase letter followed by an uppercase
   one inside a word (KOI8-R read as windows-1251), private-use or unassigned code points;
   no-break spaces and the soft hyphen are neither (0xA0 is a no-break space in most pages).
 
@@ -180,8 +181,11 @@ _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 # Symbols of running text (besides punctuation, currency signs and ½ ¹ ²).
 _COMMON_SIGNS = frozenset("©®°±×÷§¶µ™•¬¦¨¯¸¤")
 _WORD = re.compile(r"[^\W\d_]+")  # as funcwords.word_counts: runs of letters
+# The punctuation of the CJK scripts (CJK Symbols and Punctuation, fullwidth and halfwidth
+# forms): written between letters, since those scripts put no space after a sentence.
+_CJK_PUNCTUATION = "\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65"
 _IN_WORD_SIGN = re.compile(r"(?<=\w)[^\x00-\x7f\w\s" + re.escape("".join(_IN_WORD_OK))
-                           + r"]+(?=\w)")
+                           + _CJK_PUNCTUATION + r"]+(?=\w)")
 
 
 _LATIN_LETTER = "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f"

@@ -7,7 +7,9 @@ Order (WHATWG HTML "determining the character encoding", then evidence):
 3. A declared charset - HTTP ``charset`` (``declared:header``), then ``<meta>``
    (``declared:meta``) or the XML declaration (``declared:xml``), labels resolved by the
    WHATWG Encoding Standard table (``ISO-8859-1``/``latin1`` mean windows-1252; a standard
-   CJK label keeps its own codec when that validates: :func:`declarations`) - is used when
+   CJK label keeps its own codec when that validates: :func:`declarations`; a label naming
+   no encoding of that table, ``undefined``, ``idna``, ``palmos``..., is ignored as browsers
+   ignore it: :func:`unknown_labels`) - is used when
    the bytes validate under it: they decode with at most ``max_repairs`` bad bytes, they are
    not UTF-8 in disguise (valid multi-byte UTF-8 under a single-byte label), and the text is
    plausible (:mod:`wackycrawl.text.charsets`) or no other codec explains it clearly better
@@ -44,7 +46,9 @@ as repairs but not bounded by ``max_repairs``, when that reading fits the page's
 least as well as their removal (:func:`_reads_cp1252`); under a single-byte code page a byte
 it maps to a C1 control is repaired as a stray byte. A body of which more than
 :data:`MAX_CONTROL_SHARE` of the characters are controls is binary data
-(:class:`BinaryContentError`, "N control characters in M characters").
+(:class:`BinaryContentError`, "N control characters in M characters") when it reads so under
+UTF-8 or UTF-16/32; under a code page that only rules the code page out (a CJK text in UTF-16
+is mostly controls read as windows-1252), and the body is binary data when no candidate is left.
 """
 
 from __future__ import annotations
@@ -162,6 +166,9 @@ class Decoded(NamedTuple):
     evidence: str = ""
     undoubled: int = 0  # double-encoded UTF-8 sequences decoded back (text/mojibake.py)
     controls: int = 0  # control characters of the page removed (or made a space): characters
+    # declared labels ignored, as (source, codec): codecs outside the WHATWG table
+    # (:func:`unknown_labels`), the page decoded as if they were not there
+    ignored: tuple[tuple[str, str], ...] = ()
 
 
 def sniff_binary(body: bytes, declared: str | None = None,
@@ -312,14 +319,77 @@ def _strict(body: bytes, encoding: str | None) -> str | None:
 
 
 
-def _codec(label: str | None) -> str | None:
-    """A WHATWG-resolved label as a Python codec name, or None if Python has no such codec."""
-    if not label:
-        return None
+# The labels of the WHATWG Encoding Standard's table (https://encoding.spec.whatwg.org/,
+# "Names and labels"); :data:`WEB_CODECS` are the Python codecs w3lib resolves them to.
+WHATWG_LABELS = frozenset("""
+    unicode-1-1-utf-8 unicode11utf8 unicode20utf8 utf-8 utf8 x-unicode20utf8
+    866 cp866 csibm866 ibm866
+    csisolatin2 iso-8859-2 iso-ir-101 iso8859-2 iso88592 iso_8859-2 iso_8859-2:1987 l2 latin2
+    csisolatin3 iso-8859-3 iso-ir-109 iso8859-3 iso88593 iso_8859-3 iso_8859-3:1988 l3 latin3
+    csisolatin4 iso-8859-4 iso-ir-110 iso8859-4 iso88594 iso_8859-4 iso_8859-4:1988 l4 latin4
+    csisolatincyrillic cyrillic iso-8859-5 iso-ir-144 iso8859-5 iso88595 iso_8859-5
+    iso_8859-5:1988
+    arabic asmo-708 csiso88596e csiso88596i csisolatinarabic ecma-114 iso-8859-6 iso-8859-6-e
+    iso-8859-6-i iso-ir-127 iso8859-6 iso88596 iso_8859-6 iso_8859-6:1987
+    csisolatingreek ecma-118 elot_928 greek greek8 iso-8859-7 iso-ir-126 iso8859-7 iso88597
+    iso_8859-7 iso_8859-7:1987 sun_eu_greek
+    csiso88598e csisolatinhebrew hebrew iso-8859-8 iso-8859-8-e iso-ir-138 iso8859-8 iso88598
+    iso_8859-8 iso_8859-8:1988 visual
+    csiso88598i iso-8859-8-i logical
+    csisolatin6 iso-8859-10 iso-ir-157 iso8859-10 iso885910 l6 latin6
+    iso-8859-13 iso8859-13 iso885913
+    iso-8859-14 iso8859-14 iso885914
+    csisolatin9 iso-8859-15 iso8859-15 iso885915 iso_8859-15 l9
+    iso-8859-16
+    cskoi8r koi koi8 koi8-r koi8_r
+    koi8-ru koi8-u
+    csmacintosh mac macintosh x-mac-roman
+    dos-874 iso-8859-11 iso8859-11 iso885911 tis-620 windows-874
+    cp1250 windows-1250 x-cp1250
+    cp1251 windows-1251 x-cp1251
+    ansi_x3.4-1968 ascii cp1252 cp819 csisolatin1 ibm819 iso-8859-1 iso-ir-100 iso8859-1
+    iso88591 iso_8859-1 iso_8859-1:1987 l1 latin1 us-ascii windows-1252 x-cp1252
+    cp1253 windows-1253 x-cp1253
+    cp1254 csisolatin5 iso-8859-9 iso-ir-148 iso8859-9 iso88599 iso_8859-9 iso_8859-9:1989 l5
+    latin5 windows-1254 x-cp1254
+    cp1255 windows-1255 x-cp1255
+    cp1256 windows-1256 x-cp1256
+    cp1257 windows-1257 x-cp1257
+    cp1258 windows-1258 x-cp1258
+    x-mac-cyrillic x-mac-ukrainian
+    chinese csgb2312 csiso58gb231280 gb2312 gb_2312 gb_2312-80 gbk iso-ir-58 x-gbk
+    gb18030
+    big5 big5-hkscs cn-big5 csbig5 x-x-big5
+    cseucpkdfmtjapanese euc-jp x-euc-jp
+    csiso2022jp iso-2022-jp
+    csshiftjis ms932 ms_kanji shift-jis shift_jis sjis windows-31j x-sjis
+    cseuckr csksc56011987 euc-kr iso-ir-149 korean ks_c_5601-1987 ks_c_5601-1989 ksc5601
+    ksc_5601 windows-949
+    csiso2022kr hz-gb-2312 iso-2022-cn iso-2022-cn-ext iso-2022-kr
+    unicodefffe utf-16be
+    csunicode iso-10646-ucs-2 ucs-2 unicode unicodefeff utf-16 utf-16le
+    x-user-defined
+""".split())
+
+
+def _resolve(label: str) -> str | None:
+    """``label`` as w3lib resolves it (the WHATWG table's mapping, else Python's aliases)."""
     try:
         return codecs.lookup(resolve_encoding(label) or label).name
     except LookupError:
         return None
+
+
+WEB_CODECS = frozenset(filter(None, map(_resolve, WHATWG_LABELS)))
+
+
+def _codec(label: str | None) -> str | None:
+    """A WHATWG-resolved label as a Python codec name, or None if Python has no such codec
+    or it is none of the WHATWG Encoding Standard's encodings (:data:`WEB_CODECS`)."""
+    if not label:
+        return None
+    codec = _resolve(label)
+    return codec if codec in WEB_CODECS else None
 
 
 def _python_codec(name: str) -> str | None:
@@ -336,11 +406,28 @@ def declarations(body: bytes, content_type: str | None) -> list[tuple[str, str]]
     (``Shift_JIS``, ``GB2312``, ``Big5``, ``EUC-KR``: :data:`STANDARD_CJK`) is read with that
     codec when it decodes ``body`` cleanly; the WHATWG decoder is its vendor superset (cp932,
     gb18030, big5hkscs, cp949), needed only for the bytes the standard lacks, and maps a few
-    symbols otherwise (0x815F is U+005C in shift_jis, U+FF3C in cp932)."""
+    symbols otherwise (0x815F is U+005C in shift_jis, U+FF3C in cp932). A label naming no
+    encoding of the WHATWG table (Python's ``undefined``, ``idna``, ``unicode_escape``,
+    ``palmos``...: :func:`unknown_labels`) is ignored, as browsers ignore it."""
+    return _declarations(body, content_type)[0]
+
+
+def unknown_labels(body: bytes, content_type: str | None) -> list[tuple[str, str]]:
+    """``[(source, codec), ...]``: the declarations (``header``, ``body``) whose label Python
+    resolves to a codec that is none of the WHATWG Encoding Standard's encodings
+    (:data:`WEB_CODECS`): :func:`declarations` ignores them."""
+    return _declarations(body, content_type)[1]
+
+
+def _declarations(body: bytes, content_type: str | None
+                  ) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
     found: list[tuple[str, str]] = []
+    ignored: list[tuple[str, str]] = []
     for source, label in (("header", http_content_type_encoding(content_type)),
                           ("body", html_body_declared_encoding(body))):
         codec = _codec(label)
+        if label and not codec and (python := _resolve(label)):
+            ignored.append((source, python))
         if not codec or codec in dict(found).values():
             continue
         written = ((content_type or "").encode("latin-1", "replace") if source == "header"
@@ -353,7 +440,7 @@ def declarations(body: bytes, content_type: str | None) -> list[tuple[str, str]]
         if source == "body":
             source = "xml" if _XML_DECL.match(body) else "meta"
         found.append((source, codec))
-    return found
+    return found, ignored
 
 
 # WHATWG decoder of a CJK label -> the standard codec of its family (Python names).
@@ -501,6 +588,24 @@ class _Evidence:
     def __init__(self, body: bytes):
         self.body = body
         self._fits: dict[str, charsets.Fit | None] = {}
+        # the first candidate ruled out as binary (too many controls under it): raised if no
+        # candidate decodes the page
+        self.binary: BinaryContentError | None = None
+
+    def decode(self, codec: str, max_repairs: int, rare: bool = True
+               ) -> tuple[str, int, int, int] | None:
+        """:func:`_decode_lenient` of the body as one candidate: None when it fails. When more
+        than :data:`MAX_CONTROL_SHARE` of its characters are controls under a code page
+        (single-byte or a CJK codec), that rules out this codec, not the page (kept in
+        :attr:`binary`); under UTF-8 or UTF-16/32, which decoded the bytes, the page is
+        binary data (:class:`BinaryContentError` raised)."""
+        try:
+            return _decode_lenient(self.body, codec, max_repairs, rare)
+        except BinaryContentError as exc:
+            if codec.startswith(_UNICODE):
+                raise
+            self.binary = self.binary or exc
+            return None
 
     @functools.cached_property
     def visible(self) -> bytes:
@@ -555,14 +660,14 @@ def guess(body: bytes, max_repairs: int = MAX_REPAIRS,
     multi-byte codecs charset-normalizer proposes when no single-byte page fits well."""
     ev = evidence or _Evidence(body)
     for codec in _wide_guess(body):
-        decoded = _decode_lenient(body, codec, 0)  # no bad byte
+        decoded = ev.decode(codec, 0)  # no bad byte
         if decoded is not None:
             return _Guess(ev.fit(codec, decoded[0]), codec, *decoded)
-    utf8 = None if _ISO2022.search(body) else _decode_lenient(body, "utf-8", max_repairs)
+    utf8 = None if _ISO2022.search(body) else ev.decode("utf-8", max_repairs)
     if utf8 is not None:
         # the sample holds the stray bytes when there are some: then the repaired text is read
         return _Guess(ev.fit("utf-8") or ev.fit("utf-8", utf8[0]), "utf-8", *utf8)
-    best = _best_valid(body, ev.code_pages(), max_repairs)
+    best = _best_valid(ev, ev.code_pages(), max_repairs)
     if (best is None or best.fit.lang not in charsets.LATIN
             or best.fit.plausibility < TRUST_DECLARED):
         # outside the Latin-script languages the letters alone cannot tell code pages apart
@@ -574,7 +679,7 @@ def guess(body: bytes, max_repairs: int = MAX_REPAIRS,
             codec = _python_codec(match.encoding)
             if codec not in charsets.PRIORS and codec not in charsets.MULTIBYTE:
                 continue
-            decoded = _decode_lenient(body, codec, 0)  # no bad byte; the page's controls go
+            decoded = ev.decode(codec, 0)  # no bad byte; the page's controls go
             if decoded is None:
                 continue
             text = decoded[0]
@@ -585,11 +690,11 @@ def guess(body: bytes, max_repairs: int = MAX_REPAIRS,
     return best
 
 
-def _best_valid(body: bytes, scored: list, max_repairs: int) -> _Guess | None:
+def _best_valid(ev: _Evidence, scored: list, max_repairs: int) -> _Guess | None:
     """The best-scored candidate whose whole body decodes with at most ``max_repairs`` bytes
     undefined in it (dropped and counted)."""
     for fit, codec in sorted(scored, key=lambda fc: -fc[0].score):
-        decoded = _decode_lenient(body, codec, max_repairs)
+        decoded = ev.decode(codec, max_repairs)
         if decoded is not None:
             return _Guess(fit, codec, *decoded)
     return None
@@ -625,6 +730,10 @@ def decode_html(body: bytes, content_type: str | None = None,
     :data:`MAX_CONTROL_SHARE` of whose characters are controls: "N control characters in M
     characters"), :class:`EncodingError` when no codec decodes the page cleanly (at most
     ``max_repairs`` repaired bytes) into plausible text.
+
+    A declared label naming no encoding of the WHATWG Encoding Standard (``charset=undefined``,
+    ``idna``, ``unicode_escape``, ``palmos``...) is ignored, as browsers ignore it: the page is
+    decoded as an undeclared one would be, and ``ignored`` names the label's codec.
     """
     if not body:
         return Decoded("", "utf-8", 0, "empty")
@@ -636,7 +745,14 @@ def decode_html(body: bytes, content_type: str | None = None,
         if decoded is None:
             raise EncodingError(f"more than {max_repairs} bad bytes for {codec} (BOM)")
         return _decoded(decoded, codec, "declared:bom")
-    declared = declarations(body, content_type)
+    declared, ignored = _declarations(body, content_type)
+    return _decode_declared(body, declared, max_repairs, max_binary_share,
+                            min_plausibility)._replace(ignored=tuple(ignored))
+
+
+def _decode_declared(body: bytes, declared: list[tuple[str, str]], max_repairs: int,
+                     max_binary_share: float, min_plausibility: float) -> Decoded:
+    """:func:`decode_html` of a body without BOM, its ``declared`` codecs known."""
     wide_ok = b"\x00" in body[:SNIFF_BYTES]
     sniffed = declared[0][1] if declared else None
     if sniffed is None and (_wide_guess(body) or _ISO2022.search(body[:SNIFF_BYTES])):
@@ -652,7 +768,7 @@ def decode_html(body: bytes, content_type: str | None = None,
             continue  # a UTF-16/32 label on ASCII markup lies
         if _single_byte(codec) and _utf8_in_disguise(body):
             continue
-        decoded = _decode_lenient(body, codec, max_repairs)
+        decoded = ev.decode(codec, max_repairs)
         if decoded is None:
             continue
         if codec == "utf-8":  # valid UTF-8, or nearly (at most max_repairs stray bytes)
@@ -677,13 +793,32 @@ def decode_html(body: bytes, content_type: str | None = None,
     if guessed is None or _implausible(guessed.fit, min_plausibility):
         # last resort: the declared codec with up to max_repairs bytes repaired
         for source, codec in declared:
-            decoded = _decode_lenient(body, codec, max_repairs, rare=False)
+            decoded = ev.decode(codec, max_repairs, rare=False)
             if decoded is not None and not _implausible(ev.fit(codec, decoded[0]),
                                                         min_plausibility):
                 return _decoded(decoded, codec, f"declared:{source}")
     if guessed is None:
-        raise EncodingError("no codec decodes the page cleanly")
+        # every candidate failed; if some failed only on its control characters, the body
+        # is binary data served as text
+        raise ev.binary or EncodingError("no codec decodes the page cleanly")
     if _implausible(guessed.fit, min_plausibility):
         raise EncodingError(f"implausible text: best decoding {guessed.codec} explains "
                             f"{guessed.fit.plausibility:.0%} of its non-ASCII characters")
     return _decoded(guessed[2:], guessed.codec, _evidence(guessed))
+
+
+def unknown_declared(body: bytes, content_type: str | None) -> str | None:
+    """The codec to read ``body`` with in place of the declaration w3lib (and so Scrapy's
+    ``TextResponse``) would take, when that one names no encoding of the WHATWG table
+    (``charset=undefined`` in the header, or in the ``<meta>`` of a page without a header
+    label): the codec :func:`decode_html` chooses, ``utf-8`` if it rejects the page. None
+    when a byte-order mark decides, nothing is declared, or the declaration is a WHATWG one."""
+    if read_bom(body)[0]:
+        return None
+    label = http_content_type_encoding(content_type) or html_body_declared_encoding(body)
+    if not label or _codec(label) or not _resolve(label):
+        return None  # none, a WHATWG label, or one Python does not know either (w3lib: None)
+    try:
+        return decode_html(body, content_type).encoding
+    except EncodingError:
+        return "utf-8"
