@@ -183,3 +183,28 @@ def test_compressed_robots_txt_bomb_behind_a_redirect_is_too_large_decoded(tmp_p
                                        "http://moved.test/other/robots.txt)")
     assert result.stat("wacky/robots/unreachable_network") == 0
     assert set(moved_paths) == {"/robots.txt", "/other/robots.txt"}  # "/" disallowed
+
+
+def test_stacked_codings_past_the_limit_are_bad_encoding_and_an_unknown_one_one_drop(tmp_path):
+    import gzip
+
+    body = page("Layers", prose(50)).encode()
+    for _ in range(1200):
+        body = gzip.compress(body, 1)
+    with LocalWeb() as web:
+        web.add("http://layers.test/", body, headers={"Content-Encoding": ", ".join(["gzip"] * 1200)})
+        web.add("http://two.test/", gzip.compress(gzip.compress(page("Two", prose(51)).encode())),
+                headers={"Content-Encoding": "gzip, gzip"})
+        web.add("http://compress.test/", gzip.compress(page("C", prose(52)).encode()),
+                headers={"Content-Encoding": "compress"})  # a coding nobody decodes here
+        result = run_crawl(web, ["http://layers.test/", "http://two.test/",
+                                 "http://compress.test/"], tmp_path,
+                           {"WACKY_LANGUAGES": "en", "WACKY_FOLLOW_LINKS": "False"})
+    assert result.returncode == 0, result.log[-3000:]
+    assert "Traceback" not in result.log and "RecursionError" not in result.log
+    assert "Dropped: bad_encoding: http://layers.test/ (1200 stacked content codings" in result.log
+    assert result.stat("wacky/drop/bad_encoding") == 1
+    dropped = [line for line in result.log.splitlines() if "Dropped: " in line]
+    assert len([line for line in dropped if "http://compress.test/" in line]) == 1, dropped
+    docs = {doc.url for f in sorted(result.outdir.glob("*.trec.gz")) for _, doc in iter_docs(str(f))}
+    assert docs == {"http://two.test/"}

@@ -143,6 +143,12 @@ def content_codings(values: Iterable[bytes | str]) -> list[str]:
     return out
 
 
+#: Most stacked content codings a response may have: servers apply one, a misconfigured one
+#: two or three (RFC 9110 allows a list); more is a decompression bomb's way to get past a
+#: per-step bound (and would cost a decoder state per layer). Beyond it: ``bad_encoding``.
+MAX_CODINGS = 8
+
+
 def decoded_codings(codings: list[str]) -> list[str]:
     """The codings Scrapy's HttpCompressionMiddleware removes, in the order it removes them:
     from the last applied backwards, stopping at the first one it cannot decode."""
@@ -264,7 +270,7 @@ class DecodedMeter:
     byte count so far; ``over`` is True once any step passed ``limit``; ``broken`` is True
     when the data are not valid for their coding (Scrapy's decoder would fail on them; the
     meter then stops counting). Raises ValueError when no coding is one Scrapy decodes
-    (:data:`METERED_ENCODINGS`).
+    (:data:`METERED_ENCODINGS`) or there are more than :data:`MAX_CODINGS`.
     """
 
     def __init__(self, encoding: str | list[str], limit: int):
@@ -272,6 +278,8 @@ class DecodedMeter:
         steps = decoded_codings(codings)
         if not steps:
             raise ValueError(f"cannot meter Content-Encoding {encoding!r}")
+        if len(codings) > MAX_CODINGS:
+            raise ValueError(f"{len(codings)} stacked content codings (at most {MAX_CODINGS})")
         self.encoding = ", ".join(codings)
         self.limit = limit
         self.broken = False

@@ -106,7 +106,10 @@ class SizeWindowMiddleware:
         t = self._transfers[request] = _Transfer()
         codings = sw.content_codings(headers.getlist(b"Content-Encoding"))
         t.encoded = bool(codings) and codings != ["identity"]
-        if self.max_bytes and sw.decoded_codings(codings):
+        if len(codings) > sw.MAX_CODINGS:
+            self._stop(t, "bad_encoding", f"{len(codings)} stacked content codings (at most "
+                       f"{sw.MAX_CODINGS}), cut off at the headers")
+        elif self.max_bytes and sw.decoded_codings(codings):
             t.meter = sw.DecodedMeter(codings, self.max_bytes)
         html = sw.is_html(headers.get(b"Content-Type"), self.html_types) if self.html_types \
             else True

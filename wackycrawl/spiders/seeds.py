@@ -339,8 +339,9 @@ class SeedsSpider(RedisMixin, scrapy.Spider):
     def parse(self, response):
         if not isinstance(response, HtmlResponse):  # e.g. an untyped body Scrapy reads as text
             self.crawler.stats.inc_value("wacky/spider/not_html")
-            drops.record(self.crawler, "not_html", response.url,
-                         f"Scrapy read it as {type(response).__name__}, not HtmlResponse")
+            if response.meta.get("wacky_store", True):  # else the size window dropped it
+                drops.record(self.crawler, "not_html", response.url,
+                             f"Scrapy read it as {type(response).__name__}, not HtmlResponse")
             return
         if self.follow_links:
             query = response.meta.get("wacky_seed_query")
