@@ -208,3 +208,29 @@ def test_stacked_codings_past_the_limit_are_bad_encoding_and_an_unknown_one_one_
     assert len([line for line in dropped if "http://compress.test/" in line]) == 1, dropped
     docs = {doc.url for f in sorted(result.outdir.glob("*.trec.gz")) for _, doc in iter_docs(str(f))}
     assert docs == {"http://two.test/"}
+
+
+def test_a_body_cut_inside_its_compressed_stream_is_truncated_not_a_shorter_page(tmp_path):
+    import gzip
+
+    import brotli
+
+    from wackycrawl.crawl.sizewindow import zstd
+
+    full = page("Cut", prose(70, min_chars=40000)).encode()
+    coded = {"gzip": gzip.compress(full), "deflate": zlib.compress(full),
+             "br": brotli.compress(full), "zstd": zstd.compress(full)}
+    with LocalWeb() as web:
+        for coding, data in coded.items():
+            web.add(f"http://half-{coding}.test/", data[: len(data) // 2],
+                    headers={"Content-Encoding": coding})
+        web.add("http://whole.test/", coded["br"], headers={"Content-Encoding": "br"})
+        result = run_crawl(web, [f"http://half-{c}.test/" for c in coded] + ["http://whole.test/"],
+                           tmp_path, {"WACKY_LANGUAGES": "en", "WACKY_FOLLOW_LINKS": "False"})
+    assert result.returncode == 0, result.log[-3000:]
+    assert result.stat("wacky/drop/truncated") == 4
+    for coding in coded:
+        assert f"Dropped: truncated: http://half-{coding}.test/ (the {coding} stream ends early" \
+            in result.log
+    docs = {doc.url for f in sorted(result.outdir.glob("*.trec.gz")) for _, doc in iter_docs(str(f))}
+    assert docs == {"http://whole.test/"}

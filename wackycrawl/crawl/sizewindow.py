@@ -209,8 +209,18 @@ class _Zlib:
         return out
 
 
+    @property
+    def ended(self) -> bool:
+        """The stream's end was seen (a gzip member or a deflate stream complete)."""
+        return self._done or self._z is None
+
+
 class _Brotli:
     """br (RFC 7932) through the brotli module Scrapy decodes with."""
+
+    @property
+    def ended(self) -> bool:
+        return self._d.is_finished()
 
     def __init__(self):
         self._d = brotli.Decompressor()
@@ -235,6 +245,10 @@ class _Zstd:
 
     def __init__(self):
         self._d = zstd.ZstdDecompressor()
+
+    @property
+    def ended(self) -> bool:
+        return self._d.eof
 
     def decode(self, data: bytes, max_length: int) -> bytes:
         if self._d.eof:
@@ -267,7 +281,8 @@ class DecodedMeter:
     ``limit + 1`` bytes in all (a stacked coding's inner data count against the same bound,
     as Scrapy's DOWNLOAD_MAXSIZE does per decoding step), so the meter never holds more than
     ``limit + 1`` bytes however large the compression ratio. ``size`` is the fully decoded
-    byte count so far; ``over`` is True once any step passed ``limit``; ``broken`` is True
+    byte count so far; ``over`` is True once any step passed ``limit``; ``complete`` once every
+    coding's stream has ended (a body cut inside one never is); ``broken`` is True
     when the data are not valid for their coding (Scrapy's decoder would fail on them; the
     meter then stops counting). Raises ValueError when no coding is one Scrapy decodes
     (:data:`METERED_ENCODINGS`) or there are more than :data:`MAX_CODINGS`.
@@ -293,6 +308,12 @@ class DecodedMeter:
     @property
     def over(self) -> bool:
         return any(n > self.limit for n in self._out)
+
+    @property
+    def complete(self) -> bool:
+        """Every coding's stream reached its end (False for a body cut short inside a
+        compressed stream, which Scrapy's decoders turn into a shorter page without a word)."""
+        return all(step.ended for step in self._steps)
 
     def feed(self, data: bytes) -> int:
         """Decode ``data`` (the next wire bytes) and return the decoded size so far."""

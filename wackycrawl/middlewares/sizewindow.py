@@ -163,6 +163,10 @@ class SizeWindowMiddleware:
         if "dataloss" in response.flags:
             self._reject(request, "truncated", f"{t.wire or len(response.body)} B received, "
                          f"Content-Length {response.headers.get(b'Content-Length', b'?').decode()}")
+        meter = t.meter
+        if meter is not None and t.wire and not (meter.over or meter.broken or meter.complete):
+            self._reject(request, "truncated", f"the {meter.encoding} stream ends early: "
+                         f"{t.wire} B received, {meter.size} B decoded")
         if t.sniff and self.html_types and (kind := sw.sniff_binary(response.body)):
             self._reject(request, "not_html", f"no Content-Type, body is {kind}")
         size = len(response.body)
