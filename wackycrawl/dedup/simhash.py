@@ -55,7 +55,10 @@ def fold(text: str) -> str:
     returned as is."""
     if text.isascii():
         return text
-    text = unicodedata.normalize("NFKC", strip_ignorable(text))
+    text = strip_ignorable(text)
+    if unicodedata.is_normalized("NFKC", text):  # most text: a quick check, no copy
+        return text
+    text = unicodedata.normalize("NFKC", text)
     return text if text.isascii() else strip_ignorable(text)  # NFKC maps U+FFA0 to U+3164
 
 

@@ -353,11 +353,13 @@ _CHAR_REF_RE = re.compile(r"&(?:#([xX][0-9a-fA-F]+|[0-9]+);?|[^\t\n\f <&#;]{1,32
 # the language identifiers and dedup read the text without any (langmodel.strip_ignorable).
 _HINTS = re.compile("[\u00ad\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
 _TAGS = re.compile("[\U000e0000-\U000e007f]")
-_FIRST_TAG = "\U000e0000"
 
 
 def _has_tags(text: str) -> bool:
-    return max(text) >= _FIRST_TAG and _TAGS.search(text) is not None
+    # UTF-8 of U+E0000-U+E007F starts F3 A0: a byte search first (max() over a long text and
+    # the engine's astral class both cost far more)
+    return (b"\xf3\xa0" in text.encode("utf-8", "surrogatepass")
+            and _TAGS.search(text) is not None)
 
 
 def has_hints(text: str) -> bool:
@@ -370,11 +372,19 @@ def has_hints(text: str) -> bool:
 _NO_CHARACTER = frozenset([0, 0xFFFD, 0x81, 0x8D, 0x8F, 0x90, 0x9D])
 
 
+_REFS: dict[str, str] = {}  # reference as written -> decoded (pages repeat &amp; &nbsp;...)
+_MAX_REFS = 4096
+
+
 def _char_ref(m: re.Match) -> str:
     """One character reference decoded (:func:`_numeric_ref` first for a numeric one)."""
-    if m.group(1) is not None and not _numeric_ref(m):
-        return ""
-    return html.unescape(m.group(0))
+    ref = m.group(0)
+    decoded = _REFS.get(ref)
+    if decoded is None:
+        decoded = "" if m.group(1) is not None and not _numeric_ref(m) else html.unescape(ref)
+        if len(_REFS) < _MAX_REFS:
+            _REFS[ref] = decoded
+    return decoded
 
 
 def _numeric_ref(m: re.Match) -> str:
