@@ -26,7 +26,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from wackycrawl.crawl.drops import read_drops
-from wackycrawl.trec.reader import TrecFileError, iter_docs, read_index, recover_hint
+from wackycrawl.trec.reader import (
+    NotTrecFile,
+    TrecFileError,
+    iter_docs,
+    read_index,
+    recover_hint,
+)
 
 _TREC = re.compile(r"^(?P<writer>.+)-(?P<file>\d+)\.trec\.gz(?P<open>\.open)?$")
 _DROPS = re.compile(r"^drops-.+\.tsv$")
@@ -89,7 +95,7 @@ def corpus_totals(directory: str) -> Totals:
                 totals.characters += sum(len(p) for p in doc.paragraphs)
                 totals.languages[doc.meta.get("Language", "und")] += 1
         except (TrecFileError, ValueError, OSError) as exc:
-            hint = "" if isinstance(exc, OSError) else f"; {recover_hint(path)}"
+            hint = "" if isinstance(exc, (OSError, NotTrecFile)) else f"; {recover_hint(path)}"
             totals.problems.append(f"{os.path.basename(path)}: {exc}{hint}")
     if os.path.isdir(rejects := os.path.join(directory, REJECTS_SUBDIR)):
         rejected = Totals()
@@ -98,7 +104,7 @@ def corpus_totals(directory: str) -> Totals:
                 for _ in iter_docs(path):
                     totals.rejected += 1
             except (TrecFileError, ValueError, OSError) as exc:
-                hint = "" if isinstance(exc, OSError) else f"; {recover_hint(path)}"
+                hint = "" if isinstance(exc, (OSError, NotTrecFile)) else f"; {recover_hint(path)}"
                 totals.problems.append(f"{REJECTS_SUBDIR}/{os.path.basename(path)}: {exc}{hint}")
         totals.rejected_open_files = rejected.open_files
     seen: set[tuple[str, str]] = set()  # (reason, URL) over all drops files
