@@ -167,3 +167,16 @@ def test_a_stage_worker_sends_a_rejected_item_back_only_when_asked():
     with pytest.raises(Exception) as raised:
         StagesPipeline._result(None, (kind, (message, reason, detail, state), [], []))
     assert rejection(raised.value) == ("too_short", "3 words < 30", state)
+
+
+@pytest.mark.parametrize(("option", "value"), [("--prefix", "A B"), ("--worker", "a/b")])
+def test_a_docno_part_filter_cannot_use_is_a_usage_error_before_anything_is_written(
+        tmp_path, capsys, option, value):
+    with TrecWriter(str(tmp_path / "c"), worker="w1") as w:
+        w.write(doc("http://a.test/1", ["One paragraph of text, long enough to be read."]))
+    out = tmp_path / "out"
+    assert main(["filter", "-o", str(out), option, value, str(tmp_path / "c")]) == 2
+    assert capsys.readouterr().err == (
+        f"wackycrawl filter: {option}: not a valid DOCNO part: {value!r} (letters, digits, "
+        "'.', '_' and '-', starting with a letter or digit); nothing written\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c"]
