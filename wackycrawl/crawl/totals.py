@@ -6,7 +6,8 @@ after a crash), an ``.idx.tsv`` beside each, and ``drops-<worker>.tsv`` files
 own. :func:`corpus_totals` reads them all:
 
 * documents, words (whitespace tokens of the clean text, as ``wacky/words_kept``), text
-  characters and languages (``X-Wacky-Language``) from the documents themselves;
+  characters (of the clean text, its paragraphs joined by newlines: the sum of the documents'
+  ``X-Wacky-Clean-Chars``) and languages (``X-Wacky-Language``) from the documents themselves;
 * files, compressed bytes, and writers (``<prefix>-<worker>``, one per crawl process);
 * drops per reason from the drops files, each (reason, URL) once across all of them, so a
   page fetched again after a crash or by another run into the folder (another crawl
@@ -92,7 +93,7 @@ def corpus_totals(directory: str) -> Totals:
             for _, doc in iter_docs(path):
                 totals.documents += 1
                 totals.words += sum(len(p.split()) for p in doc.paragraphs)
-                totals.characters += sum(len(p) for p in doc.paragraphs)
+                totals.characters += len(doc.text)  # as X-Wacky-Clean-Chars counts them
                 totals.languages[doc.meta.get("Language", "und")] += 1
         except (TrecFileError, ValueError, OSError) as exc:
             hint = "" if isinstance(exc, (OSError, NotTrecFile)) else f"; {recover_hint(path)}"
