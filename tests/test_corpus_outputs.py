@@ -89,9 +89,23 @@ def test_a_damaged_rejects_file_leaves_no_corpus_that_looks_complete(corpus, tmp
     assert main(argv) == 0
 
 
+# the console script, with a reader that waits on the input file ``late.trec.gz`` (as on a
+# slow disk) until a signal comes
+SLOW_MAIN = "\n".join([
+    "import sys, time",
+    "from wackycrawl.corpus import source",
+    "read = source.iter_docs",
+    "def slow(path):",
+    "    if path.endswith('late.trec.gz'):",
+    "        time.sleep(600)",
+    "    yield from read(path)",
+    "source.iter_docs = slow",
+    MAIN])
+
+
 def _start(argv, cwd) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.Popen([sys.executable, "-c", MAIN, *argv], cwd=cwd, env=env,
+    return subprocess.Popen([sys.executable, "-c", SLOW_MAIN, *argv], cwd=cwd, env=env,
                             stderr=subprocess.PIPE, text=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
@@ -99,9 +113,10 @@ def _start(argv, cwd) -> subprocess.Popen:
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_a_signal_during_export_removes_the_partial_file(corpus, tmp_path, signum):
     """The export has written the documents of the corpus and waits for the next input (a
-    FIFO nobody writes): the signal ends it with one line and no output file."""
-    os.mkfifo(tmp_path / "pipe.trec.gz")
-    proc = _start(["export", str(corpus), "pipe.trec.gz", "--format", "txt", "-o", "c.txt"],
+    read that does not end): the signal ends it with one line and no output file."""
+    first = reader.corpus_files([str(corpus)])[0]
+    (tmp_path / "late.trec.gz").write_bytes(Path(first).read_bytes())
+    proc = _start(["export", str(corpus), "late.trec.gz", "--format", "txt", "-o", "c.txt"],
                   tmp_path)
     partial = tmp_path / "c.txt.partial"
     for _ in range(600):
@@ -116,6 +131,30 @@ def test_a_signal_during_export_removes_the_partial_file(corpus, tmp_path, signu
     assert err == (f"wackycrawl export: interrupted ({signal.Signals(signum).name}); "
                    "c.txt not written\n")
     assert not partial.exists() and not (tmp_path / "c.txt").exists()
+
+
+def test_a_fifo_named_as_a_trec_file_is_refused_not_read(tmp_path):
+    """A FIFO nobody writes, in a corpus folder or named: every reader refuses it with one
+    line and exit 1 instead of waiting for it forever, and writes nothing."""
+    from wackycrawl.trec.format import TrecDoc
+    from wackycrawl.trec.writer import TrecWriter
+
+    folder = tmp_path / "c"
+    with TrecWriter(str(folder), worker="w1") as w:
+        w.write(TrecDoc(url="http://a.test/1", paragraphs=["One paragraph of text."]))
+    os.mkfifo(folder / "zz-1.trec.gz")
+    fifo = str(folder / "zz-1.trec.gz")
+    for argv in (["trec", "cat", folder], ["trec", "cat", fifo], ["trec", "index", folder],
+                 ["trec", "recover", folder], ["trec", "recover", fifo],
+                 ["export", folder, "-o", tmp_path / "e.txt"], ["export", fifo],
+                 ["filter", "-o", tmp_path / "f", folder], ["report", folder, "-o", tmp_path / "r"],
+                 ["stats", folder]):
+        done = wackycrawl(*argv, cwd=tmp_path, timeout=60)
+        assert done.returncode == 1, (argv, done.stderr)
+        assert f"{fifo}: not a regular file" in done.stderr, (argv, done.stderr)
+        assert "Traceback" not in done.stderr
+    assert sorted(os.listdir(tmp_path)) == ["c"]
+    assert os.path.exists(folder / "WACKY-w1-00000.trec.gz")
 
 
 def test_folder_commands_cover_the_rejects_folder(corpus, tmp_path, capsys):

@@ -212,3 +212,24 @@ def test_a_warc_folder_holding_another_crawls_warc_files_is_refused(tmp_path):
     again = scrapy_crawl(tmp_path, tmp_path / "corpus-a", f"JOBDIR={job}",
                          f"WACKY_WARC_DIR={own}", "WACKY_PROFILE=local", "CLOSESPIDER_TIMEOUT=1")
     assert again.returncode == 0 and "Spider opened" in again.stderr, again.stderr[-3000:]
+
+
+def test_an_unfinished_file_of_a_killed_crawl_without_jobdir_is_named_with_its_remedy(tmp_path):
+    """A crawl without JOBDIR killed with kill -9 left a .open file: a new crawl into that
+    folder says so, and that 'wackycrawl trec recover' closes it, not to resume a JOBDIR."""
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    leave_open_file(corpus, "k9", 1)
+    (corpus / "wacky-crawl.txt").write_text("once 4242\n", encoding="utf-8")  # its marker
+    refused_as(scrapy_crawl(tmp_path, corpus),
+               f"WACKY_OUTPUT_DIR {corpus} already holds 1 unfinished TREC file (.trec.gz.open), "
+               "left by a crawl that was killed (or one still running): 'wackycrawl trec "
+               f"recover {corpus}' closes it; a new crawl would write their documents again: "
+               "give it another WACKY_OUTPUT_DIR (the crawl that wrote it had no JOBDIR: it "
+               "cannot be resumed)")
+    (corpus / "wacky-crawl.txt").write_text(f"jobdir {tmp_path / 'job'}\n", encoding="utf-8")
+    run = scrapy_crawl(tmp_path, corpus)
+    assert run.returncode == 1 and (
+        f"'wackycrawl trec recover {corpus}' closes it; a new crawl would write their documents "
+        f"again: give it another WACKY_OUTPUT_DIR; or resume that crawl: its command again, "
+        f"with -s JOBDIR={tmp_path / 'job'}\n") in run.stderr, run.stderr[-3000:]

@@ -159,3 +159,19 @@ def test_no_output_dir_means_no_drops_or_yield_file_unless_the_path_is_absolute(
     assert worker_file(absolute, "WACKY_DROPS_FILE") == str(tmp_path / "d-w1.tsv")
     on = get_crawler(settings_dict={**files, "WACKY_OUTPUT_DIR": "out"})
     assert worker_file(on, "WACKY_DROPS_FILE") == os.path.join("out", "drops-w1.tsv")
+
+
+def test_stats_counts_characters_as_clean_chars_does(tmp_path):
+    """The newlines between paragraphs count, as in X-Wacky-Clean-Chars."""
+    from wackycrawl.text.blocks import Extraction
+    from wackycrawl.trec.format import TrecDoc
+    from wackycrawl.trec.writer import TrecWriter
+
+    texts = [["First paragraph.", "Second one, a bit longer.", "Third."], ["Alone."]]
+    clean = [Extraction(p, 0).clean_chars for p in texts]  # what the boilerplate stage stores
+    with TrecWriter(str(tmp_path), worker="w1") as w:
+        for n, paragraphs in zip(clean, texts):
+            w.write(TrecDoc(url="http://a.test/", paragraphs=paragraphs,
+                            meta={"Clean-Chars": str(n)}))
+    assert clean == [49, 6]
+    assert corpus_totals(str(tmp_path)).characters == 55

@@ -132,6 +132,19 @@ def test_a_setting_a_stage_refuses_is_one_error_also_with_worker_processes(tmp_p
     assert judged.stderr.startswith("wackycrawl judge: WACKY_LANGUAGES: unknown language code")
 
 
+def test_a_docno_prefix_or_worker_id_the_writer_cannot_use_is_a_usage_error(tmp_path):
+    good = write_warc(tmp_path, "g", {"http://a.test/": page("A", prose(1))})
+    for setting in ("WACKY_DOCNO_PREFIX=A B", "WACKY_WORKER_ID=a/b"):
+        name, value = setting.split("=")
+        proc = wackycrawl("process", str(good), "-o", str(tmp_path / "o"), "--no-progress",
+                          "-s", setting)
+        assert proc.returncode == 2, proc.stderr[-2000:]
+        assert proc.stderr == (f"wackycrawl process: {setting}: not a valid DOCNO part: "
+                               f"{value!r} (letters, digits, '.', '_' and '-', starting with a "
+                               "letter or digit); nothing done\n")
+        assert not (tmp_path / "o").exists()
+
+
 def test_resume_after_kill_9(tmp_path):
     """Killed while processing, the same command finishes the job: every document once."""
     inputs = [write_warc(tmp_path / "in", f"w{i}",

@@ -167,3 +167,40 @@ def test_a_stage_worker_sends_a_rejected_item_back_only_when_asked():
     with pytest.raises(Exception) as raised:
         StagesPipeline._result(None, (kind, (message, reason, detail, state), [], []))
     assert rejection(raised.value) == ("too_short", "3 words < 30", state)
+
+
+@pytest.mark.parametrize(("option", "value"), [("--prefix", "A B"), ("--worker", "a/b")])
+def test_a_docno_part_filter_cannot_use_is_a_usage_error_before_anything_is_written(
+        tmp_path, capsys, option, value):
+    with TrecWriter(str(tmp_path / "c"), worker="w1") as w:
+        w.write(doc("http://a.test/1", ["One paragraph of text, long enough to be read."]))
+    out = tmp_path / "out"
+    assert main(["filter", "-o", str(out), option, value, str(tmp_path / "c")]) == 2
+    assert capsys.readouterr().err == (
+        f"wackycrawl filter: {option}: not a valid DOCNO part: {value!r} (letters, digits, "
+        "'.', '_' and '-', starting with a letter or digit); nothing written\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c"]
+
+
+def test_a_rejected_detail_is_stored_percent_encoded_and_gives_its_command_back(tmp_path):
+    from urllib.parse import unquote
+
+    from wackycrawl.corpus.refilter import compact
+    from wackycrawl.trec.format import strict_problems
+    from wackycrawl.trec.reader import iter_docs
+
+    detail = ("matches 3f0ab7900e93fc17 at distance 2, resemblance 0.93 (wackycrawl trec get "
+              "--checksum 3f0ab7900e93fc17 --dir '/data/my corpus_2')")
+    with TrecWriter(str(tmp_path), worker="w1") as w:
+        w.write(doc("http://a.test/1", ["Some text."], **{"Rejected": "near_duplicate",
+                                                          "Rejected-Detail": compact(detail)}))
+        w.write(doc("http://a.test/2", ["Some text."], **{"Rejected-Detail": compact(" ")}))
+    (path,) = corpus_files([str(tmp_path)])
+    (m1, d1), (_, d2) = list(iter_docs(path))
+    assert strict_problems(m1.data) == []
+    stored = d1.meta["Rejected-Detail"]
+    assert stored == ("matches%203f0ab7900e93fc17%20at%20distance%202,%20resemblance%200.93%20"
+                      "(wackycrawl%20trec%20get%20--checksum%203f0ab7900e93fc17%20--dir%20"
+                      "'/data/my%20corpus_2')")
+    assert unquote(stored) == detail
+    assert d2.meta["Rejected-Detail"] == "-"

@@ -69,7 +69,7 @@ def test_rejects_without_stage_workers(crawls):
     for url in groups["german"]:
         assert rejected[url].meta["Rejected"] == "wrong_language"
         assert rejected[url].meta["Language"] == "de"
-        assert rejected[url].meta["Rejected-Detail"] == "de_by_funcwords"
+        assert rejected[url].meta["Rejected-Detail"] == "de%20by%20funcwords"
     assert "http://cross.test/" not in rejected
 
 

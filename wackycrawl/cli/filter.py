@@ -105,6 +105,10 @@ def is_reject_file(path: str) -> bool:
 def run(args) -> int:
     open_files: list[str] = []
     repeated: list[tuple[str, str]] = []
+    for option, value in (("--prefix", args.prefix), ("--worker", args.worker)):
+        if value and (problem := writer.docno_part_problem(value)):
+            _err(f"{option}: {problem}; nothing written")
+            return 2
     try:
         settings = crawl_settings(args.set + ([f"WACKY_LANGUAGES={args.languages}"]
                                               if args.languages is not None else []))

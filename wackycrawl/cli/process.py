@@ -79,7 +79,7 @@ from wackycrawl.pipelines.offline import (
 from wackycrawl.pipelines.rejects import reject_reasons
 from wackycrawl.pipelines.stages import StatsRecorder
 from wackycrawl.trec.reader import INDEX_SUFFIX
-from wackycrawl.trec.writer import recover_open_files
+from wackycrawl.trec.writer import docno_part_problem, recover_open_files
 
 logger = logging.getLogger(__name__)
 
@@ -455,6 +455,10 @@ def process(args) -> int:
     except ValueError as exc:
         _err(str(exc))
         return 2
+    for name in ("WACKY_DOCNO_PREFIX", "WACKY_WORKER_ID"):  # they name the TREC files
+        if (value := settings.get(name)) and (problem := docno_part_problem(value)):
+            _err(f"{name}={value}: {problem}; nothing done")
+            return 2
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(asctime)s [%(name)s] %(levelname)s: %(message)s")
     if message := _missing(args.files):  # before anything is written

@@ -256,8 +256,13 @@ def recover(args) -> int:
                 done += writer.recover_dir(folder)
             closed = {rec.final for rec in done}
             for name in reader.corpus_files([path], rejects=True):
-                if name not in closed and name in fresh:
-                    done += _cut_back_damaged(name)
+                if name in closed or name not in fresh:
+                    continue
+                if reader.is_irregular(name):  # a FIFO: never opened (it may never end)
+                    _err(f"{name}: not a regular file; not read")
+                    status = 1
+                    continue
+                done += _cut_back_damaged(name)
             if not done and not warcs:
                 print(f"{' and '.join(reader.corpus_folders(path))}: no .open or damaged file "
                       "to recover")
@@ -270,6 +275,10 @@ def recover(args) -> int:
                 status = 1
             else:
                 _print_warcs([rec])
+            continue
+        elif reader.is_irregular(path):
+            _err(f"{path}: not a regular file; nothing to recover")
+            status = 1
             continue
         elif os.path.isfile(path) and (why := reader.not_trec(path)):
             _err(f"{path} is not a TREC file ({why}): nothing to recover")

@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import shlex
 
 import redis
 from scrapy.commands.crawl import Command as ScrapyCrawl
@@ -113,6 +114,8 @@ def written_before(settings) -> str | None:
     for name, folder in folders:
         if os.path.isdir(folder) and (held := len(corpus_files([folder], open_files := [])) +
                                       len(open_files)):
+            if open_files:
+                return _unfinished(name, folder, held, len(open_files), output)
             return (f"cannot start the crawl: {name} {folder} already holds {held} TREC "
                     f"file{'' if held == 1 else 's'}; a new crawl would write their documents "
                     "again: give another WACKY_OUTPUT_DIR, or resume the crawl that wrote them: "
@@ -123,6 +126,31 @@ def written_before(settings) -> str | None:
                 "theirs: give another WACKY_WARC_DIR, or resume the crawl that wrote them: its "
                 "command again, with its -s JOBDIR=...")
     return None
+
+
+def _unfinished(name: str, folder: str, held: int, unfinished: int, output: str) -> str:
+    """The refusal of a folder holding ``unfinished`` ``.trec.gz.open`` files (of ``held``
+    TREC files): left by a crawl that was killed (or one still running), which ``wackycrawl
+    trec recover`` closes; the crawl that wrote them is resumable only when it had a JOBDIR
+    (the :data:`~wackycrawl.crawl.owner.MARKER` of its WACKY_OUTPUT_DIR ``output`` says which
+    crawl that was)."""
+    marker = (owner.read_marker(output) if output else None) or ""
+    them = "it" if unfinished == 1 else "them"
+    files = (f"{unfinished} unfinished TREC file{'' if unfinished == 1 else 's'} (.trec.gz.open)"
+             + (f" and {held - unfinished} closed one{'' if held - unfinished == 1 else 's'}"
+                if held > unfinished else ""))
+    if marker.startswith("jobdir "):
+        resume = (f"; or resume that crawl: its command again, with -s "
+                  f"JOBDIR={marker.removeprefix('jobdir ')}")
+    elif marker.startswith("once "):
+        resume = " (the crawl that wrote it had no JOBDIR: it cannot be resumed)"
+    else:
+        resume = ("; or, if the crawl that wrote it had a JOBDIR, resume it: its command "
+                  "again, with its -s JOBDIR=...")
+    return (f"cannot start the crawl: {name} {folder} already holds {files}, left by a crawl "
+            f"that was killed (or one still running): 'wackycrawl trec recover "
+            f"{shlex.quote(folder)}' closes {them}; a new crawl would write their documents "
+            f"again: give it another WACKY_OUTPUT_DIR{resume}")
 
 
 def warc_files(folder: str) -> int:

@@ -54,9 +54,11 @@ _NEVER = 1 << 62  # min_features that no text reaches: simhash matching off
 
 
 def compact(detail: str) -> str:
-    """A DOCHDR value for ``detail``: whitespace runs as ``_`` (values never hold
-    whitespace), ``-`` if empty."""
-    return "_".join(detail.split()) or "-"
+    """A DOCHDR value for ``detail``: the detail as it is, ``-`` if empty or blank; the TREC
+    writer percent-encodes its whitespace as in every value (``7 words < 30`` is stored
+    ``7%20words%20&lt;%2030``), so nothing is lost: ``urllib.parse.unquote`` of the value
+    read back gives the detail, the command a duplicate's names included."""
+    return detail.strip() or "-"
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,8 @@ A directory stands for its ``*.trec.gz`` files (sorted by name, so DOCNO order w
 writer), and with ``rejects=True`` also for those of its ``rejects/`` folder (the rejects
 stream of :mod:`wackycrawl.pipelines.rejects`). Files still being written (``.open``) are
 left out, and listed when asked (:func:`left_open`). A file named that is not a gzip TREC
-file (JSON, a WARC file...) raises :class:`NotTrecFile` before anything is read; a file
+file (JSON, a WARC file...), or a FIFO, a device given or found as one, raises
+:class:`NotTrecFile` before anything is read; a file
 named twice (``corpus ./corpus/``) is read once (:func:`repeated_note`). A damaged file
 (truncated, corrupt member, a document that does not parse) gives its complete documents,
 then one ERROR log line and a count in :class:`SourceErrors`; it
@@ -20,7 +21,15 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from wackycrawl.trec.format import TrecDoc, TrecFormatError
-from wackycrawl.trec.reader import NotTrecFile, TrecFileError, check_kind, iter_docs, recover_hint
+from wackycrawl.trec.reader import (
+    NotRegularFile,
+    NotTrecFile,
+    TrecFileError,
+    check_kind,
+    is_irregular,
+    iter_docs,
+    recover_hint,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -48,7 +57,10 @@ def corpus_files(paths: Iterable[str], rejects: bool = False,
     folder or file given twice, under any name) is left out, and ``(path, earlier path)``
     of the arguments naming it appended to ``repeated`` when given. Raises
     FileNotFoundError for a path that does not exist, :class:`NotTrecFile` for a file of
-    another kind (``kind=False``: files are not looked at, for other kinds of input)."""
+    another kind (``kind=False``: files are not looked at, for other kinds of input), and
+    :class:`~wackycrawl.trec.reader.NotRegularFile` (a NotTrecFile) for a FIFO, a device or
+    a folder given or found as a ``*.trec.gz`` file (also with ``kind=False``): reading a
+    FIFO would wait forever."""
     found, seen = [], {}
     for path in paths:
         if os.path.isdir(path):
@@ -58,10 +70,14 @@ def corpus_files(paths: Iterable[str], rejects: bool = False,
                 if os.path.isdir(d):
                     listed = sorted(os.listdir(d))
                     names += [os.path.join(d, n) for n in listed if n.endswith(SUFFIX)]
+                    if irregular := next(filter(is_irregular, names), None):
+                        raise NotRegularFile(irregular)
                     if open_files is not None:
                         open_files += [os.path.join(d, n) for n in listed
                                        if n.endswith(SUFFIX + OPEN_SUFFIX)]
         elif os.path.exists(path):
+            if is_irregular(path):
+                raise NotRegularFile(path)
             if kind:
                 check_kind(path)
             names = [path]
@@ -127,7 +143,8 @@ def iter_corpus(files: Iterable[str], errors: SourceErrors | None = None) -> Ite
             for _, doc in iter_docs(path):
                 yield doc
         except (TrecFileError, TrecFormatError, OSError) as exc:
-            message = str(exc) if isinstance(exc, OSError) else f"{exc}; {recover_hint(path)}"
+            message = (str(exc) if isinstance(exc, (OSError, NotTrecFile))
+                       else f"{exc}; {recover_hint(path)}")
             logger.error("%s: stopped reading: %s", path, message)
             if errors is not None:
                 errors.damaged.append((path, message))

@@ -40,6 +40,12 @@ def _read(path: str) -> str | None:
         return None
 
 
+def read_marker(output: str) -> str | None:
+    """The name of the crawl that writes (or wrote) into ``output``, as :func:`identity`
+    gives it, or None when the folder has no marker."""
+    return _read(os.path.join(output, MARKER))
+
+
 def describe(name: str) -> str:
     """A marker's crawl for a person: ``the distributed crawl demo`` ..."""
     kind, _, rest = name.partition(" ")

@@ -6,7 +6,8 @@ after a crash), an ``.idx.tsv`` beside each, and ``drops-<worker>.tsv`` files
 own. :func:`corpus_totals` reads them all:
 
 * documents, words (whitespace tokens of the clean text, as ``wacky/words_kept``), text
-  characters and languages (``X-Wacky-Language``) from the documents themselves;
+  characters (of the clean text, its paragraphs joined by newlines: the sum of the documents'
+  ``X-Wacky-Clean-Chars``) and languages (``X-Wacky-Language``) from the documents themselves;
 * files, compressed bytes, and writers (``<prefix>-<worker>``, one per crawl process);
 * drops per reason from the drops files, each (reason, URL) once across all of them, so a
   page fetched again after a crash or by another run into the folder (another crawl
@@ -26,7 +27,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from wackycrawl.crawl.drops import read_drops
-from wackycrawl.trec.reader import TrecFileError, iter_docs, read_index, recover_hint
+from wackycrawl.trec.reader import (
+    NotTrecFile,
+    TrecFileError,
+    iter_docs,
+    read_index,
+    recover_hint,
+)
 
 _TREC = re.compile(r"^(?P<writer>.+)-(?P<file>\d+)\.trec\.gz(?P<open>\.open)?$")
 _DROPS = re.compile(r"^drops-.+\.tsv$")
@@ -86,10 +93,10 @@ def corpus_totals(directory: str) -> Totals:
             for _, doc in iter_docs(path):
                 totals.documents += 1
                 totals.words += sum(len(p.split()) for p in doc.paragraphs)
-                totals.characters += sum(len(p) for p in doc.paragraphs)
+                totals.characters += len(doc.text)  # as X-Wacky-Clean-Chars counts them
                 totals.languages[doc.meta.get("Language", "und")] += 1
         except (TrecFileError, ValueError, OSError) as exc:
-            hint = "" if isinstance(exc, OSError) else f"; {recover_hint(path)}"
+            hint = "" if isinstance(exc, (OSError, NotTrecFile)) else f"; {recover_hint(path)}"
             totals.problems.append(f"{os.path.basename(path)}: {exc}{hint}")
     if os.path.isdir(rejects := os.path.join(directory, REJECTS_SUBDIR)):
         rejected = Totals()
@@ -98,7 +105,7 @@ def corpus_totals(directory: str) -> Totals:
                 for _ in iter_docs(path):
                     totals.rejected += 1
             except (TrecFileError, ValueError, OSError) as exc:
-                hint = "" if isinstance(exc, OSError) else f"; {recover_hint(path)}"
+                hint = "" if isinstance(exc, (OSError, NotTrecFile)) else f"; {recover_hint(path)}"
                 totals.problems.append(f"{REJECTS_SUBDIR}/{os.path.basename(path)}: {exc}{hint}")
         totals.rejected_open_files = rejected.open_files
     seen: set[tuple[str, str]] = set()  # (reason, URL) over all drops files

@@ -52,6 +52,21 @@ class NotTrecFile(TrecFileError):
     """A file given as a TREC file that is of another kind (JSON, a WARC file, text...)."""
 
 
+class NotRegularFile(NotTrecFile):
+    """A path given or found as a TREC file that is no regular file (a FIFO, a device, a
+    folder): never opened, as reading a FIFO nobody writes would wait forever."""
+
+    def __init__(self, path: str):
+        self.path = path
+        super().__init__(f"{path}: not a regular file")
+
+
+def is_irregular(path: str) -> bool:
+    """``path`` exists and is no regular file (a FIFO, a device, a folder): not to be opened
+    as a TREC file (a FIFO's reader waits for a writer forever)."""
+    return os.path.exists(path) and not os.path.isfile(path)
+
+
 class TruncatedFileError(TrecFileError):
     """The file ends inside a gzip member: ``offset`` is where that member starts (bytes),
     ``complete`` how many documents before it were read whole."""
@@ -175,7 +190,10 @@ def not_trec(path: str) -> str | None:
 
 def check_kind(path: str) -> None:
     """Raise :class:`NotTrecFile` (one line naming ``path``, what it is and what to give
-    instead) when ``path`` is not a gzip TREC file (:func:`not_trec`)."""
+    instead) when ``path`` is not a gzip TREC file (:func:`not_trec`), and
+    :class:`NotRegularFile` when it is a FIFO, a device or a folder (it is not opened)."""
+    if is_irregular(path):
+        raise NotRegularFile(path)
     if os.path.isfile(path) and (why := not_trec(path)):
         raise NotTrecFile(f"{path} is not a TREC file ({why}): give a corpus folder or "
                           f"{TREC_SUFFIX} files")
@@ -239,8 +257,11 @@ def iter_docs(path: str) -> Iterator[tuple[Member, TrecDoc]]:
     A member holding several documents (a file compressed as one stream) yields each of them
     with the same member. Raises as :func:`iter_members`, :class:`TrecFormatError` for a
     member that does not parse, and :class:`EmptyFileError` for a closed file of 0 bytes (a
-    writer never closes a file without a document: it is damaged).
+    writer never closes a file without a document: it is damaged), and
+    :class:`NotRegularFile` for a FIFO, a device or a folder, which is not opened.
     """
+    if is_irregular(path):
+        raise NotRegularFile(path)
     with open(path, "rb") as f:
         if not path.endswith(OPEN_SUFFIX) and os.fstat(f.fileno()).st_size == 0:
             raise EmptyFileError(path)

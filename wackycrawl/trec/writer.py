@@ -71,6 +71,15 @@ LOCK_NAME = ".trec.lock"
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
+def docno_part_problem(value: str) -> str | None:
+    """Why ``value`` cannot be a DOCNO prefix or worker id (they name the files too), or
+    None when it can."""
+    if _ID.fullmatch(value):
+        return None
+    return (f"not a valid DOCNO part: {value!r} (letters, digits, '.', '_' and '-', starting "
+            "with a letter or digit)")
+
+
 class Written(NamedTuple):
     """Where a document went: ``offset``/``length`` of its member in compressed bytes."""
 
@@ -248,8 +257,8 @@ class TrecWriter:
                  fsync: bool = FSYNC, compresslevel: int = COMPRESSLEVEL):
         worker = worker or default_worker_id()
         for value in (prefix, worker):
-            if not _ID.fullmatch(value):
-                raise ValueError(f"not a valid DOCNO part: {value!r}")
+            if problem := docno_part_problem(value):
+                raise ValueError(problem)
         self.directory, self.stem = directory, f"{prefix}-{worker}-"
         self.rotate_bytes, self.fsync, self.compresslevel = rotate_bytes, fsync, compresslevel
         os.makedirs(directory, exist_ok=True)
