@@ -16,7 +16,7 @@ from tests.localweb import LocalWeb
 from tests.redisserver import RedisServer
 from tests.test_distributed_crawl import page_hits, worker_settings
 from tests.test_parking_crawl import down_web
-from tests.test_robots_crawl import NO_PIPELINES, PAGE, TXT, add_pages, pages, paths
+from tests.test_robots_crawl import NO_PIPELINES, TXT, add_pages, pages, paths
 from wackycrawl.distributed.keys import CrawlKeys
 
 pytestmark = pytest.mark.crawl

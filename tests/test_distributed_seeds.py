@@ -11,7 +11,6 @@ import json
 import pickle
 import time
 from collections import Counter
-from urllib.parse import urlsplit
 
 import pytest
 

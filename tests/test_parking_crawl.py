@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from tests.crawlrun import finish, run_crawl, start_crawl, wait_for
+from tests.crawlrun import run_crawl, start_crawl, wait_for
 from tests.localweb import LocalWeb
 from tests.test_robots_crawl import NO_PIPELINES, PAGE, TXT, add_pages, pages, paths
 from wackycrawl.distributed.local import FILENAME
