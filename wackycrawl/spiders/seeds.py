@@ -339,7 +339,8 @@ class SeedsSpider(RedisMixin, scrapy.Spider):
     def parse(self, response):
         if not isinstance(response, HtmlResponse):  # e.g. an untyped body Scrapy reads as text
             self.crawler.stats.inc_value("wacky/spider/not_html")
-            if response.meta.get("wacky_store", True):  # else the size window dropped it
+            request = response.request  # None for a response built outside a crawl
+            if request is None or request.meta.get("wacky_store", True):  # else dropped
                 drops.record(self.crawler, "not_html", response.url,
                              f"Scrapy read it as {type(response).__name__}, not HtmlResponse")
             return
