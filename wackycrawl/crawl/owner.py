@@ -89,7 +89,7 @@ def claim(output: str, me: str, jobdir: str | None) -> None:
 def _write(path: str, text: str) -> None:
     if _read(path) == text:
         return
-    tmp = f"{path}.tmp"
+    tmp = f"{path}.{os.getpid()}.tmp"  # workers of one crawl starting at once write it too
     with open(tmp, "w", encoding="utf-8") as f:
         f.write(text + "\n")
     os.replace(tmp, path)
