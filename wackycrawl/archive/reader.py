@@ -401,9 +401,10 @@ def _meter(record, codings: list[str], max_bytes: int) -> tuple[bool, str]:
     stream = record.raw_stream
     if (record.http_headers.get_header("Transfer-Encoding") or "").lower() == "chunked":
         stream = ChunkedDataReader(stream)
-    if len(codings) > sw.MAX_CODINGS:  # the crawl stopped it at its headers
-        return False, f"{len(codings)} stacked content codings (at most {sw.MAX_CODINGS})"
-    meter, wire = sw.DecodedMeter(codings, max_bytes), 0
+    try:
+        meter, wire = sw.DecodedMeter(codings, max_bytes), 0
+    except ValueError as exc:  # too many codings: the crawl stopped it at its headers
+        return False, str(exc)
     while not (meter.over or meter.broken) and (data := stream.read(sw.CHUNK_BYTES)):
         wire += len(data)
         meter.feed(data)

@@ -351,7 +351,7 @@ def unname_wrappers(blocks: list[Block], span: tuple[int, int], text_cue: list[b
             total += b.words
             if cue:
                 words[cue] = words.get(cue, 0) + b.words
-                if b.words >= PROSE_WORDS and b.link_words <= MAX_LINK_DENSITY * b.words:
+                if _is_prose(b):
                     prose[cue] = prose.get(cue, 0) + 1
     wrappers = {c for c, n in words.items() if n >= WRAPPER_SHARE * total and c not in phrased
                 and prose.get(c, 0) >= MIN_WRAPPER_PARAGRAPHS}
@@ -432,6 +432,12 @@ def _span(blocks: list[Block], scores: list[int], template: list[bool] | None,
     return bte.best_span(scores)
 
 
+def _is_prose(b: Block) -> bool:
+    """A prose block: :data:`PROSE_WORDS` words or more, link density at most
+    :data:`MAX_LINK_DENSITY`."""
+    return b.words >= PROSE_WORDS and b.link_words <= MAX_LINK_DENSITY * b.words
+
+
 def _prose_blocks(blocks: list[Block], span: tuple[int, int]) -> int:
     """Blocks inside ``span`` of at least :data:`PROSE_WORDS` words and link density at most
     :data:`MAX_LINK_DENSITY`, outside boilerplate-named elements, counted up to
@@ -439,8 +445,7 @@ def _prose_blocks(blocks: list[Block], span: tuple[int, int]) -> int:
     start, end = span
     n = 0
     for b in blocks:
-        if b.end > start and b.start < end and b.words >= PROSE_WORDS and not b.cues \
-                and b.link_words <= MAX_LINK_DENSITY * b.words:
+        if b.end > start and b.start < end and not b.cues and _is_prose(b):
             n += 1
             if n == MIN_WRAPPER_PARAGRAPHS:
                 break
@@ -527,7 +532,7 @@ def _repeats_a_page(blocks: list[Block], template: list[bool]) -> bool:
     blocks lie in host-template blocks (the page repeats another page of the host)."""
     prose = shared = 0
     for b, t in zip(blocks, template):
-        if b.words >= PROSE_WORDS and b.link_words <= MAX_LINK_DENSITY * b.words:
+        if _is_prose(b):
             prose += b.words
             if t:
                 shared += b.words
