@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gzip
 import itertools
+import os
 import signal
 from pathlib import Path
 
@@ -19,6 +20,7 @@ import pytest
 from tests.crawlrun import finish, run_crawl, start_crawl, wait_for
 from tests.localweb import LocalWeb
 from tests.webpages import page, prose, word_list
+from wackycrawl.settings import WACKY_STAGES
 from wackycrawl.trec.reader import check, iter_docs
 
 pytestmark = pytest.mark.crawl
@@ -214,6 +216,50 @@ def test_kill_9_leaves_every_file_valid(tmp_path):
         result = check(str(f))
         assert result.ok, (f, result.problems)
         assert result.docs >= 1
+
+
+class KillOnce:
+    """A test stage, first in WACKY_STAGES: kills its own process (a stage worker, as the OOM
+    killer would) at the page named by the environment variable ``KILL_ONCE_URL``, the first
+    time only (the marker file ``KILL_ONCE_MARKER`` is made first)."""
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        return cls()
+
+    def process_item(self, item):
+        if item["url"] == os.environ.get("KILL_ONCE_URL"):
+            try:
+                with open(os.environ["KILL_ONCE_MARKER"], "x"):
+                    pass
+            except FileExistsError:
+                return item
+            os.kill(os.getpid(), signal.SIGKILL)
+        return item
+
+
+def test_a_page_lost_with_a_dead_stage_worker_is_fetched_again(tmp_path, monkeypatch):
+    # The stage worker process dies with a page in flight: the page is dropped
+    # (stage_worker_died) but its request goes back to the JOBDIR frontier, not acknowledged,
+    # so the same crawl fetches it again and writes it: nothing lost, nothing doubled.
+    monkeypatch.setenv("KILL_ONCE_URL", "http://h1.chain.test/p2.html")
+    monkeypatch.setenv("KILL_ONCE_MARKER", str(tmp_path / "killed"))
+    settings = {**SETTINGS, "DOWNLOAD_DELAY": "0.1", "DEPTH_LIMIT": "0",
+                "WACKY_STAGE_WORKERS": "1",
+                "WACKY_STAGES": ",".join(["tests.test_crawl_e2e.KillOnce", *WACKY_STAGES])}
+    with LocalWeb() as web:
+        expected = build_chain_web(web, hosts=2, per_host=4)
+        out = tmp_path / "out"
+        result = run_crawl(web, ["http://h0.chain.test/p0.html"], out,
+                           {**settings, "JOBDIR": str(out / "job")})
+    assert (tmp_path / "killed").exists()
+    assert result.stats.get("finish_reason") == "finished", result.log[-3000:]
+    assert result.stat("wacky/drop/stage_worker_died") >= 1
+    assert result.stat("wacky/stages/worker_restarts") == 1
+    assert result.stat("wacky/frontier/requeued") >= 1
+    assert "Traceback" not in result.log
+    urls = [d.url for d in corpus_docs(out / "corpus")]
+    assert sorted(urls) == sorted(expected)
 
 
 def test_a_document_that_cannot_be_written_closes_the_crawl_and_its_page_stays_queued(tmp_path):

@@ -7,7 +7,9 @@ import asyncio
 import logging
 import multiprocessing
 import os
+import pickle
 import signal
+import socket
 import subprocess
 import sys
 import textwrap
@@ -20,7 +22,8 @@ from scrapy.utils.test import get_crawler
 
 from tests.webpages import page, prose, word_list
 from wackycrawl import settings as project
-from wackycrawl.pipelines.stages import StagesPipeline, WorkerDied, default_workers
+from wackycrawl.pipelines.stages import (_HEADER, StagesPipeline, WorkerDied, default_workers,
+                                         worker_main)
 
 ROOT = Path(__file__).resolve().parent.parent
 WACKY_STAGES = project.WACKY_STAGES
@@ -122,6 +125,8 @@ class Probe:
             os.kill(os.getpid(), signal.SIGKILL)
         if "boom" in item["url"]:
             raise ValueError("boom stage failure")
+        if "slow" in item["url"]:
+            time.sleep(1)
         item["pid"] = os.getpid()
         item["warmed_in"] = getattr(self, "warmed_in", None)
         item["sigterm_ignored"] = signal.getsignal(signal.SIGTERM) == signal.SIG_IGN
@@ -132,6 +137,27 @@ class Probe:
 
 
 PROBE = ["tests.test_stages.Probe", *WACKY_STAGES]
+
+
+def test_worker_whose_crawl_process_died_mid_item_exits_quietly():
+    # The crawl process is killed (kill -9) while its worker works on an item: the worker's
+    # answer meets a closed socket; it exits with status 0, not with a BrokenPipeError
+    # traceback in the crawl's log.
+    ours, theirs = socket.socketpair()
+    with theirs:
+        process = multiprocessing.get_context("spawn").Process(
+            target=worker_main, args=(theirs, PROBE, get_crawler(settings_dict=SETTINGS).settings
+                                           .copy_to_dict(), logging.WARNING))
+        process.start()
+    with ours, ours.makefile("rwb") as stream:
+        for seq, sent in enumerate([None, item("http://slow.test/", page("S", prose(5)))]):
+            data = pickle.dumps((seq, sent))
+            stream.write(len(data).to_bytes(_HEADER, "big") + data)
+            stream.flush()
+        header = stream.read(_HEADER)  # the answer to None: the stages are built
+        stream.read(int.from_bytes(header, "big"))
+    process.join(30)
+    assert process.exitcode == 0
 
 
 def test_dead_worker_drops_its_items_and_is_replaced(caplog):

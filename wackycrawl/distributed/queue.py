@@ -182,7 +182,7 @@ class FrontierQueue(Base):
     def ack_and_pop(self, in_progress, start_key: str | None = None) -> Request | None:
         """:meth:`ack_finished` and :meth:`pop` with one round trip to the frontier;
         ``start_key``: see :meth:`.LeaseQueue.ack_and_pop` (Redis only)."""
-        finished = self._finished(in_progress)
+        finished = self._give_back_not_written(self._finished(in_progress))
         leases = [(rid, token) for _, rid, token in finished]
         acked, leased = (self.backend.ack_and_pop(leases, start_key) if self.server is not None
                          else self.backend.ack_and_pop(leases))
@@ -261,13 +261,23 @@ class FrontierQueue(Base):
     def ack_finished(self, in_progress) -> None:
         """Acknowledge the held requests that are not in ``in_progress`` (the engine's); those
         whose document could not be written (:meth:`not_written`) go back to the queue."""
-        for request, rid, token in self._finished(in_progress):
-            if request.url in self._not_written:
-                self._not_written.discard(request.url)
-                if self.backend.ack(rid, token, requeue=True):
-                    self.stats.inc_value("wacky/frontier/requeued")
-                continue
+        for request, rid, token in self._give_back_not_written(self._finished(in_progress)):
             self._acked(request, self.backend.ack(rid, token))
+
+    def _give_back_not_written(self, finished: list) -> list:
+        """Of ``finished`` (:meth:`_finished`), give the requests whose page was not written
+        (:meth:`not_written`) back to the queue; the others, to acknowledge."""
+        if not self._not_written:
+            return finished
+        rest = []
+        for request, rid, token in finished:
+            if request.url not in self._not_written:
+                rest.append((request, rid, token))
+                continue
+            self._not_written.discard(request.url)
+            if self.backend.ack(rid, token, requeue=True):
+                self.stats.inc_value("wacky/frontier/requeued")
+        return rest
 
     def not_written(self, url: str) -> None:
         """The page of ``url`` was kept but its document not written: its request is given

@@ -65,7 +65,7 @@ from wackycrawl.distributed.queue import FrontierQueue
 from wackycrawl.distributed.seen import RedisSeenSet
 from wackycrawl.distributed.status import publish
 from wackycrawl.extensions.summary import drops_by_reason
-from wackycrawl.pipelines import PAGE_NOT_WRITTEN, crawl_worker_id
+from wackycrawl.pipelines import PAGE_NOT_PROCESSED, PAGE_NOT_WRITTEN, crawl_worker_id
 
 logger = logging.getLogger(__name__)
 
@@ -147,10 +147,12 @@ class FrontierScheduler(scrapy_redis_scheduler.Scheduler):
         self._pages, self._last_page = 0, self._started
         self._heartbeat = task.LoopingCall(self._beat)
         crawler.signals.connect(self._page_not_written, signal=PAGE_NOT_WRITTEN)
+        crawler.signals.connect(self._page_not_written, signal=PAGE_NOT_PROCESSED)
         return self
 
     def _page_not_written(self, url: str) -> None:
-        """Its document could not be written: the page's request goes back to the queue."""
+        """Its document could not be written, or its item was lost in a stage worker that
+        died: the page's request goes back to the queue."""
         if self.queue is not None and hasattr(self.queue, "not_written"):
             self.queue.not_written(url)
 

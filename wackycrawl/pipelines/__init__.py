@@ -8,7 +8,7 @@ from wackycrawl.crawl.drops import DROP_PREFIX
 from wackycrawl.crawl.drops import message as drop_message
 from wackycrawl.crawl.worker import crawl_worker_id
 
-__all__ = ["PAGE_NOT_WRITTEN", "SPIDER_NAME", "crawl_worker_id", "drop", "dropped",
+__all__ = ["PAGE_NOT_PROCESSED", "PAGE_NOT_WRITTEN", "SPIDER_NAME", "crawl_worker_id", "drop", "dropped",
            "rejection"]
 
 #: The crawl name of a stage that has no spider at hand, when ``WACKY_CRAWL_NAME`` is unset
@@ -17,6 +17,10 @@ SPIDER_NAME = "seeds"
 #: Signal sent (``url=``) for a kept page whose document could not be written (a full disk):
 #: the frontier gives its request back to the queue instead of acknowledging it.
 PAGE_NOT_WRITTEN = object()
+#: Signal sent (``url=``) for a page whose item was lost before any stateful stage saw it (a
+#: stage worker process died with it in flight): the frontier gives its request back to the
+#: queue, so it is fetched again; the dedup index, which never held it, is left as it is.
+PAGE_NOT_PROCESSED = object()
 
 
 def drop(stats, reason: str, item: dict, detail: str = "") -> DropItem:

@@ -31,7 +31,8 @@ SIGINT and SIGTERM, so a graceful stop (Ctrl-C, Scrapyd cancel) lets the items i
 finish; a worker exits when its socket closes, i.e. when this process closes the spider or dies
 (even by kill -9). A worker that dies (killed, out of memory) is logged at ERROR; its items in
 flight are dropped as ``stage_worker_died`` and a new worker is started
-(``wacky/stages/worker_restarts``). As with any spawned process, a script that starts a crawl
+(``wacky/stages/worker_restarts``); a JOBDIR or Redis frontier gives their requests back to the
+queue (:data:`~wackycrawl.pipelines.PAGE_NOT_PROCESSED`), so they are fetched again. As with any spawned process, a script that starts a crawl
 itself needs the ``if __name__ == "__main__":`` guard.
 """
 
@@ -50,7 +51,7 @@ from scrapy.exceptions import DropItem, NotConfigured
 from scrapy.settings import Settings
 from scrapy.utils.misc import load_object
 
-from wackycrawl.pipelines import drop, dropped, rejection
+from wackycrawl.pipelines import PAGE_NOT_PROCESSED, drop, dropped, rejection
 from wackycrawl.pipelines.rejects import reject_reasons
 
 logger = logging.getLogger(__name__)
@@ -242,13 +243,16 @@ def worker_main(sock: socket.socket, paths: list[str], settings: dict, level: in
                 gc.freeze()  # as wackycrawl.extensions.gcfreeze does in the crawl process
         return built[0]
 
-    with sock, sock.makefile("rwb") as stream:
-        while len(header := stream.read(_HEADER)) == _HEADER:
-            seq, item = pickle.loads(stream.read(int.from_bytes(header, "big")))
-            answer = _answer(stages, item, stats, capture, send_back)
-            data = pickle.dumps((seq, *answer), _PROTOCOL)
-            stream.write(len(data).to_bytes(_HEADER, "big") + data)
-            stream.flush()
+    try:
+        with sock, sock.makefile("rwb") as stream:
+            while len(header := stream.read(_HEADER)) == _HEADER:
+                seq, item = pickle.loads(stream.read(int.from_bytes(header, "big")))
+                answer = _answer(stages, item, stats, capture, send_back)
+                data = pickle.dumps((seq, *answer), _PROTOCOL)
+                stream.write(len(data).to_bytes(_HEADER, "big") + data)
+                stream.flush()
+    except (BrokenPipeError, ConnectionResetError):
+        return  # the crawl process is gone (killed): nobody is left to answer
 
 
 _live: set = set()  # worker processes started and not yet joined
@@ -326,7 +330,7 @@ class StagesPipeline:
     (worker processes; 0 = in this process; None = :func:`default_workers`)."""
 
     def __init__(self, crawler, paths: list[str], workers: int):
-        self.stats = crawler.stats
+        self.stats, self.signals = crawler.stats, crawler.signals
         self.paths = paths
         self.workers = workers
         self.settings = crawler.settings
@@ -415,6 +419,8 @@ class StagesPipeline:
         try:
             answer = await worker.call(item)
         except WorkerDied as exc:
+            # the frontier (JOBDIR or Redis) gives the page's request back to the queue
+            self.signals.send_catch_log(PAGE_NOT_PROCESSED, url=item.get("url", ""))
             raise drop(self.stats, "stage_worker_died", item, str(exc)) from None
         return self._result(answer)
 
@@ -435,6 +441,7 @@ class StagesPipeline:
 
     def _died(self, worker: _Worker, lost: int) -> None:
         logger.error("stage worker process %d died; %d item(s) in flight dropped as "
-                     "stage_worker_died; starting a new worker", worker.process.pid, lost)
+                     "stage_worker_died (a JOBDIR or Redis frontier fetches their pages again); "
+                     "starting a new worker", worker.process.pid, lost)
         self.stats.inc_value("wacky/stages/worker_restarts")
         worker.replacement = asyncio.ensure_future(self._start_worker())
