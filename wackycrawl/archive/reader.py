@@ -43,6 +43,7 @@ from warcio.limitreader import LimitReader
 from warcio.timeutils import iso_date_to_timestamp
 
 from wackycrawl.crawl import sizewindow as sw
+from wackycrawl.trec.reader import open_regular
 
 logger = logging.getLogger(__name__)
 
@@ -85,7 +86,7 @@ def iter_records(path: str, max_bytes: int, counts: dict[str, int] | None = None
     end = 0
     damaged: list[str] = []
     rest = ""
-    with open(path, "rb") as f:
+    with open_regular(path) as f:  # a FIFO: NotRegularFile (an OSError), never read
         gz, warc = _check_head(f, path)
         start = 0
         while start is not None:  # after damage, reading goes on at the next record

@@ -78,7 +78,7 @@ from wackycrawl.pipelines.offline import (
 )
 from wackycrawl.pipelines.rejects import reject_reasons
 from wackycrawl.pipelines.stages import StatsRecorder
-from wackycrawl.trec.reader import INDEX_SUFFIX
+from wackycrawl.trec.reader import INDEX_SUFFIX, open_regular
 from wackycrawl.trec.writer import docno_part_problem, recover_open_files
 
 logger = logging.getLogger(__name__)
@@ -268,7 +268,9 @@ def _done_name(name: str) -> str:
 def _read_done(outdir: Path) -> dict[str, list[str]]:
     done = {}
     if (outdir / DONE_NAME).exists():
-        for line in (outdir / DONE_NAME).read_text(encoding="utf-8").split("\n"):
+        with open_regular(outdir / DONE_NAME, "r", encoding="utf-8", newline="") as f:
+            text = f.read()
+        for line in text.split("\n"):
             if line and not line.startswith("#"):
                 if line.startswith('"'):
                     end = json.JSONDecoder().raw_decode(line)[1]
@@ -351,7 +353,7 @@ class _Run:
                                                 encoding="utf-8")
             os.replace(path.with_suffix(".tmp"), path)
             self.shaping = None
-        with open(self.outdir / DONE_NAME, "a", encoding="utf-8") as f:
+        with open_regular(self.outdir / DONE_NAME, "a", encoding="utf-8") as f:
             f.write(f"{_done_name(name)}\t{','.join(written)}\n")
             f.flush()
             os.fsync(f.fileno())
@@ -378,7 +380,8 @@ def _check_settings(outdir: Path, found: dict[str, str]) -> str:
     if not path.exists() or not _read_done(outdir):
         return ""
     try:
-        recorded = json.loads(path.read_text(encoding="utf-8"))
+        with open_regular(path, "r", encoding="utf-8") as f:
+            recorded = json.loads(f.read())
     except (OSError, ValueError) as exc:
         return f"cannot read {path}: {exc}"
     if recorded == found:
@@ -434,11 +437,14 @@ def _expand(paths: list[str]) -> list[str]:
             continue
         if any(n.endswith(archive_writer.SUFFIX + archive_writer.OPEN_SUFFIX)
                for n in os.listdir(p)):
+            refused: list[str] = []
             for rec in recover_open_files(p, archive_writer.SUFFIX, archive_writer.recover_file,
-                                          archive_writer.LOCK_NAME):
+                                          archive_writer.LOCK_NAME, refused):
                 _err(f"{rec.path}: left open by a crawl that was stopped; closed as "
                      f"{rec.final or '(removed: no complete record)'}, {rec.records} "
                      f"record(s) kept, {rec.cut_bytes} bytes cut")
+            for name in refused:
+                _err(f"{name}: not a regular file (a FIFO, a device...); left out, not read")
             for name in _folder_inputs(p, with_open=True):
                 if name.endswith(archive_writer.OPEN_SUFFIX):
                     _err(f"{name}: left out, a running crawl writes it")
