@@ -419,7 +419,7 @@ def test_request_fields_of_the_crawls_metadata_records_are_carried(tmp_path):
     assert proc.returncode == 0, proc.stderr
     docs = {doc.url: doc for f in out.glob("*.trec.gz") for _, doc in iter_docs(str(f))}
     assert docs["http://a.test/0"].meta.get("Depth") == "0"
-    assert docs["http://a.test/0"].meta.get("Seed-Query") == "alpha%20beta"  # as a crawl writes
+    assert docs["http://a.test/0"].meta.get("Seed-Query") == "alpha beta"  # read back decoded
     assert list(docs["http://a.test/0"].meta)[:4] == ["Raw-Bytes", "Depth", "Seed-Query",
                                                       "Encoding"]
     assert docs["http://a.test/1"].meta.get("Depth") == "2"
