@@ -8,7 +8,9 @@ than ``interrupted (SIGINT)`` sets ``args.interrupted`` to the rest of that line
 
 import argparse
 import importlib
+import json
 import os
+import re
 import signal
 import sys
 
@@ -22,6 +24,30 @@ SUBCOMMANDS = ["clean", "langid", "encoding", "trec", "tuples", "queries", "seed
 def error(command: str, message: str) -> None:
     """Print ``wackycrawl <command>: <message>`` on stderr (each subcommand's error lines)."""
     print(f"wackycrawl {command}: {message}", file=sys.stderr)
+
+
+# What would break a line of a TSV output naming files (``process-done.tsv``, ``langid``,
+# ``dedup``, ``encoding``): TAB ends a field, str.splitlines() splits at the others; a lone
+# surrogate (a name's bytes that are no UTF-8) cannot be written as UTF-8; a name starting
+# with a quote would read as JSON.
+_UNSAFE_NAME = re.compile('[\t\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029\ud800-\udfff]|^"')
+
+
+def tsv_name(name: str) -> str:
+    """A file name as a TSV field: as it is, or as a JSON string (``"a\\tb.txt"``, ASCII)
+    when it holds a TAB, a line break (any ``str.splitlines`` separator), bytes that are no
+    UTF-8 or starts with ``"``; :func:`split_tsv_name` reads it back."""
+    return json.dumps(name) if _UNSAFE_NAME.search(name) else name
+
+
+def split_tsv_name(line: str) -> tuple[str, str]:
+    """``(name, rest)`` of a TSV line whose first field is a :func:`tsv_name` (the rest
+    after its TAB, ``""`` when there is none)."""
+    if line.startswith('"'):
+        end = json.JSONDecoder().raw_decode(line)[1]
+        return json.loads(line[:end]), line[end + 1:]
+    name, _, rest = line.partition("\t")
+    return name, rest
 
 
 def note_left_open(command: str, open_files: list[str]) -> None:

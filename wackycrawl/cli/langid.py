@@ -10,7 +10,9 @@ cleaned by the crawl's extractor first, so the language is that of the text a cr
 keep; ``--html no`` reads it as text, ``--lines`` refuses HTML (exit 1). A document shorter
 than ``--min-chars`` is ``und`` with method ``short``; a note on stderr says its length and
 the option. A binary file is refused; a text file that is not UTF-8 is read with its bad bytes
-as U+FFFD, with a note. Exit 1 when some FILE could not be read or was refused.
+as U+FFFD, with a note. A name holding a TAB or a line break (or bytes that are no UTF-8,
+or starting with ``"``) is printed as a JSON string (:func:`wackycrawl.cli.tsv_name`). Exit 1
+when some FILE could not be read or was refused.
 """
 
 import re
@@ -18,7 +20,7 @@ import sys
 from functools import partial
 
 from wackycrawl import settings
-from wackycrawl.cli import error
+from wackycrawl.cli import error, tsv_name
 from wackycrawl.text import funcwords
 from wackycrawl.text.encoding import BinaryContentError, EncodingError, decode_html, sniff_binary
 from wackycrawl.text.extractors import get_extractor
@@ -127,7 +129,7 @@ def run(args) -> int:
             continue
         r = ident.identify(text)
         top2 = ",".join(f"{lang}:{p:.3f}" for lang, p in r.top2) or "-"
-        cols = [name, r.lang, f"{r.score:.3f}", r.method, top2]
+        cols = [tsv_name(name), r.lang, f"{r.score:.3f}", r.method, top2]
         if args.prose:
             prose = "yes" if funcwords.is_connected_prose(r) else "no"
             cols += [str(r.fw_types), str(r.fw_tokens), f"{r.fw_ratio:.3f}", prose]

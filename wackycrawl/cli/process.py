@@ -65,7 +65,7 @@ from tqdm import tqdm
 
 from wackycrawl.archive import writer as archive_writer
 from wackycrawl.archive.reader import ArchiveError, capture_item, iter_records
-from wackycrawl.cli import error
+from wackycrawl.cli import error, split_tsv_name, tsv_name
 from wackycrawl.corpus.output import input_clash
 from wackycrawl.distributed import replay
 from wackycrawl.pipelines import crawl_worker_id, dropped, rejection
@@ -255,16 +255,6 @@ def _task(args: tuple[str, str]) -> dict:
     return stage_file(path, _chain, spool, _add)
 
 
-# Characters that would break a line of DONE_NAME (TAB ends the name; str.splitlines() splits
-# at the others): a name holding one, or starting with a quote, is written as a JSON string.
-_UNSAFE_NAME = re.compile('[\t\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]|^"')
-
-
-def _done_name(name: str) -> str:
-    """``name`` as DONE_NAME writes it (a JSON string when :data:`_UNSAFE_NAME` finds)."""
-    return json.dumps(name) if _UNSAFE_NAME.search(name) else name
-
-
 def _read_done(outdir: Path) -> dict[str, list[str]]:
     done = {}
     if (outdir / DONE_NAME).exists():
@@ -272,11 +262,7 @@ def _read_done(outdir: Path) -> dict[str, list[str]]:
             text = f.read()
         for line in text.split("\n"):
             if line and not line.startswith("#"):
-                if line.startswith('"'):
-                    end = json.JSONDecoder().raw_decode(line)[1]
-                    name, files = json.loads(line[:end]), line[end + 1:]
-                else:
-                    name, _, files = line.partition("\t")
+                name, files = split_tsv_name(line)
                 done[name] = [f for f in files.split(",") if f]
     return done
 
@@ -354,7 +340,7 @@ class _Run:
             os.replace(path.with_suffix(".tmp"), path)
             self.shaping = None
         with open_regular(self.outdir / DONE_NAME, "a", encoding="utf-8") as f:
-            f.write(f"{_done_name(name)}\t{','.join(written)}\n")
+            f.write(f"{tsv_name(name)}\t{','.join(written)}\n")
             f.flush()
             os.fsync(f.fileno())
 
