@@ -31,7 +31,11 @@ terminal or with ``--no-progress``).
 
 Resumable per input file: after each input read to its end its TREC file is closed and the
 input's path appended to ``OUTDIR/process-done.tsv`` with the TREC files written for it (an
-input unreadable or damaged is not: its TREC file is closed unlisted). A second run
+input unreadable, or damaged at its end, is not: its TREC file is closed unlisted). Damaged
+records followed by an intact one are skipped (each named by the drop ``damaged_record`` or
+``truncated`` when it is a response) and the input is done, with the number of damaged records
+in a third column; damage that reaches the end of the file (a file cut short, or still being
+written) leaves it not done, so that a second run reads it again, whole. A second run
 with the same OUTDIR skips the inputs listed there, removes the TREC files of an input that
 was not finished (killed, or not read to its end: it is read again) and reads the documents
 of the finished ones back into the dedup index (as a resumed crawl does), so no document is
@@ -40,7 +44,7 @@ the first input done; a run with other ones into an OUTDIR with inputs done is r
 Spool files of the stages are kept in ``OUTDIR/.process/``. OUTDIR must be new
 or a previous ``process`` output, and neither an input folder nor inside one. Exit codes: 0, 1 if some input does not exist (nothing
 done), could not be read or was damaged (named on stderr; the records before the damage
-count), 2 for usage errors, an OUTDIR done with other settings and an OUTDIR in an input
+count; an input with damaged records skipped is still done), 2 for usage errors, an OUTDIR done with other settings and an OUTDIR in an input
 folder.
 """
 
@@ -64,7 +68,7 @@ from scrapy.settings import Settings
 from tqdm import tqdm
 
 from wackycrawl.archive import writer as archive_writer
-from wackycrawl.archive.reader import ArchiveError, capture_item, iter_records
+from wackycrawl.archive.reader import ArchiveError, DamagedRecords, capture_item, iter_records
 from wackycrawl.cli import error, split_tsv_name, tsv_name
 from wackycrawl.corpus.output import input_clash
 from wackycrawl.distributed import replay
@@ -100,14 +104,16 @@ def stage_file(path: str, chain: Chain, spool: str, progress=None) -> dict:
     to ``spool``: ``("item", item)`` for items to finish, ``("drop", url, reason, detail,
     item as dropped or None, message or None)`` for items dropped, each entry ending with the
     response's WARC-Record-ID. Returns ``{"error": str, "stats": calls, "fields": {record id:
-    {name: value}}}`` (the :data:`~wackycrawl.archive.reader.REQUEST_FIELDS` of the crawl's
-    metadata records); ``progress`` (if given) is called with the compressed bytes read since
-    its last call."""
+    {name: value}}, "damaged": (count, message), "stage_errors": n}`` (the
+    :data:`~wackycrawl.archive.reader.REQUEST_FIELDS` of the crawl's metadata records;
+    ``damaged``: the damaged records skipped in a file read to a sound end, ``(0, "")`` if
+    none; damage at the end of the file is an ``error``); ``progress`` (if given) is called
+    with the compressed bytes read since its last call."""
     settings, stats = chain.context.settings, chain.stats
     counts: dict[str, int] = {}
     fields: dict[str, dict[str, str]] = {}
     staged: set[str] = set()  # the responses that became items: fields wanted
-    error, last = "", 0
+    error, last, damaged = "", 0, (0, "")
     send_back = reject_reasons(settings)  # dropped items travel on only for the rejects
     try:
         out = open(spool, "wb")  # noqa: SIM115 - closed below, its own error reported
@@ -139,6 +145,11 @@ def stage_file(path: str, chain: Chain, spool: str, progress=None) -> dict:
                     logger.exception("stage failed on %s", item["url"])
                     entry = ("drop", item["url"], "stage_error", repr(exc), None, None)
                 pickle.dump((*entry, capture.record_id), out, pickle.HIGHEST_PROTOCOL)
+        except DamagedRecords as exc:  # records skipped, the file read on to a sound end
+            if exc.tail:  # cut short or still written: read again, it may hold more
+                error = str(exc)
+            else:
+                damaged = (exc.count, str(exc))
         except (ArchiveError, OSError) as exc:
             error = str(exc)
         try:
@@ -152,7 +163,7 @@ def stage_file(path: str, chain: Chain, spool: str, progress=None) -> dict:
     for kind, n in counts.items():
         stats.inc_value(f"wacky/process/records/{kind}", n)
     return {"error": error, "stats": stats.take() if isinstance(stats, StatsRecorder) else [],
-            "fields": fields}
+            "fields": fields, "damaged": damaged}
 
 
 #: a crawl's WARC file name, ``<prefix>-<worker>-<file#>.warc.gz``
@@ -262,7 +273,8 @@ def _read_done(outdir: Path) -> dict[str, list[str]]:
             text = f.read()
         for line in text.split("\n"):
             if line and not line.startswith("#"):
-                name, files = split_tsv_name(line)
+                name, rest = split_tsv_name(line)
+                files = rest.partition("\t")[0]  # a third column: damaged records skipped
                 done[name] = [f for f in files.split(",") if f]
     return done
 
@@ -330,7 +342,9 @@ class _Run:
         os.remove(spool)
         return problem
 
-    def mark_done(self, name: str, before: set[str]) -> None:
+    def mark_done(self, name: str, before: set[str], damaged: int = 0) -> None:
+        """List the input ``name`` in DONE_NAME with the TREC files written since ``before``
+        (and, in a third column, the number of its ``damaged`` records skipped)."""
         self.chain.checkpoint()
         written = sorted(_trec_files(self.outdir) - before)
         if self.shaping is not None:
@@ -340,7 +354,8 @@ class _Run:
             os.replace(path.with_suffix(".tmp"), path)
             self.shaping = None
         with open_regular(self.outdir / DONE_NAME, "a", encoding="utf-8") as f:
-            f.write(f"{tsv_name(name)}\t{','.join(written)}\n")
+            f.write(f"{tsv_name(name)}\t{','.join(written)}"
+                    + (f"\t{damaged}" if damaged else "") + "\n")
             f.flush()
             os.fsync(f.fileno())
 
@@ -533,7 +548,9 @@ def _process(args, outdir: Path, settings: Settings, context: OfflineContext, ch
     drops = sorted(((k.rsplit("/", 1)[1], v) for k, v in stats.items()
                     if k.startswith("wacky/drop/")), key=lambda kv: -kv[1])
     failed = stats.get("wacky/process/damaged_files", 0)
+    skipped = stats.get("wacky/process/files_with_damaged_records", 0)
     _err(f"{stats.get('wacky/process/files', 0)} file(s) done"
+         + (f" ({skipped} with damaged records skipped)" if skipped else "")
          + (f", {failed} failed (not marked done: a rerun reads them again)" if failed else "")
          + f", {stats.get('wacky/process/responses', 0)} responses, "
          f"{stats.get('wacky/size/in_window', 0)} in the size window, docs kept {run.kept}; "
@@ -563,7 +580,14 @@ def _consume(tasks, results, context: OfflineContext, run: _Run) -> int:
             run.chain.checkpoint()  # its TREC file closed: the next input's go to new ones
             status = 1
             continue
-        run.mark_done(os.path.realpath(path), before)
+        damaged, message = result.get("damaged", (0, ""))
+        if damaged:  # skipped, the rest read to a sound end: done, the count recorded
+            logger.info("%s (%d damaged record(s) skipped, the others read)", message, damaged)
+            _err(f"{message}; {damaged} damaged record(s) skipped, the others read: marked "
+                 "done")
+            context.stats.inc_value("wacky/process/files_with_damaged_records")
+            status = 1
+        run.mark_done(os.path.realpath(path), before, damaged)
         context.stats.inc_value("wacky/process/files")
     return status
 
