@@ -562,3 +562,29 @@ def test_an_input_with_a_damaged_record_is_done_once_and_not_read_again(tmp_path
                       "WACKY_LANGUAGES=en", "--no-progress")
     assert proc.returncode == 1 and "0 file(s) done, 1 failed" in proc.stderr, proc.stderr
     assert str(cut) not in (out / "process-done.tsv").read_text()
+
+
+def test_an_input_whose_pages_failed_in_a_stage_is_not_marked_done(tmp_path):
+    """py3langid unpacks its model into a temporary file at first use: with a file size limit
+    (as on a full disk) every page fails in the language stage; the input is then not done,
+    and the next run, with room to write, reads it again."""
+    import resource
+
+    def small_files():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit: EFBIG
+        resource.setrlimit(resource.RLIMIT_FSIZE, (2 << 20, 2 << 20))
+
+    warc = write_warc(tmp_path / "in", "a", {f"http://a.test/{n}": page(f"A{n}", prose(n))
+                                            for n in range(3)})
+    out = tmp_path / "out"
+    argv = [sys.executable, "-c", CLI, "process", str(warc), "-o", str(out), "--no-progress"]
+    proc = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=300,
+                          preexec_fn=small_files)
+    assert proc.returncode == 1
+    assert "3 page(s) failed in a stage (the drop stage_error, first: OSError(27" in proc.stderr
+    assert "0 file(s) done, 1 failed" in proc.stderr and "stage_error 3" in proc.stderr
+    assert (out / "process-done.tsv").read_text() == ""
+    again = wackycrawl("process", str(warc), "-o", str(out), "--no-progress")
+    assert again.returncode == 0, again.stderr
+    assert "1 file(s) done" in again.stderr and urls(out) == {f"http://a.test/{n}"
+                                                              for n in range(3)}

@@ -35,7 +35,9 @@ input unreadable, or damaged at its end, is not: its TREC file is closed unliste
 records followed by an intact one are skipped (each named by the drop ``damaged_record`` or
 ``truncated`` when it is a response) and the input is done, with the number of damaged records
 in a third column; damage that reaches the end of the file (a file cut short, or still being
-written) leaves it not done, so that a second run reads it again, whole. A second run
+written) leaves it not done, so that a second run reads it again, whole. So does a page that
+failed in a stage (the drop ``stage_error``: a full disk, a model that cannot be unpacked) or
+whose document could not be written (``trec_write_error``). A second run
 with the same OUTDIR skips the inputs listed there, removes the TREC files of an input that
 was not finished (killed, or not read to its end: it is read again) and reads the documents
 of the finished ones back into the dedup index (as a resumed crawl does), so no document is
@@ -104,7 +106,7 @@ def stage_file(path: str, chain: Chain, spool: str, progress=None) -> dict:
     to ``spool``: ``("item", item)`` for items to finish, ``("drop", url, reason, detail,
     item as dropped or None, message or None)`` for items dropped, each entry ending with the
     response's WARC-Record-ID. Returns ``{"error": str, "stats": calls, "fields": {record id:
-    {name: value}}, "damaged": (count, message), "stage_errors": n}`` (the
+    {name: value}}, "damaged": (count, message), "stage_errors": (count, first)}`` (the
     :data:`~wackycrawl.archive.reader.REQUEST_FIELDS` of the crawl's metadata records;
     ``damaged``: the damaged records skipped in a file read to a sound end, ``(0, "")`` if
     none; damage at the end of the file is an ``error``); ``progress`` (if given) is called
@@ -114,6 +116,7 @@ def stage_file(path: str, chain: Chain, spool: str, progress=None) -> dict:
     fields: dict[str, dict[str, str]] = {}
     staged: set[str] = set()  # the responses that became items: fields wanted
     error, last, damaged = "", 0, (0, "")
+    stage_errors = [0, ""]  # pages a stage raised on (a full disk...), the first error
     send_back = reject_reasons(settings)  # dropped items travel on only for the rejects
     try:
         out = open(spool, "wb")  # noqa: SIM115 - closed below, its own error reported
@@ -143,7 +146,9 @@ def stage_file(path: str, chain: Chain, spool: str, progress=None) -> dict:
                              state if reason in send_back else None, str(exc))
                 except Exception as exc:  # a stage's bug: logged, the item dropped
                     logger.exception("stage failed on %s", item["url"])
+                    stats.inc_value("wacky/drop/stage_error")
                     entry = ("drop", item["url"], "stage_error", repr(exc), None, None)
+                    stage_errors = [stage_errors[0] + 1, stage_errors[1] or repr(exc)]
                 pickle.dump((*entry, capture.record_id), out, pickle.HIGHEST_PROTOCOL)
         except DamagedRecords as exc:  # records skipped, the file read on to a sound end
             if exc.tail:  # cut short or still written: read again, it may hold more
@@ -163,7 +168,8 @@ def stage_file(path: str, chain: Chain, spool: str, progress=None) -> dict:
     for kind, n in counts.items():
         stats.inc_value(f"wacky/process/records/{kind}", n)
     return {"error": error, "stats": stats.take() if isinstance(stats, StatsRecorder) else [],
-            "fields": fields, "damaged": damaged}
+            "fields": fields, "damaged": damaged,
+            "stage_errors": tuple(stage_errors)}
 
 
 #: a crawl's WARC file name, ``<prefix>-<worker>-<file#>.warc.gz``
@@ -573,6 +579,11 @@ def _consume(tasks, results, context: OfflineContext, run: _Run) -> int:
         if unwritten and not result["error"]:  # documents lost unless the input is read again
             problem = problem or (f"{unwritten} document(s) could not be written (the drop "
                                   "trec_write_error; a full disk?)")
+        errors, first = result.get("stage_errors", (0, ""))
+        if errors and not result["error"]:  # pages a stage could not judge: read it again
+            problem = problem or (f"{errors} page(s) failed in a stage (the drop stage_error, "
+                                  f"first: {first}; a full disk, a model that cannot be "
+                                  "unpacked?)")
         if result["error"] or problem:  # not marked done: a second run removes its output,
             message = result["error"] or problem  # reads it again; an ArchiveError names the file
             _err(message if message.startswith(f"{path}: ") else f"{path}: {message}")
