@@ -15,7 +15,8 @@ input document), the documents now rejected to ``OUTDIR/rejects/`` with
 ``X-Wacky-Rejected`` (``--no-rejects``: not written). The new corpus is written into
 ``OUTDIR.partial`` and moved into OUTDIR once complete (:mod:`wackycrawl.corpus.output`):
 after an error, a damaged input, Ctrl-C or SIGTERM nothing is left, and the same command can
-run again; a Ctrl-C or SIGTERM after the move (while the summary is printed) exits 0. Decisions: :mod:`wackycrawl.corpus.refilter`. Exit codes: 0 done, 1 unreadable
+run again; a Ctrl-C or SIGTERM after the move (while the summary is printed) exits 0.
+Decisions: :mod:`wackycrawl.corpus.refilter`. Exit codes: 0 done, 1 unreadable
 input, an input that is no TREC file or a damaged file (nothing written; run ``wackycrawl trec
 recover`` on it), 2 usage errors (a setting the crawl would refuse too), 130 interrupted.
 """

@@ -46,8 +46,8 @@ the first input done; a run with other ones into an OUTDIR with inputs done is r
 Spool files of the stages are kept in ``OUTDIR/.process/``. OUTDIR must be new
 or a previous ``process`` output, and neither an input folder nor inside one. Exit codes: 0, 1 if some input does not exist (nothing
 done), could not be read or was damaged (named on stderr; the records before the damage
-count; an input with damaged records skipped is still done), 2 for usage errors, an OUTDIR done with other settings and an OUTDIR in an input
-folder.
+count; an input with damaged records skipped is still done), 2 for usage errors, an OUTDIR
+done with other settings and an OUTDIR in an input folder.
 """
 
 from __future__ import annotations
