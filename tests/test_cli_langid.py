@@ -112,3 +112,16 @@ def test_empty_file_is_und_short(tmp_path):
     (tmp_path / "empty.txt").write_bytes(b"")
     status, out = run([str(tmp_path / "empty.txt")])
     assert status == 0 and out.split("\t")[1:4] == ["und", "0.000", "short"]
+
+
+def test_lines_split_at_newlines_only():
+    """U+2028, U+2029, U+0085, form feed and a lone CR are text of their line: one output
+    row per input line; a CRLF line loses its CR."""
+    text = ("first line\u2028still the first\u2029and\x85more\x0cand\rmore\r\n"
+            "second line\n\nfourth\u2028line")
+    status, out = run(["--lines", "--min-chars", "0"], text.encode())
+    assert status == 0
+    assert [row.split("\t")[0] for row in out.split("\n")[:-1]] == ["-:1", "-:2", "-:3", "-:4"]
+    assert langid.split_lines(text)[0] == (
+        "first line\u2028still the first\u2029and\x85more\x0cand\rmore")
+    assert langid.split_lines("a\r\nb\n") == ["a", "b"] and langid.split_lines("") == []

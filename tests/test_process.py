@@ -215,7 +215,10 @@ def damage(data: bytes, offsets: list[int], which: int, delta: int) -> bytes:
     return data[:start] + change_length(data[start:end], delta) + data[end:]
 
 
-def run_damaged(tmp_path: Path, name: str, data: bytes) -> tuple:
+def run_damaged(tmp_path: Path, name: str, data: bytes, damaged: int | None = 1) -> tuple:
+    """``process`` over ``data``: an input with ``damaged`` records skipped and the rest read
+    is done, that count in its line of process-done.tsv; ``damaged`` None: damage at the end
+    of the file, not done (read again by the next run)."""
     path, out = tmp_path / name, tmp_path / f"out-{name}"
     path.write_bytes(data)
     proc = wackycrawl("process", str(path), "-o", str(out), "-s", "WACKY_LANGUAGES=en",
@@ -224,8 +227,16 @@ def run_damaged(tmp_path: Path, name: str, data: bytes) -> tuple:
     dropped = {url: (reason, detail) for drops in out.glob("drops-*.tsv")
                for _, url, reason, detail in read_drops(str(drops))}
     assert "Traceback" not in proc.stderr, proc.stderr
-    assert (out / "process-done.tsv").read_text() == ""  # damaged: not done, read again
-    assert proc.returncode == 1 and "0 file(s) done, 1 failed" in proc.stderr, proc.stderr
+    assert proc.returncode == 1, proc.stderr
+    if damaged is None:  # damaged at its end: not done, read again
+        assert (out / "process-done.tsv").read_text() == ""
+        assert "0 file(s) done, 1 failed" in proc.stderr, proc.stderr
+    else:
+        assert (out / "process-done.tsv").read_text().split("\t")[::2] == [
+            str(path), f"{damaged}\n"]
+        assert "1 file(s) done (1 with damaged records skipped)," in proc.stderr, proc.stderr
+        assert f"; {damaged} damaged record(s) skipped, the others read: marked done" \
+            in proc.stderr
     for doc in docs:  # no document holds another record
         assert "WARC/1." not in "\n".join(doc.paragraphs) and "WARC-Type" not in \
             "\n".join(doc.paragraphs)
@@ -252,7 +263,7 @@ def test_a_warc_cut_inside_its_last_record_is_damaged(tmp_path):
     for gz in (False, True):
         data, offsets = prose_warc(8, gz=gz)
         name = "cut.warc.gz" if gz else "cut.warc"
-        proc, kept, dropped = run_damaged(tmp_path, name, data[:-700])
+        proc, kept, dropped = run_damaged(tmp_path, name, data[:-700], damaged=None)
         assert kept == [f"http://a.test/{i}.html" for i in range(7)]
         assert dropped["http://a.test/7.html"][0] == "truncated"
         assert f"{tmp_path / name}: damaged: record at byte {offsets[7]}" in proc.stderr
@@ -315,7 +326,8 @@ def test_a_gzip_member_that_does_not_inflate_is_a_damaged_record(tmp_path):
         assert set(dropped) <= {f"http://a.test/{which}.html"}
         assert all(reason == "damaged_record" for reason, _ in dropped.values())
     # damage in the last member: nothing after it to read
-    proc, kept, _ = run_damaged(tmp_path, "last.warc.gz", flip(data, offsets[7] + 200, 30))
+    proc, kept, _ = run_damaged(tmp_path, "last.warc.gz", flip(data, offsets[7] + 200, 30),
+                                damaged=None)
     assert kept == [f"http://a.test/{i}.html" for i in range(7)]
     assert f"record at byte {offsets[7]}" in proc.stderr and "no record after it" in proc.stderr
 
@@ -419,7 +431,7 @@ def test_request_fields_of_the_crawls_metadata_records_are_carried(tmp_path):
     assert proc.returncode == 0, proc.stderr
     docs = {doc.url: doc for f in out.glob("*.trec.gz") for _, doc in iter_docs(str(f))}
     assert docs["http://a.test/0"].meta.get("Depth") == "0"
-    assert docs["http://a.test/0"].meta.get("Seed-Query") == "alpha%20beta"  # as a crawl writes
+    assert docs["http://a.test/0"].meta.get("Seed-Query") == "alpha beta"  # read back decoded
     assert list(docs["http://a.test/0"].meta)[:4] == ["Raw-Bytes", "Depth", "Seed-Query",
                                                       "Encoding"]
     assert docs["http://a.test/1"].meta.get("Depth") == "2"
@@ -522,3 +534,57 @@ def test_a_refused_setting_or_a_failed_run_leaves_no_folder_it_made(tmp_path):
     existing.mkdir()
     proc = wackycrawl("process", str(good), "-o", str(existing), "-s", "WACKY_LANGUAGES=xx")
     assert proc.returncode == 2 and existing.is_dir()  # a folder it did not make stays
+
+
+def test_an_input_with_a_damaged_record_is_done_once_and_not_read_again(tmp_path):
+    """The damaged record is named and counted, the others processed; the input is done with
+    its count, so a second run skips it; a file cut inside its last record is not done."""
+    data, offsets = prose_warc(6, gz=True)
+    warc = tmp_path / "in" / "one.warc.gz"
+    warc.parent.mkdir()
+    warc.write_bytes(flip(data, offsets[2] + 200, 30))
+    out = tmp_path / "out"
+    proc = wackycrawl("process", str(warc), "-o", str(out), "-s", "WACKY_LANGUAGES=en",
+                      "--no-progress")
+    assert proc.returncode == 1
+    assert f"{warc}: damaged: record at byte {offsets[2]}" in proc.stderr
+    assert "1 damaged record(s) skipped, the others read: marked done" in proc.stderr
+    assert (out / "process-done.tsv").read_text().endswith("\t1\n")
+    assert sorted(urls(out)) == [f"http://a.test/{i}.html" for i in (0, 1, 3, 4, 5)]
+    again = wackycrawl("process", str(warc), "-o", str(out), "-s", "WACKY_LANGUAGES=en",
+                       "--no-progress")
+    assert again.returncode == 0, again.stderr
+    assert "done in an earlier run, skipped" in again.stderr and "removing" not in again.stderr
+    assert "0 file(s) done" in again.stderr
+    cut = tmp_path / "in" / "two.warc.gz"
+    cut.write_bytes(data[:-700])
+    proc = wackycrawl("process", str(warc), str(cut), "-o", str(out), "-s",
+                      "WACKY_LANGUAGES=en", "--no-progress")
+    assert proc.returncode == 1 and "0 file(s) done, 1 failed" in proc.stderr, proc.stderr
+    assert str(cut) not in (out / "process-done.tsv").read_text()
+
+
+def test_an_input_whose_pages_failed_in_a_stage_is_not_marked_done(tmp_path):
+    """py3langid unpacks its model into a temporary file at first use: with a file size limit
+    (as on a full disk) every page fails in the language stage; the input is then not done,
+    and the next run, with room to write, reads it again."""
+    import resource
+
+    def small_files():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit: EFBIG
+        resource.setrlimit(resource.RLIMIT_FSIZE, (2 << 20, 2 << 20))
+
+    warc = write_warc(tmp_path / "in", "a", {f"http://a.test/{n}": page(f"A{n}", prose(n))
+                                            for n in range(3)})
+    out = tmp_path / "out"
+    argv = [sys.executable, "-c", CLI, "process", str(warc), "-o", str(out), "--no-progress"]
+    proc = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=300,
+                          preexec_fn=small_files)
+    assert proc.returncode == 1
+    assert "3 page(s) failed in a stage (the drop stage_error, first: OSError(27" in proc.stderr
+    assert "0 file(s) done, 1 failed" in proc.stderr and "stage_error 3" in proc.stderr
+    assert (out / "process-done.tsv").read_text() == ""
+    again = wackycrawl("process", str(warc), "-o", str(out), "--no-progress")
+    assert again.returncode == 0, again.stderr
+    assert "1 file(s) done" in again.stderr and urls(out) == {f"http://a.test/{n}"
+                                                              for n in range(3)}

@@ -198,9 +198,9 @@ def test_a_rejected_detail_is_stored_percent_encoded_and_gives_its_command_back(
     (path,) = corpus_files([str(tmp_path)])
     (m1, d1), (_, d2) = list(iter_docs(path))
     assert strict_problems(m1.data) == []
-    stored = d1.meta["Rejected-Detail"]
+    stored = m1.data.decode().split("X-Wacky-Rejected-Detail: ")[1].split("\n")[0]
     assert stored == ("matches%203f0ab7900e93fc17%20at%20distance%202,%20resemblance%200.93%20"
                       "(wackycrawl%20trec%20get%20--checksum%203f0ab7900e93fc17%20--dir%20"
                       "'/data/my%20corpus_2')")
-    assert unquote(stored) == detail
+    assert unquote(stored) == detail == d1.meta["Rejected-Detail"]
     assert d2.meta["Rejected-Detail"] == "-"

@@ -94,3 +94,31 @@ def test_split_docs():
     assert split_docs(one + two) == [one, two]
     with pytest.raises(TrecFormatError):
         split_docs(one + b"<DOC>\n<DOCNO>cut")
+
+
+@pytest.mark.parametrize("value", ["30% of 7 words < 50%", "literal %20 stays", "100%",
+                                   "%zz and %2", "a%25b", "tab\there", "caf\u00e9 50%"])
+def test_a_literal_percent_in_a_value_is_encoded_and_read_back(value):
+    data = format_doc(**_fields(meta={"Rejected-Detail": value}, ip=value,
+                                content_type=f"text/html;x={value}"))
+    stored = data.decode().split("\n")
+    line = next(x for x in stored if x.startswith("X-Wacky-Rejected-Detail: "))
+    assert "%" not in line.replace("%25", "").replace("%20", "").replace("%09", "")
+    assert len(stored[3].split(" ")) == 5
+    doc = parse_doc(data)
+    assert doc.meta["Rejected-Detail"] == value and doc.ip == value
+    assert doc.content_type == f"text/html;x={value}"
+    # read and written again (wackycrawl filter does): the same bytes, nothing encoded twice
+    again = {k: v for k, v in vars(doc).items()}
+    assert format_doc(**again) == data
+
+
+def test_the_url_keeps_its_percent_and_old_values_still_read():
+    data = format_doc(**_fields(url="http://a.test/stra%C3%9Fe x.html"))
+    assert data.decode().split("\n")[3].startswith("http://a.test/stra%C3%9Fe%20x.html ")
+    assert parse_doc(data).url == "http://a.test/stra%C3%9Fe%20x.html"
+    # written before "%" was encoded: "de by funcwords" and "30% off" stored as below
+    old = format_doc(**_fields(meta={}))
+    old = old.replace(b"</DOCHDR>", b"X-Wacky-Rejected-Detail: de%20by%20funcwords\n"
+                                    b"X-Wacky-Note: 30%%20off\n</DOCHDR>")
+    assert parse_doc(old).meta == {"Rejected-Detail": "de by funcwords", "Note": "30% off"}

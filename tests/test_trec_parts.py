@@ -78,7 +78,7 @@ def test_prepared_documents_read_back_identically(tmp_path, level):
     ours = [doc for f in parts for _, doc in reader.iter_docs(f)]
     assert [d.docno for d in ours] == docnos
     assert ours[3].meta == {"Raw-Bytes": "9000", "Language": "en", "Empty": "-",
-                            "Near-Distance": "-", "Near-Of": "a%20b"}
+                            "Near-Distance": "-", "Near-Of": "a b"}
     assert ours[3].headers[1] == ("X-Upstream-X-Wacky-Fake", "a b%01")
     assert ours[3].paragraphs[0] == "Page 3 says </DOC> & <more>"
     theirs = [d for f in parts for d in Gov2Docs(None, None)._docs_ctxt_iter_gov2(f)]

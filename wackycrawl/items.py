@@ -35,5 +35,6 @@ TREC writer
     ``docno`` str; ``words`` int, whitespace-separated tokens of the text written.
 rejects stream (``wackycrawl.pipelines.rejects``, with ``WACKY_KEEP_REJECTS``)
     an item dropped by a quality stage is written as it was when dropped, its ``meta`` plus
-    ``Rejected`` (the drop reason) and ``Rejected-Detail`` (the detail; the writer percent-encodes its whitespace).
+    ``Rejected`` (the drop reason) and ``Rejected-Detail`` (the detail; the writer
+    percent-encodes its whitespace and ``%``).
 """

@@ -43,6 +43,7 @@ from warcio.limitreader import LimitReader
 from warcio.timeutils import iso_date_to_timestamp
 
 from wackycrawl.crawl import sizewindow as sw
+from wackycrawl.trec.reader import open_regular
 
 logger = logging.getLogger(__name__)
 
@@ -79,13 +80,15 @@ def iter_records(path: str, max_bytes: int, counts: dict[str, int] | None = None
     response they refer to. Raises OSError when the file cannot be opened and
     :class:`ArchiveError` when it is no WARC/ARC file or is damaged or torn (cut inside a
     record), after the captures before the damage (and after it, where reading can go on)
-    were yielded.
+    were yielded: :class:`DamagedRecords` when damaged records were skipped and the records
+    after them read (its ``tail`` tells whether the damage reaches the end of the file).
     """
     counts = {} if counts is None else counts
     end = 0
     damaged: list[str] = []
     rest = ""
-    with open(path, "rb") as f:
+    intact_after = False  # an intact record was read after the last damaged one
+    with open_regular(path) as f:  # a FIFO: NotRegularFile (an OSError), never read
         gz, warc = _check_head(f, path)
         start = 0
         while start is not None:  # after damage, reading goes on at the next record
@@ -119,6 +122,7 @@ def iter_records(path: str, max_bytes: int, counts: dict[str, int] | None = None
                         damaged.append(f"record at byte {offset} ({kind}): {why}")
                         if capture is not None:
                             capture.damage, capture.damage_detail = reason, damaged[-1]
+                    intact_after = not reason
                     if capture is not None:
                         capture.offset = offset
                         yield capture
@@ -142,7 +146,7 @@ def iter_records(path: str, max_bytes: int, counts: dict[str, int] | None = None
                 what = str(exc) if isinstance(exc, GzipDamage) \
                     else f"{type(exc).__name__}: {_short(exc)}"
                 damaged.append(f"record at byte {offset}: {what}")
-                failed = True
+                failed, intact_after = True, False
             if gz:  # the next gzip member that holds a record
                 start = next_member_start(f, offset + 1, warc) if failed else None
                 after = offset
@@ -155,7 +159,8 @@ def iter_records(path: str, max_bytes: int, counts: dict[str, int] | None = None
                 rest = "; no record after it"
         if damaged:
             more = f" (and {len(damaged) - 1} more damaged record(s))" if len(damaged) > 1 else ""
-            raise ArchiveError(f"{path}: damaged: {damaged[0]}{more}{rest}")
+            raise DamagedRecords(f"{path}: damaged: {damaged[0]}{more}{rest}", len(damaged),
+                                 tail=not intact_after)
         _check_tail(f, path, end)
 
 
@@ -362,6 +367,17 @@ def _check_tail(f, path: str, end: int) -> None:
 
 class ArchiveError(Exception):
     """A file that is no WARC/ARC file, or is damaged at some record."""
+
+
+class DamagedRecords(ArchiveError):
+    """A file read to its end with ``count`` damaged records, whose captures were yielded
+    with their ``damage`` (no page) and the records around them read. ``tail``: no intact
+    record follows the last damaged one (a file cut short, or one still being written: read
+    again later, it may hold more), so the file is not read to a sound end."""
+
+    def __init__(self, message: str, count: int, tail: bool):
+        super().__init__(message)
+        self.count, self.tail = count, tail
 
 
 def _capture(record, max_bytes: int, read: bool = True) -> Capture:

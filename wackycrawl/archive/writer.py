@@ -41,7 +41,7 @@ from warcio.statusandheaders import StatusAndHeaders
 from warcio.timeutils import datetime_to_iso_date
 from warcio.warcwriter import WARCWriter
 
-from wackycrawl.trec.reader import TrecFileError, iter_members
+from wackycrawl.trec.reader import TrecFileError, iter_members, open_regular
 from wackycrawl.trec.writer import cut_back, dir_lock, recover_open_files
 
 logger = logging.getLogger(__name__)
@@ -89,8 +89,9 @@ class Recovery:
 
 def recover_file(path: str) -> Recovery | None:
     """Cut ``path`` (a ``.open`` file) back to its last complete gzip member holding a WARC
-    record and rename it; None if a live writer holds its lock. Call under the dir lock."""
-    with open(path, "r+b") as f:
+    record and rename it; None if a live writer holds its lock. Call under the dir lock.
+    Raises :class:`~wackycrawl.trec.reader.NotRegularFile` for a FIFO (not read)."""
+    with open_regular(path, "r+b") as f:
         try:
             fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -109,9 +110,10 @@ def recover_file(path: str) -> Recovery | None:
     return Recovery(path, final, records, size - end, reason)
 
 
-def recover_dir(directory: str) -> list[Recovery]:
-    """Recover every unlocked ``*.warc.gz.open`` file in ``directory``; logs each one."""
-    done = recover_open_files(directory, SUFFIX, recover_file, LOCK_NAME)
+def recover_dir(directory: str, refused: list[str] | None = None) -> list[Recovery]:
+    """Recover every unlocked ``*.warc.gz.open`` file in ``directory``; logs each one (one
+    that is no regular file is left, logged and appended to ``refused``)."""
+    done = recover_open_files(directory, SUFFIX, recover_file, LOCK_NAME, refused)
     for rec in done:
         logger.warning("recovered WARC file %s: kept %d records, cut %d bytes (%s)",
                        rec.path, rec.records, rec.cut_bytes, rec.reason)

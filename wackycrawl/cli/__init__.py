@@ -3,12 +3,16 @@
 Subcommands live in one module each (``clean``, ``langid``, ``trec``, ``tuples``,
 ``queries``); each module has ``register(subparsers)`` which adds its parser and sets ``func``
 (args -> exit code). A command that should say more when interrupted (Ctrl-C, SIGTERM)
-than ``interrupted (SIGINT)`` sets ``args.interrupted`` to the rest of that line.
+than ``interrupted (SIGINT)`` sets ``args.interrupted`` to the rest of that line; one whose
+output is complete and in place calls :func:`work_done`, after which an interruption is no
+failure (exit status 0: :func:`interrupted_status`).
 """
 
 import argparse
 import importlib
+import json
 import os
+import re
 import signal
 import sys
 
@@ -22,6 +26,30 @@ SUBCOMMANDS = ["clean", "langid", "encoding", "trec", "tuples", "queries", "seed
 def error(command: str, message: str) -> None:
     """Print ``wackycrawl <command>: <message>`` on stderr (each subcommand's error lines)."""
     print(f"wackycrawl {command}: {message}", file=sys.stderr)
+
+
+# What would break a line of a TSV output naming files (``process-done.tsv``, ``langid``,
+# ``dedup``, ``encoding``): TAB ends a field, str.splitlines() splits at the others; a lone
+# surrogate (a name's bytes that are no UTF-8) cannot be written as UTF-8; a name starting
+# with a quote would read as JSON.
+_UNSAFE_NAME = re.compile('[\t\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029\ud800-\udfff]|^"')
+
+
+def tsv_name(name: str) -> str:
+    """A file name as a TSV field: as it is, or as a JSON string (``"a\\tb.txt"``, ASCII)
+    when it holds a TAB, a line break (any ``str.splitlines`` separator), bytes that are no
+    UTF-8 or starts with ``"``; :func:`split_tsv_name` reads it back."""
+    return json.dumps(name) if _UNSAFE_NAME.search(name) else name
+
+
+def split_tsv_name(line: str) -> tuple[str, str]:
+    """``(name, rest)`` of a TSV line whose first field is a :func:`tsv_name` (the rest
+    after its TAB, ``""`` when there is none)."""
+    if line.startswith('"'):
+        end = json.JSONDecoder().raw_decode(line)[1]
+        return json.loads(line[:end]), line[end + 1:]
+    name, _, rest = line.partition("\t")
+    return name, rest
 
 
 def note_left_open(command: str, open_files: list[str]) -> None:
@@ -110,17 +138,34 @@ def _on_sigterm(handler):
         return None
 
 
+def work_done(args, what: str) -> None:
+    """Note that the command's work is complete (its output renamed into place; ``what``
+    says so, e.g. ``corpus.vrt is complete``): a Ctrl-C or SIGTERM that comes later, while
+    the command prints its summary or exits, ends it with exit status 0."""
+    args.completed = what
+
+
+def interrupted_status(args, signum: int) -> int:
+    """The exit status of a command interrupted by ``signum`` (Ctrl-C, SIGTERM), after one
+    line on stderr: 0 when its work was done (:func:`work_done`), else 128 + ``signum``."""
+    name = signal.Signals(signum).name
+    if done := getattr(args, "completed", ""):
+        print(f"wackycrawl {args.command}: interrupted ({name}) after its work was done: "
+              f"{done}", file=sys.stderr)
+        return 0
+    note = getattr(args, "interrupted", "")
+    print(f"wackycrawl {args.command}: interrupted ({name})" + (f"; {note}" if note else ""),
+          file=sys.stderr)
+    return 128 + signum
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     before = _on_sigterm(_terminate)
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: one line, 128 + the signal
-        signum = getattr(exc, "signum", signal.SIGINT)
-        note = getattr(args, "interrupted", "")
-        print(f"wackycrawl {args.command}: interrupted ({signal.Signals(signum).name})"
-              + (f"; {note}" if note else ""), file=sys.stderr)
-        return 128 + signum
+        return interrupted_status(args, getattr(exc, "signum", signal.SIGINT))
     except BrokenPipeError:  # `wackycrawl trec cat ... | head`: the reader is gone, not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0

@@ -14,7 +14,9 @@ file, tab-separated::
 distance), ``resemblance`` (2 decimals) and ``of`` (the file matched or, for a new file, the
 nearest candidate that did not resemble it) are ``-`` when there was no candidate - the same
 values as the crawl's ``X-Wacky-Near-*`` DOCHDR lines. With ``--clusters``: one line per
-cluster of two or more files, its paths tab-separated, the first file first.
+cluster of two or more files, its paths tab-separated, the first file first. A path holding a
+TAB or a line break (or bytes that are no UTF-8, or starting with ``"``) is printed as a JSON
+string (:func:`wackycrawl.cli.tsv_name`).
 
 A file that cannot be read or is not UTF-8 is reported on stderr and skipped; the exit code
 is then 1.
@@ -22,7 +24,7 @@ is then 1.
 
 import sys
 
-from wackycrawl.cli import error
+from wackycrawl.cli import error, tsv_name
 from wackycrawl.dedup.detector import K, MIN_FEATURES, DuplicateDetector
 from wackycrawl.dedup.shingles import RESEMBLANCE, SHINGLE_SIZE, SKETCH_SIZE
 
@@ -86,10 +88,12 @@ def run(args) -> int:
             clusters[name] = clusters[cluster]
         if not args.clusters:
             none = d.distance is None
-            print("\t".join([name, cluster, d.verdict, "-" if none else str(d.distance),
-                             "-" if none else f"{d.resemblance:.2f}", of or "-"]))
+            print("\t".join([tsv_name(name), tsv_name(cluster), d.verdict,
+                             "-" if none else str(d.distance),
+                             "-" if none else f"{d.resemblance:.2f}",
+                             tsv_name(of) if of else "-"]))
     if args.clusters:
         for name, members in clusters.items():
             if members[0] == name and len(members) > 1:
-                print("\t".join(members))
+                print("\t".join(map(tsv_name, members)))
     return status

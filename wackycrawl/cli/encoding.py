@@ -4,13 +4,15 @@ One line per file, ``path<TAB>codec<TAB>evidence`` (evidence as ``X-Wacky-Encodi
 ``declared:meta``, ``guess:cp1252:0.981``...; then ``,repairs:N`` for repaired bytes and
 ``,controls:N`` for the page's control characters removed). A page the crawl would drop prints
 ``path<TAB>-<TAB>rejected:<reason>`` and its detail on stderr. ``--content-type`` gives the
-HTTP header a server sent. Exit code 1 if some file could not be read or was rejected.
+HTTP header a server sent. A path holding a TAB or a line break (or bytes that are no UTF-8, or
+starting with ``"``) is printed as a JSON string (:func:`wackycrawl.cli.tsv_name`). Exit code
+1 if some file could not be read or was rejected.
 """
 
 import sys
 from pathlib import Path
 
-from wackycrawl.cli import error
+from wackycrawl.cli import error, tsv_name
 from wackycrawl.text.encoding import (
     MAX_BINARY_SHARE,
     MAX_REPAIRS,
@@ -34,19 +36,19 @@ def run(args) -> int:
             continue
         except EncodingError as exc:
             reason = "binary" if isinstance(exc, BinaryContentError) else "encoding"
-            print(f"{name}\t-\trejected:{reason}")
+            print(f"{tsv_name(name)}\t-\trejected:{reason}")
             error("encoding", f"{name}: {exc}")
             status = 1
             continue
         if not decoded.text.strip():  # the crawl's drop "empty"
-            print(f"{name}\t-\trejected:empty")
+            print(f"{tsv_name(name)}\t-\trejected:empty")
             print(f"wackycrawl encoding: {name}: nothing but whitespace in {len(body)} bytes",
                   file=sys.stderr)
             status = 1
             continue
         repairs = f",repairs:{decoded.repairs}" if decoded.repairs else ""
         controls = f",controls:{decoded.controls}" if decoded.controls else ""
-        print(f"{name}\t{decoded.encoding}\t{decoded.evidence}{repairs}{controls}")
+        print(f"{tsv_name(name)}\t{decoded.encoding}\t{decoded.evidence}{repairs}{controls}")
     return status
 
 

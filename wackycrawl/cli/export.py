@@ -9,11 +9,12 @@ metadata). ``-o`` ending in ``.gz`` is gzip-compressed; no ``-o`` writes to stdo
 ``--rejects`` adds the rejects stream (their ``rejected`` attribute tells them apart).
 The output is written as ``FILE.partial`` (``DIR.partial``) and renamed into place once
 complete: after an error, a damaged input, Ctrl-C or SIGTERM no output is left (to stdout,
-the complete documents of a damaged file are written). Formats:
+the complete documents of a damaged file are written); once it is in place, a Ctrl-C or
+SIGTERM no longer fails the command (exit 0, a note on stderr). Formats:
 :mod:`wackycrawl.corpus.export`. Exit codes: 0 done, 1 unreadable input, an input that is no
 TREC file or a damaged file (nothing written; run ``wackycrawl trec recover`` on it), 2
 usage errors and an output that is an input file or lies inside an input folder (nothing
-written), 130 interrupted.
+written), 130 interrupted before the output was in place.
 """
 
 import gzip
@@ -22,7 +23,7 @@ import sys
 from contextlib import nullcontext
 from functools import partial
 
-from wackycrawl.cli import damage_exit, error, note_left_open, positive_int
+from wackycrawl.cli import damage_exit, error, note_left_open, positive_int, work_done
 from wackycrawl.corpus import export
 from wackycrawl.corpus.output import PartialDir, PartialFile, input_clash
 from wackycrawl.corpus.source import (
@@ -93,6 +94,7 @@ def run(args) -> int:
                     counts.texts += 1
                 if not errors.damaged:
                     out.commit()
+                    work_done(args, f"{args.output} is complete")
         else:
             with PartialFile(args.output) if to_file else nullcontext() as out:
                 with open_output(out and out.partial, args.output) as stream:
@@ -106,6 +108,7 @@ def run(args) -> int:
                         stream.write(block)
                 if out and not errors.damaged:
                     out.commit()
+                    work_done(args, f"{args.output} is complete")
     except BrokenPipeError:
         raise
     except OSError as exc:

@@ -15,7 +15,8 @@ input document), the documents now rejected to ``OUTDIR/rejects/`` with
 ``X-Wacky-Rejected`` (``--no-rejects``: not written). The new corpus is written into
 ``OUTDIR.partial`` and moved into OUTDIR once complete (:mod:`wackycrawl.corpus.output`):
 after an error, a damaged input, Ctrl-C or SIGTERM nothing is left, and the same command can
-run again. Decisions: :mod:`wackycrawl.corpus.refilter`. Exit codes: 0 done, 1 unreadable
+run again; a Ctrl-C or SIGTERM after the move (while the summary is printed) exits 0.
+Decisions: :mod:`wackycrawl.corpus.refilter`. Exit codes: 0 done, 1 unreadable
 input, an input that is no TREC file or a damaged file (nothing written; run ``wackycrawl trec
 recover`` on it), 2 usage errors (a setting the crawl would refuse too), 130 interrupted.
 """
@@ -29,7 +30,7 @@ from scrapy.exceptions import NotConfigured
 from scrapy.settings import Settings
 from scrapy.utils.misc import load_object
 
-from wackycrawl.cli import damage_exit, error, note_left_open
+from wackycrawl.cli import damage_exit, error, note_left_open, work_done
 from wackycrawl.corpus.refilter import DEDUP_MODES, Policy, Refilter
 from wackycrawl.corpus.output import PARTIAL, PartialDir
 from wackycrawl.crawl.settingnames import check_names
@@ -150,6 +151,7 @@ def run(args) -> int:
             _err(f"nothing written to {args.output}: an input file is damaged")
             return 1
         staged.commit()
+        work_done(args, f"{args.output} is complete")
     drops = ", ".join(f"{k} {v}" for k, v in counts.most_common()
                       if k not in ("read", "kept", "kept_files", "reject_files"))
     print(f"read {counts['read']} documents ({counts['kept_files']} kept and "

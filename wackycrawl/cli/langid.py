@@ -1,14 +1,18 @@
 """``wackycrawl langid [FILE...]``: language identification of texts or HTML pages.
 
 Prints ``name<TAB>lang<TAB>score<TAB>method<TAB>top2`` per document: one document per FILE,
-or, with ``--lines``, one per line (named ``FILE:LINENO``). No FILE (or ``-``) reads stdin.
+or, with ``--lines``, one per line (named ``FILE:LINENO``; lines end at ``\n`` only, a
+``\r`` before it dropped: U+2028 and the other separators of ``str.splitlines`` stay in
+their line). No FILE (or ``-``) reads stdin.
 ``top2`` is ``de:0.981,nl:0.012`` (the model's two best, or a close group's candidates) or
 ``-``. A FILE with HTML markup (``--html auto``, the default, looks for it) is decoded and
 cleaned by the crawl's extractor first, so the language is that of the text a crawl would
 keep; ``--html no`` reads it as text, ``--lines`` refuses HTML (exit 1). A document shorter
 than ``--min-chars`` is ``und`` with method ``short``; a note on stderr says its length and
 the option. A binary file is refused; a text file that is not UTF-8 is read with its bad bytes
-as U+FFFD, with a note. Exit 1 when some FILE could not be read or was refused.
+as U+FFFD, with a note. A name holding a TAB or a line break (or bytes that are no UTF-8,
+or starting with ``"``) is printed as a JSON string (:func:`wackycrawl.cli.tsv_name`). Exit 1
+when some FILE could not be read or was refused.
 """
 
 import re
@@ -16,7 +20,7 @@ import sys
 from functools import partial
 
 from wackycrawl import settings
-from wackycrawl.cli import error
+from wackycrawl.cli import error, tsv_name
 from wackycrawl.text import funcwords
 from wackycrawl.text.encoding import BinaryContentError, EncodingError, decode_html, sniff_binary
 from wackycrawl.text.extractors import get_extractor
@@ -30,6 +34,16 @@ _HTML_TAG = re.compile(rb"<(?:html|head|body|title|meta|p|div|span|br|a|table|li
 def looks_like_html(data: bytes) -> bool:
     """True when ``data`` starts like an HTML document or holds two common HTML tags."""
     return bool(_HTML_START.match(data)) or len(_HTML_TAG.findall(data, 0, 100_000)) >= 2
+
+
+def split_lines(text: str) -> list[str]:
+    """The lines of ``text`` for ``--lines``: split at ``\\n`` only (not at the other
+    separators of ``str.splitlines``, U+2028, U+0085, form feed...: they are text within a
+    line), a trailing ``\\r`` removed (CRLF files); no empty last line after a final newline."""
+    found = text.split("\n")
+    if found[-1] == "":
+        found.pop()
+    return [line.removesuffix("\r") for line in found]
 
 
 def register(subparsers) -> None:
@@ -100,7 +114,7 @@ def _documents(names: list[str], lines: bool, html: str):
             _err(f"{name}: not UTF-8 (byte {exc.start}: {exc.reason}), bad bytes read as U+FFFD "
                  f"(`wackycrawl encoding {name}` names its encoding; convert it with iconv)")
         if lines:
-            for i, line in enumerate(text.splitlines(), 1):
+            for i, line in enumerate(split_lines(text), 1):
                 yield f"{name}:{i}", line
         else:
             yield name, text
@@ -115,7 +129,7 @@ def run(args) -> int:
             continue
         r = ident.identify(text)
         top2 = ",".join(f"{lang}:{p:.3f}" for lang, p in r.top2) or "-"
-        cols = [name, r.lang, f"{r.score:.3f}", r.method, top2]
+        cols = [tsv_name(name), r.lang, f"{r.score:.3f}", r.method, top2]
         if args.prose:
             prose = "yes" if funcwords.is_connected_prose(r) else "no"
             cols += [str(r.fw_types), str(r.fw_tokens), f"{r.fw_ratio:.3f}", prose]

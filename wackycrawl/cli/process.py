@@ -31,7 +31,13 @@ terminal or with ``--no-progress``).
 
 Resumable per input file: after each input read to its end its TREC file is closed and the
 input's path appended to ``OUTDIR/process-done.tsv`` with the TREC files written for it (an
-input unreadable or damaged is not: its TREC file is closed unlisted). A second run
+input unreadable, or damaged at its end, is not: its TREC file is closed unlisted). Damaged
+records followed by an intact one are skipped (each named by the drop ``damaged_record`` or
+``truncated`` when it is a response) and the input is done, with the number of damaged records
+in a third column; damage that reaches the end of the file (a file cut short, or still being
+written) leaves it not done, so that a second run reads it again, whole. So does a page that
+failed in a stage (the drop ``stage_error``: a full disk, a model that cannot be unpacked) or
+whose document could not be written (``trec_write_error``). A second run
 with the same OUTDIR skips the inputs listed there, removes the TREC files of an input that
 was not finished (killed, or not read to its end: it is read again) and reads the documents
 of the finished ones back into the dedup index (as a resumed crawl does), so no document is
@@ -40,8 +46,8 @@ the first input done; a run with other ones into an OUTDIR with inputs done is r
 Spool files of the stages are kept in ``OUTDIR/.process/``. OUTDIR must be new
 or a previous ``process`` output, and neither an input folder nor inside one. Exit codes: 0, 1 if some input does not exist (nothing
 done), could not be read or was damaged (named on stderr; the records before the damage
-count), 2 for usage errors, an OUTDIR done with other settings and an OUTDIR in an input
-folder.
+count; an input with damaged records skipped is still done), 2 for usage errors, an OUTDIR
+done with other settings and an OUTDIR in an input folder.
 """
 
 from __future__ import annotations
@@ -64,8 +70,8 @@ from scrapy.settings import Settings
 from tqdm import tqdm
 
 from wackycrawl.archive import writer as archive_writer
-from wackycrawl.archive.reader import ArchiveError, capture_item, iter_records
-from wackycrawl.cli import error
+from wackycrawl.archive.reader import ArchiveError, DamagedRecords, capture_item, iter_records
+from wackycrawl.cli import error, split_tsv_name, tsv_name
 from wackycrawl.corpus.output import input_clash
 from wackycrawl.distributed import replay
 from wackycrawl.pipelines import crawl_worker_id, dropped, rejection
@@ -78,7 +84,7 @@ from wackycrawl.pipelines.offline import (
 )
 from wackycrawl.pipelines.rejects import reject_reasons
 from wackycrawl.pipelines.stages import StatsRecorder
-from wackycrawl.trec.reader import INDEX_SUFFIX
+from wackycrawl.trec.reader import INDEX_SUFFIX, open_regular
 from wackycrawl.trec.writer import docno_part_problem, recover_open_files
 
 logger = logging.getLogger(__name__)
@@ -100,14 +106,17 @@ def stage_file(path: str, chain: Chain, spool: str, progress=None) -> dict:
     to ``spool``: ``("item", item)`` for items to finish, ``("drop", url, reason, detail,
     item as dropped or None, message or None)`` for items dropped, each entry ending with the
     response's WARC-Record-ID. Returns ``{"error": str, "stats": calls, "fields": {record id:
-    {name: value}}}`` (the :data:`~wackycrawl.archive.reader.REQUEST_FIELDS` of the crawl's
-    metadata records); ``progress`` (if given) is called with the compressed bytes read since
-    its last call."""
+    {name: value}}, "damaged": (count, message), "stage_errors": (count, first)}`` (the
+    :data:`~wackycrawl.archive.reader.REQUEST_FIELDS` of the crawl's metadata records;
+    ``damaged``: the damaged records skipped in a file read to a sound end, ``(0, "")`` if
+    none; damage at the end of the file is an ``error``); ``progress`` (if given) is called
+    with the compressed bytes read since its last call."""
     settings, stats = chain.context.settings, chain.stats
     counts: dict[str, int] = {}
     fields: dict[str, dict[str, str]] = {}
     staged: set[str] = set()  # the responses that became items: fields wanted
-    error, last = "", 0
+    error, last, damaged = "", 0, (0, "")
+    stage_errors = [0, ""]  # pages a stage raised on (a full disk...), the first error
     send_back = reject_reasons(settings)  # dropped items travel on only for the rejects
     try:
         out = open(spool, "wb")  # noqa: SIM115 - closed below, its own error reported
@@ -137,8 +146,15 @@ def stage_file(path: str, chain: Chain, spool: str, progress=None) -> dict:
                              state if reason in send_back else None, str(exc))
                 except Exception as exc:  # a stage's bug: logged, the item dropped
                     logger.exception("stage failed on %s", item["url"])
+                    stats.inc_value("wacky/drop/stage_error")
                     entry = ("drop", item["url"], "stage_error", repr(exc), None, None)
+                    stage_errors = [stage_errors[0] + 1, stage_errors[1] or repr(exc)]
                 pickle.dump((*entry, capture.record_id), out, pickle.HIGHEST_PROTOCOL)
+        except DamagedRecords as exc:  # records skipped, the file read on to a sound end
+            if exc.tail:  # cut short or still written: read again, it may hold more
+                error = str(exc)
+            else:
+                damaged = (exc.count, str(exc))
         except (ArchiveError, OSError) as exc:
             error = str(exc)
         try:
@@ -152,7 +168,8 @@ def stage_file(path: str, chain: Chain, spool: str, progress=None) -> dict:
     for kind, n in counts.items():
         stats.inc_value(f"wacky/process/records/{kind}", n)
     return {"error": error, "stats": stats.take() if isinstance(stats, StatsRecorder) else [],
-            "fields": fields}
+            "fields": fields, "damaged": damaged,
+            "stage_errors": tuple(stage_errors)}
 
 
 #: a crawl's WARC file name, ``<prefix>-<worker>-<file#>.warc.gz``
@@ -255,26 +272,15 @@ def _task(args: tuple[str, str]) -> dict:
     return stage_file(path, _chain, spool, _add)
 
 
-# Characters that would break a line of DONE_NAME (TAB ends the name; str.splitlines() splits
-# at the others): a name holding one, or starting with a quote, is written as a JSON string.
-_UNSAFE_NAME = re.compile('[\t\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]|^"')
-
-
-def _done_name(name: str) -> str:
-    """``name`` as DONE_NAME writes it (a JSON string when :data:`_UNSAFE_NAME` finds)."""
-    return json.dumps(name) if _UNSAFE_NAME.search(name) else name
-
-
 def _read_done(outdir: Path) -> dict[str, list[str]]:
     done = {}
     if (outdir / DONE_NAME).exists():
-        for line in (outdir / DONE_NAME).read_text(encoding="utf-8").split("\n"):
+        with open_regular(outdir / DONE_NAME, "r", encoding="utf-8", newline="") as f:
+            text = f.read()
+        for line in text.split("\n"):
             if line and not line.startswith("#"):
-                if line.startswith('"'):
-                    end = json.JSONDecoder().raw_decode(line)[1]
-                    name, files = json.loads(line[:end]), line[end + 1:]
-                else:
-                    name, _, files = line.partition("\t")
+                name, rest = split_tsv_name(line)
+                files = rest.partition("\t")[0]  # a third column: damaged records skipped
                 done[name] = [f for f in files.split(",") if f]
     return done
 
@@ -342,7 +348,9 @@ class _Run:
         os.remove(spool)
         return problem
 
-    def mark_done(self, name: str, before: set[str]) -> None:
+    def mark_done(self, name: str, before: set[str], damaged: int = 0) -> None:
+        """List the input ``name`` in DONE_NAME with the TREC files written since ``before``
+        (and, in a third column, the number of its ``damaged`` records skipped)."""
         self.chain.checkpoint()
         written = sorted(_trec_files(self.outdir) - before)
         if self.shaping is not None:
@@ -351,8 +359,9 @@ class _Run:
                                                 encoding="utf-8")
             os.replace(path.with_suffix(".tmp"), path)
             self.shaping = None
-        with open(self.outdir / DONE_NAME, "a", encoding="utf-8") as f:
-            f.write(f"{_done_name(name)}\t{','.join(written)}\n")
+        with open_regular(self.outdir / DONE_NAME, "a", encoding="utf-8") as f:
+            f.write(f"{tsv_name(name)}\t{','.join(written)}"
+                    + (f"\t{damaged}" if damaged else "") + "\n")
             f.flush()
             os.fsync(f.fileno())
 
@@ -378,7 +387,8 @@ def _check_settings(outdir: Path, found: dict[str, str]) -> str:
     if not path.exists() or not _read_done(outdir):
         return ""
     try:
-        recorded = json.loads(path.read_text(encoding="utf-8"))
+        with open_regular(path, "r", encoding="utf-8") as f:
+            recorded = json.loads(f.read())
     except (OSError, ValueError) as exc:
         return f"cannot read {path}: {exc}"
     if recorded == found:
@@ -434,11 +444,14 @@ def _expand(paths: list[str]) -> list[str]:
             continue
         if any(n.endswith(archive_writer.SUFFIX + archive_writer.OPEN_SUFFIX)
                for n in os.listdir(p)):
+            refused: list[str] = []
             for rec in recover_open_files(p, archive_writer.SUFFIX, archive_writer.recover_file,
-                                          archive_writer.LOCK_NAME):
+                                          archive_writer.LOCK_NAME, refused):
                 _err(f"{rec.path}: left open by a crawl that was stopped; closed as "
                      f"{rec.final or '(removed: no complete record)'}, {rec.records} "
                      f"record(s) kept, {rec.cut_bytes} bytes cut")
+            for name in refused:
+                _err(f"{name}: not a regular file (a FIFO, a device...); left out, not read")
             for name in _folder_inputs(p, with_open=True):
                 if name.endswith(archive_writer.OPEN_SUFFIX):
                     _err(f"{name}: left out, a running crawl writes it")
@@ -541,7 +554,9 @@ def _process(args, outdir: Path, settings: Settings, context: OfflineContext, ch
     drops = sorted(((k.rsplit("/", 1)[1], v) for k, v in stats.items()
                     if k.startswith("wacky/drop/")), key=lambda kv: -kv[1])
     failed = stats.get("wacky/process/damaged_files", 0)
+    skipped = stats.get("wacky/process/files_with_damaged_records", 0)
     _err(f"{stats.get('wacky/process/files', 0)} file(s) done"
+         + (f" ({skipped} with damaged records skipped)" if skipped else "")
          + (f", {failed} failed (not marked done: a rerun reads them again)" if failed else "")
          + f", {stats.get('wacky/process/responses', 0)} responses, "
          f"{stats.get('wacky/size/in_window', 0)} in the size window, docs kept {run.kept}; "
@@ -564,6 +579,11 @@ def _consume(tasks, results, context: OfflineContext, run: _Run) -> int:
         if unwritten and not result["error"]:  # documents lost unless the input is read again
             problem = problem or (f"{unwritten} document(s) could not be written (the drop "
                                   "trec_write_error; a full disk?)")
+        errors, first = result.get("stage_errors", (0, ""))
+        if errors and not result["error"]:  # pages a stage could not judge: read it again
+            problem = problem or (f"{errors} page(s) failed in a stage (the drop stage_error, "
+                                  f"first: {first}; a full disk, a model that cannot be "
+                                  "unpacked?)")
         if result["error"] or problem:  # not marked done: a second run removes its output,
             message = result["error"] or problem  # reads it again; an ArchiveError names the file
             _err(message if message.startswith(f"{path}: ") else f"{path}: {message}")
@@ -571,7 +591,14 @@ def _consume(tasks, results, context: OfflineContext, run: _Run) -> int:
             run.chain.checkpoint()  # its TREC file closed: the next input's go to new ones
             status = 1
             continue
-        run.mark_done(os.path.realpath(path), before)
+        damaged, message = result.get("damaged", (0, ""))
+        if damaged:  # skipped, the rest read to a sound end: done, the count recorded
+            logger.info("%s (%d damaged record(s) skipped, the others read)", message, damaged)
+            _err(f"{message}; {damaged} damaged record(s) skipped, the others read: marked "
+                 "done")
+            context.stats.inc_value("wacky/process/files_with_damaged_records")
+            status = 1
+        run.mark_done(os.path.realpath(path), before, damaged)
         context.stats.inc_value("wacky/process/files")
     return status
 

@@ -246,14 +246,18 @@ def recover(args) -> int:
         _err(repeated_note(repeated).replace("is read once", "is recovered once"))
     for path, fresh in paths:
         if os.path.isdir(path):
+            refused: list[str] = []  # .open files that are FIFOs...: never read
             warcs = writer.recover_open_files(
-                path, warc_writer.SUFFIX, warc_writer.recover_file, warc_writer.LOCK_NAME) if any(
-                n.endswith(warc_writer.SUFFIX + warc_writer.OPEN_SUFFIX)
-                for n in os.listdir(path)) else []
+                path, warc_writer.SUFFIX, warc_writer.recover_file, warc_writer.LOCK_NAME,
+                refused) if any(n.endswith(warc_writer.SUFFIX + warc_writer.OPEN_SUFFIX)
+                                for n in os.listdir(path)) else []
             _print_warcs(warcs)
             done = []
             for folder in reader.corpus_folders(path):  # the folder and its rejects/
-                done += writer.recover_dir(folder)
+                done += writer.recover_dir(folder, refused)
+            for name in refused:
+                _err(f"{name}: not a regular file; not read")
+                status = 1
             closed = {rec.final for rec in done}
             for name in reader.corpus_files([path], rejects=True):
                 if name in closed or name not in fresh:
@@ -263,7 +267,7 @@ def recover(args) -> int:
                     status = 1
                     continue
                 done += _cut_back_damaged(name)
-            if not done and not warcs:
+            if not done and not warcs and not refused:
                 print(f"{' and '.join(reader.corpus_folders(path))}: no .open or damaged file "
                       "to recover")
         elif os.path.isfile(path) and path.endswith(warc_writer.SUFFIX

@@ -55,9 +55,9 @@ _NEVER = 1 << 62  # min_features that no text reaches: simhash matching off
 
 def compact(detail: str) -> str:
     """A DOCHDR value for ``detail``: the detail as it is, ``-`` if empty or blank; the TREC
-    writer percent-encodes its whitespace as in every value (``7 words < 30`` is stored
-    ``7%20words%20&lt;%2030``), so nothing is lost: ``urllib.parse.unquote`` of the value
-    read back gives the detail, the command a duplicate's names included."""
+    writer percent-encodes its whitespace and ``%`` as in every value (``7 words < 30`` is
+    stored ``7%20words%20&lt;%2030``), so nothing is lost: the reader gives the detail back
+    (``urllib.parse.unquote`` of the stored value), the command a duplicate's names included."""
     return detail.strip() or "-"
 
 

@@ -24,6 +24,8 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 
+from wackycrawl.trec.reader import open_regular
+
 logger = logging.getLogger(__name__)
 
 DROP_PREFIX = "wacky/drop/"
@@ -81,7 +83,7 @@ class DropsFile:
     def write(self, reason: str, url: str, detail: str = "", when: datetime | None = None):
         if self._f is None:
             os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
-            self._f = open(self.path, "a", encoding="utf-8", newline="")  # noqa: SIM115 - closed in close()
+            self._f = open_regular(self.path, "a", encoding="utf-8", newline="")
             if self._f.tell() == 0:
                 self._f.write("\t".join(COLUMNS) + "\n")
             elif not _ends_with_newline(self.path):  # a row torn by kill -9: end it
@@ -98,15 +100,16 @@ class DropsFile:
 
 
 def _ends_with_newline(path: str) -> bool:
-    with open(path, "rb") as f:
+    with open_regular(path) as f:
         f.seek(-1, os.SEEK_END)
         return f.read(1) == b"\n"
 
 
 def read_drops(path: str) -> Iterator[tuple[str, str, str, str]]:
     """The rows ``(time, url, reason, detail)`` of a drops file, header skipped; a line
-    without four fields (torn by a crash) is skipped. Raises OSError as ``open`` does."""
-    with open(path, encoding="utf-8", errors="replace", newline="") as f:
+    without four fields (torn by a crash) is skipped. Raises OSError as ``open`` does (and
+    for a FIFO, which is not read: :func:`~wackycrawl.trec.reader.open_regular`)."""
+    with open_regular(path, "r", encoding="utf-8", errors="replace", newline="") as f:
         for line in f:
             fields = line.rstrip("\n").split("\t")
             if len(fields) != 4 or tuple(fields) == COLUMNS:

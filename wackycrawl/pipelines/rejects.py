@@ -8,7 +8,8 @@ as the corpus: ``<WACKY_REJECTS_DIR>/<prefix>-<worker>-rejects-<file#>.trec.gz``
 ``<WACKY_OUTPUT_DIR>/rejects/``, so ``corpus/*.trec.gz`` never matches a reject and DOCNOs
 never collide with kept ones). Each carries the scores the stages had set (its DOCHDR
 ``X-Wacky-*`` lines) plus ``X-Wacky-Rejected: <reason>`` and ``X-Wacky-Rejected-Detail``
-(the drop's detail, its whitespace percent-encoded as in every value; ``-`` if none). ``wackycrawl filter``
+(the drop's detail, its whitespace and ``%`` percent-encoded as in every value, which the
+reader decodes; ``-`` if none). ``wackycrawl filter``
 re-decides kept and rejected documents together with other thresholds.
 
 An extension on Scrapy's ``item_dropped`` signal: the DropItem made by

@@ -20,7 +20,12 @@ content type is normalised (``text/html; charset=utf-8`` -> ``text/html;charset=
 other whitespace in a field is percent-encoded (``%20``). Then the status line, the response
 headers (``Name: value``, as received) and the crawl metadata (``X-Wacky-<Key>: value``), whose
 values are whitespace-free too (whitespace percent-encoded, an empty value written ``-``).
-Control characters in header values (other than TAB) are percent-encoded as well.
+In the IP, date and content-type fields and the metadata values a literal ``%`` is written
+``%25``, so :func:`parse_doc` decodes them unambiguously (a value written is read back as it
+was; a file written before ``%`` was encoded reads the same unless a value held ``%`` and two
+hex digits). The URL keeps its ``%`` (it is URL syntax: ``parse_doc(...).url`` is the URL with
+its whitespace percent-encoded, :func:`url_token`). Control characters in header values
+(other than TAB) are percent-encoded as well, one way: headers are read back as stored.
 
 Escaping: everything between the tags has ``&``, ``<`` and ``>`` written as ``&amp;``, ``&lt;``,
 ``&gt;``, so no page text can imitate TREC markup (a page containing ``</DOC>`` round-trips), and
@@ -31,6 +36,7 @@ named ``X-Wacky-*`` is written as ``X-Upstream-X-Wacky-*`` so a server cannot fo
 
 import re
 from dataclasses import dataclass, field
+from urllib.parse import unquote
 from xml.sax.saxutils import escape, unescape
 
 META_PREFIX = "X-Wacky-"
@@ -39,6 +45,8 @@ UNKNOWN = "-"
 
 _NEWLINES = re.compile(r"[\r\n]+")
 _WHITESPACE = re.compile(r"\s")
+# what a whitespace-free field (not the URL) percent-encodes: whitespace, controls and "%"
+_TOKEN_ENCODED = re.compile("[\\s%\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _MIME_SPACE = re.compile(r"\s*([;=,])\s*")
 # C0 controls other than TAB/LF, DEL, C1 controls: never written into a header line
 _HEADER_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -109,12 +117,19 @@ def _header(text: object) -> str:
 
 
 def _token(text: object) -> str:
-    """A whitespace-free field (first DOCHDR line, metadata value): whitespace and controls
-    are percent-encoded, an empty field is ``-``."""
+    """A whitespace-free field (first DOCHDR line but the URL, metadata value): whitespace,
+    controls and ``%`` are percent-encoded (:func:`decode_token` reverses it), an empty
+    field is ``-``."""
     text = str(text)
-    if " " in text or not text.isprintable():  # else no whitespace and no control
-        text = _WHITESPACE.sub(_percent, _HEADER_CONTROLS.sub(_percent, text))
+    if " " in text or "%" in text or not text.isprintable():  # else nothing to encode
+        text = _TOKEN_ENCODED.sub(_percent, text)
     return escape(text) or UNKNOWN  # no CR/LF is left: they are whitespace
+
+
+def decode_token(text: str) -> str:
+    """The value of a field :func:`_token` wrote (XML-unescaped): its ``%XX`` sequences
+    decoded as UTF-8 (a ``%`` without two hex digits, from an older file, stays)."""
+    return unquote(text, errors="replace") if "%" in text else text
 
 
 def url_token(url: object) -> str:
@@ -163,7 +178,8 @@ def format_head(url: str, ip: str, fetched: str, content_type: str, raw_length: 
     """The DOCHDR lines (first line, status line, headers) and the metadata lines of
     ``meta`` (``(key, value)`` pairs, see :func:`format_meta`), each ending with a newline."""
     length = UNKNOWN if raw_length is None else str(int(raw_length))
-    lines = [f"{_token(url)} {_token(ip)} {_token(fetched)} {mime_token(content_type)} {length}"]
+    lines = [f"{escape(url_token(url))} {_token(ip)} {_token(fetched)} "
+             f"{mime_token(content_type)} {length}"]
     if status_line:
         status = _header(status_line)
         # parse_doc knows the status line by its "HTTP/" (RFC 9112 4); another one (Scrapy's
@@ -236,13 +252,15 @@ def _first_line(line: str) -> dict:
     length = fields[-1]
     if length != UNKNOWN and not (length.isascii() and length.isdigit()):
         raise TrecFormatError(f"DOCHDR length is not a number: {length!r}")
-    return {"url": unescape(fields[0]), "ip": unescape(fields[1]),
-            "fetched": unescape(fields[2]), "content_type": unescape(" ".join(fields[3:-1])),
+    return {"url": unescape(fields[0]), "ip": decode_token(unescape(fields[1])),
+            "fetched": decode_token(unescape(fields[2])),
+            "content_type": decode_token(unescape(" ".join(fields[3:-1]))),
             "raw_length": None if length == UNKNOWN else int(length)}
 
 
 def parse_doc(data: bytes) -> TrecDoc:
-    """Parse one document as written by :func:`format_doc` (unescaping the text).
+    """Parse one document as written by :func:`format_doc` (unescaping the text; the IP,
+    date, content type and metadata values percent-decoded: :func:`decode_token`).
 
     Raises :class:`TrecFormatError` if the bytes are not UTF-8 or miss a part of the markup.
     """
@@ -271,7 +289,7 @@ def parse_doc(data: bytes) -> TrecDoc:
         if not sep:
             raise TrecFormatError(f"DOCHDR line is not 'Name: value': {line!r}")
         if name.startswith(META_PREFIX):
-            doc.meta[name[len(META_PREFIX):]] = unescape(value)
+            doc.meta[name[len(META_PREFIX):]] = decode_token(unescape(value))
         else:
             doc.headers.append((name, unescape(value)))
     if any(line.startswith("<") for line in body):

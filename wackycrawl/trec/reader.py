@@ -11,9 +11,11 @@ without an error (``zlib.decompress(data, 31)``; internetarchive/warc#21, iipc/w
 (webrecorder/warcio#138).
 """
 
+import errno
 import heapq
 import os
 import shlex
+import stat
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -52,9 +54,11 @@ class NotTrecFile(TrecFileError):
     """A file given as a TREC file that is of another kind (JSON, a WARC file, text...)."""
 
 
-class NotRegularFile(NotTrecFile):
-    """A path given or found as a TREC file that is no regular file (a FIFO, a device, a
-    folder): never opened, as reading a FIFO nobody writes would wait forever."""
+class NotRegularFile(NotTrecFile, OSError):
+    """A path given or found as a TREC file, index, WARC or drops file that is no regular
+    file (a FIFO, a device, a socket, a folder): never read, as reading a FIFO nobody writes
+    would wait forever. An OSError too, so that every caller handling a file it cannot read
+    handles this one."""
 
     def __init__(self, path: str):
         self.path = path
@@ -65,6 +69,30 @@ def is_irregular(path: str) -> bool:
     """``path`` exists and is no regular file (a FIFO, a device, a folder): not to be opened
     as a TREC file (a FIFO's reader waits for a writer forever)."""
     return os.path.exists(path) and not os.path.isfile(path)
+
+
+def open_regular(path: str, mode: str = "rb", **kwargs):
+    """``open(path, mode, **kwargs)`` for a regular file only; raises :class:`NotRegularFile`
+    for anything else without waiting: the file is opened with ``O_NONBLOCK`` (the open of a
+    FIFO waits for its other end without it) and looked at with ``fstat`` before any byte is
+    read or written, so a FIFO named like a corpus file (``x.trec.gz.open``, an index, a lock
+    or drops file) cannot hang a reader or a writer that resumes."""
+    def opener(name, flags):
+        try:
+            fd = os.open(name, flags | os.O_NONBLOCK | os.O_NOCTTY)
+        except OSError as exc:  # ENXIO: a FIFO without reader opened to write, a socket
+            if exc.errno in (errno.ENXIO, errno.EISDIR):
+                raise NotRegularFile(path) from None
+            raise
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise NotRegularFile(path)
+            os.set_blocking(fd, True)
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
+    return open(path, mode, opener=opener, **kwargs)  # noqa: SIM115 - the caller closes it
 
 
 class TruncatedFileError(TrecFileError):
@@ -166,8 +194,8 @@ def not_trec(path: str) -> str | None:
     """Why the file ``path`` is not a gzip TREC compound file (JSON, a WARC file, text,
     uncompressed TREC...), or None when it is one or may be one that is damaged (an empty
     file; corrupt gzip data: the readers report that damage). Raises OSError when the file
-    cannot be read."""
-    with open(path, "rb") as f:
+    cannot be read (:class:`NotRegularFile` for a FIFO, a device or a folder)."""
+    with open_regular(path) as f:
         head = f.read(SNIFF_BYTES)
     if not head:
         return None
@@ -260,9 +288,7 @@ def iter_docs(path: str) -> Iterator[tuple[Member, TrecDoc]]:
     writer never closes a file without a document: it is damaged), and
     :class:`NotRegularFile` for a FIFO, a device or a folder, which is not opened.
     """
-    if is_irregular(path):
-        raise NotRegularFile(path)
-    with open(path, "rb") as f:
+    with open_regular(path) as f:
         if not path.endswith(OPEN_SUFFIX) and os.fstat(f.fileno()).st_size == 0:
             raise EmptyFileError(path)
         count = 0
@@ -401,10 +427,10 @@ def salvage_members(f: BinaryIO, path: str = "<file>", hints=()
 
 
 def read_index(path: str) -> list[IndexEntry]:
-    """Read the index of compound file ``path``; raises :class:`TrecFileError` on a bad line
-    and FileNotFoundError if there is none."""
+    """Read the index of compound file ``path``; raises :class:`TrecFileError` on a bad line,
+    FileNotFoundError if there is none and :class:`NotRegularFile` for a FIFO (not read)."""
     entries = []
-    with open(index_path(path), encoding="utf-8") as f:
+    with open_regular(index_path(path), "r", encoding="utf-8") as f:
         for n, line in enumerate(f, 1):
             if line.startswith("#") or not line.strip():
                 continue
@@ -445,7 +471,7 @@ def get_doc(path: str, entry: IndexEntry) -> bytes:
     Raises :class:`StaleIndexError` when the member there does not inflate or is another
     document while the file itself is intact; else as :func:`read_member`, and
     :class:`TrecFileError` for another document in a damaged file."""
-    with open(path, "rb") as f:
+    with open_regular(path) as f:
         try:
             data = read_member(f, entry.offset, entry.length, path)
         except TrecFileError as exc:

@@ -52,8 +52,11 @@ from wackycrawl.trec.reader import (
     OPEN_SUFFIX,
     Damage,
     IndexEntry,
+    NotRegularFile,
     TrecFileError,
     index_path,
+    is_irregular,
+    open_regular,
     read_index,
     salvage_members,
 )
@@ -115,7 +118,7 @@ def default_worker_id() -> str:
 def dir_lock(directory: str, name: str = LOCK_NAME):
     """Hold the exclusive flock on the lock file ``name`` in ``directory`` (created if
     missing): one writer at a time rotates or recovers the files there."""
-    with open(os.path.join(directory, name), "a") as f:
+    with open_regular(os.path.join(directory, name), "a") as f:
         fcntl.flock(f, fcntl.LOCK_EX)
         yield
 
@@ -124,7 +127,7 @@ def write_index(path: str, entries) -> None:
     """Atomically replace the index of ``path`` with ``entries``: :class:`IndexEntry` or
     tuples (docno, offset, length[, url])."""
     tmp = index_path(path) + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
+    with open_regular(tmp, "w", encoding="utf-8") as f:
         f.write(INDEX_HEADER + "".join(IndexEntry(*e).line() for e in entries))
         f.flush()
         os.fsync(f.fileno())
@@ -139,13 +142,15 @@ def recover_file(path: str) -> Recovery | None:
     damage between intact members (a corrupt member, garbage) is skipped and the members
     after it are moved up (written to ``<final>.recovering``, which then replaces the file).
     The documents of the old index that are not kept are named in ``Recovery.lost``.
-    Call with the directory lock held (as :func:`recover_dir` does).
+    Call with the directory lock held (as :func:`recover_dir` does). Raises
+    :class:`~wackycrawl.trec.reader.NotRegularFile` for a FIFO, a device or a folder (not
+    read: a FIFO nobody writes would be waited for forever).
     """
-    try:
-        old_index = read_index(path)
-    except (OSError, TrecFileError, UnicodeDecodeError):
-        old_index = []
-    with open(path, "r+b") as f:
+    with open_regular(path, "r+b") as f:
+        try:
+            old_index = read_index(path)
+        except (OSError, TrecFileError, UnicodeDecodeError):
+            old_index = []
         try:
             fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -190,7 +195,7 @@ def _move_up(f, path: str, kept: list[IndexEntry]) -> tuple[list[IndexEntry], st
     (fsynced): their new index entries and that file's path."""
     moved = path.removesuffix(OPEN_SUFFIX) + ".recovering"
     entries, pos = [], 0
-    with open(moved, "wb") as out:
+    with open_regular(moved, "wb") as out:
         for e in kept:
             f.seek(e.offset)
             out.write(f.read(e.length))
@@ -218,19 +223,37 @@ def cut_back(f, path: str, end: int, keep: bool, before_rename=None) -> str | No
     return final
 
 
-def recover_open_files(directory: str, suffix: str, recover, lock_name: str = LOCK_NAME) -> list:
+def recover_open_files(directory: str, suffix: str, recover, lock_name: str = LOCK_NAME,
+                       refused: list[str] | None = None) -> list:
     """Call ``recover(path)`` on every ``<suffix>.open`` file in ``directory``, in name order,
-    with the directory lock ``lock_name`` held; the non-None results, in order. Shared by the
-    TREC and WARC writers."""
+    with the directory lock ``lock_name`` held; the non-None results, in order. One that is
+    no regular file (a FIFO, a device, a folder: ``recover`` raises NotRegularFile before
+    reading it) is left as it is and appended to ``refused`` when given (the caller says
+    so), else logged (one ERROR line). Shared by the TREC and WARC writers."""
+    done = []
     with dir_lock(directory, lock_name):
-        return [rec for name in sorted(os.listdir(directory))
-                if name.endswith(suffix + OPEN_SUFFIX)
-                and (rec := recover(os.path.join(directory, name)))]
+        for name in sorted(os.listdir(directory)):
+            if not name.endswith(suffix + OPEN_SUFFIX):
+                continue
+            path = os.path.join(directory, name)
+            try:
+                rec = recover(path)
+            except NotRegularFile:
+                if refused is not None:
+                    refused.append(path)
+                else:
+                    logger.error("%s: not a regular file (a FIFO, a device or a folder); not "
+                                 "read, left as it is", path)
+                continue
+            if rec:
+                done.append(rec)
+    return done
 
 
-def recover_dir(directory: str) -> list[Recovery]:
-    """Recover every unlocked ``*.trec.gz.open`` file in ``directory``; logs each one."""
-    done = recover_open_files(directory, ".trec.gz", recover_file)
+def recover_dir(directory: str, refused: list[str] | None = None) -> list[Recovery]:
+    """Recover every unlocked ``*.trec.gz.open`` file in ``directory``; logs each one (and
+    one that is no regular file, appended to ``refused``: :func:`recover_open_files`)."""
+    done = recover_open_files(directory, ".trec.gz", recover_file, refused=refused)
     for rec in done:
         log_recovery(rec)
     return done
@@ -280,11 +303,12 @@ class TrecWriter:
 
     def _open(self) -> None:
         with dir_lock(self.directory):
-            while os.path.exists(self.path) or os.path.exists(self.path + OPEN_SUFFIX):
+            while (os.path.lexists(self.path) or os.path.lexists(self.path + OPEN_SUFFIX)
+                   or is_irregular(index_path(self.path))):  # a FIFO there: never opened
                 self._number += 1
             self._file = open(self.path + OPEN_SUFFIX, "xb", buffering=0)  # noqa: SIM115
             fcntl.flock(self._file, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            self._index = open(index_path(self.path), "wb", buffering=0)  # noqa: SIM115
+            self._index = open_regular(index_path(self.path), "wb", buffering=0)
         self._append(self._index, 0, INDEX_HEADER.encode())
         self._docs = self._size = 0
 
