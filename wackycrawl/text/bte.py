@@ -50,6 +50,21 @@ BLOCK_ELEMENTS = frozenset(
 WORD_WEIGHT = 1
 TAG_WEIGHT = -1
 
+# HTML 5 white space (13.2.5; a CR is one too, the input stream's newlines being LF).
+_WS = r"\t\n\f\r "
+# What follows a tag's name up to its ">", as the HTML 5 tokenizer reads it (13.2.5.32-40):
+# white space and "/" between attributes; an attribute's name (any characters but white
+# space, "/" and ">", so "<", quotes and a leading "=" too), then maybe "=" and a value: in
+# quotes up to the closing quote (">" and "<" inside are part of it), or unquoted up to white
+# space or ">". A quote that never closes (the page's last of its kind) is an ordinary
+# character here, so the tag ends at the next ">" (HTML 5 would drop the tag and the rest of
+# the page). The loop stops at ">" or the end of input only, and every part is possessive:
+# a match never fails once started, no backtracking but the white space before an "=" that
+# is not there, and a quoted value fails only at the page's last quote of its kind (at most
+# two scans to the end): linear.
+_ATTRIBUTES = (
+    rf"""(?:[{_WS}/]++|[^{_WS}/>][^{_WS}/>=]*+(?:[{_WS}]*+=[{_WS}]*+"""
+    rf"""(?:"[^"]*+"|'[^']*+'|[^{_WS}>"'][^{_WS}>]*+)?+)?+)*+""")
 # A comment or an invisible element's start tag; the lookahead (the first characters that can
 # follow "<") turns most other tags away before the names are tried.
 # Group 2: a bogus comment (HTML 5 13.2.5.41-42): "<!" not starting a comment or a DOCTYPE
@@ -78,31 +93,20 @@ _ELEMENT_NAME_RE = re.compile(r"<([A-Za-z][A-Za-z0-9-]*)")
 # elements are matched to their end tags by one scan at most).
 _MAX_HIDDEN_NAMES = 16
 _NEXT_GT_RE = re.compile(">")
-# A tag is "<" followed by a letter, "/", "!" or "?" (a tag start; so "a < b" in text stays
-# text) and ends at the first ">" outside a quoted attribute value: as in the HTML 5 tokenizer
-# (13.2.5.36-38), a value in quotes after "=" ends only at its closing quote, so
-# ``data-x="a > b"``, escaped JSON or markup in a value does not end the tag. Outside quotes
-# the tag ends before the next "<"; a quote that never closes is an ordinary character (HTML 5
-# would drop the tag and the rest of the page at the end of input). Possessive quantifiers:
-# no backtracking. _TAG_SPLIT_RE does all this in one C pass for values without a tag start
-# inside (no attempt then starts within another's stretch: linear), and captures each tag's
-# element name as it goes (group 2: the letters and digits after "<" or "</", as
-# :func:`tag_name`; the rest of the tag is the quote-aware run or, when that meets a "<" or
-# the end, the quote-blind one: both would consume the name too); a page with a tag start
-# inside a quoted value goes through :func:`_pieces_quoted`.
-_DQ_RUN = r"""(?:[^"<]++|<(?![A-Za-z/!?]))*+"""  # a double-quoted value's run, no tag start
-_SQ_RUN = r"""(?:[^'<]++|<(?![A-Za-z/!?]))*+"""  # and a single-quoted one's
-_PLAIN_VALUE = rf"""(?:"{_DQ_RUN}"|'{_SQ_RUN}')"""
-_NAMED_START = r"<(?=[A-Za-z/!?])/?+([A-Za-z][A-Za-z0-9]*+|)"  # a tag start, its name captured
+# A tag as the HTML 5 tokenizer reads it (13.2.5.6-9): "<" and a letter, or "</" and a
+# letter, starts a start or end tag; its name runs to white space, "/" or ">" (so "<x<x<p>"
+# is one tag, as in browsers), its attributes (:data:`_ATTRIBUTES`) to the first ">" outside
+# a quoted value (``data-x="a > b"``, ``href="x<b>y"``, escaped JSON or markup in a value do
+# not end it). "<!" and "<?" (a DOCTYPE or a bogus comment), and "</" and anything else but
+# the end of input, run to the next ">" ("</>" is nothing). A tag that meets the end of input
+# before its ">" runs to the end (HTML 5 drops it: it is no text); "<" before anything else
+# ("a < b", "<3") is text. Group 2 is the element name (letters and digits after "<" or
+# "</", as :func:`tag_name`; "" for the others). A match never fails once its lookahead
+# holds and matches never overlap: each position is scanned a bounded number of times,
+# linear also on hostile markup (200 KB of ``<a href="``, of "<", unclosed quotes).
 _TAG_SPLIT_RE = re.compile(
-    rf"""({_NAMED_START}(?:(?:[^<>"'=]++|=\s*+{_PLAIN_VALUE}?+|["'])*+>|[^<>]*>))""")
-# "=" and a quoted value with a tag start before its closing quote (each scan stops at the
-# first quote or tag start, so a position is scanned at most twice: linear).
-_MARKUP_VALUE_RE = re.compile(
-    rf"""=\s*+(?:"{_DQ_RUN}{_TAG_START}|'{_SQ_RUN}{_TAG_START})""")
-_QUOTED_TAG_RE = re.compile(
-    rf"""{_NAMED_START}(?:[^<>"'=]++|=\s*+(?:"[^"]*+"|'[^']*+')?+|["'])*+""")
-_PLAIN_TAG_RE = re.compile(rf"{_NAMED_START}[^<>]*>")
+    rf"""(<(?=[A-Za-z!?]|/(?!\Z))/?+([A-Za-z][A-Za-z0-9]*+|)"""
+    rf"""(?>(?<=[A-Za-z0-9])[^{_WS}/>]*+{_ATTRIBUTES}|[^>]*+)>?+)""")
 _TAG_NAME_RE = re.compile(r"</?([A-Za-z][A-Za-z0-9]*)")
 _TAG_NAMES_RE = re.compile(r"<(?=[A-Za-z/!?])(?:/?([A-Za-z][A-Za-z0-9]*))?")
 
@@ -233,44 +237,10 @@ def named_pieces(markup: str) -> tuple[list[str], list[str]]:
     first and last) and the :func:`tag_names` of its tags (``parts[1::2]``: one lower-case
     element name per tag, "" for ``<!...>``; ``len(parts) // 2`` of them), found by the same
     pass."""
-    if _MARKUP_VALUE_RE.search(markup) is not None:
-        parts, names = _pieces_quoted(markup)
-    else:
-        parts = _TAG_SPLIT_RE.split(markup)  # text, tag, name, text, tag, name, ..., text
-        names = parts[2::3]
-        del parts[2::3]
+    parts = _TAG_SPLIT_RE.split(markup)  # text, tag, name, text, tag, name, ..., text
+    names = parts[2::3]
+    del parts[2::3]
     return parts, " ".join(names).lower().split(" ") if names else []
-
-
-def _pieces_quoted(markup: str) -> tuple[list[str], list[str]]:
-    """:func:`pieces` where quoted values may hold tag starts (``data-x="<p>..."``), and the
-    tags' names as written. A tag
-    whose quote-aware scan meets a "<" outside quotes or the end of input before its ">"
-    falls back to the quote-blind rule, and so does every tag start inside that scanned
-    stretch: quote-aware scans never overlap, so the time stays linear. (Past the last
-    scanned stretch the search for the next tag start is that scan itself.)"""
-    out: list[str] = []
-    names: list[str] = []
-    text_from = pos = guard = 0
-    while (m := (_QUOTED_TAG_RE if pos >= guard else _NEXT_TAG_RE).search(markup, pos)):
-        start = end = m.start()
-        if start >= guard:
-            if m.re is not _QUOTED_TAG_RE:
-                m = _QUOTED_TAG_RE.match(markup, start)
-            stop = m.end()
-            if markup.startswith(">", stop):
-                end = stop + 1
-            guard = stop
-        if end == start and (m := _PLAIN_TAG_RE.match(markup, start)) is not None:
-            end = m.end()
-        if end == start:
-            pos = start + 1
-            continue
-        out += (markup[text_from:start], markup[start:end])
-        names.append(m.group(1))
-        text_from = pos = end
-    out.append(markup[text_from:])
-    return out, names
 
 
 def tag_name(tag: str) -> str:
