@@ -214,6 +214,10 @@ HTML5_TAGS = [
     ("<p>Hallo <img alt=a>b>Welt", "Hallob>Welt"),
     ("<p>3 < 4, 5 <> 6 <3 <<a>x </ y>z</>w<//a>v", "3<4,5<>6<3<xzwv"),
     ("<p>Hallo </", "Hallo</"),
+    ('<p>Hallo <script data-x="<b>">var lost = 1;</script>Welt', "HalloWelt"),
+    ('<p>Hallo <script>a = "</script-x>";</script>Welt', "HalloWelt"),
+    ("<p><style-guide>Hallo</style-guide> Welt", "HalloWelt"),  # not a style element
+    ('<title x="a>b">lost</title><p>Hallo Welt', "HalloWelt"),
 ]
 
 
@@ -253,7 +257,7 @@ def test_a_quote_that_never_closes_ends_at_the_next_gt():
 
 @pytest.mark.parametrize("unit", [
     '<a href="', "<", "<a", "<a x=\"1\" y='", '<p title="a><a \'', '<a href="x<b>', "<x<x<p>",
-    "<a b=c=d=", '="<a', "<!--<a \"",
+    '<script x="', '</script x="', "<a b=c=d=", '="<a', "<!--<a \"",
 ])
 def test_hostile_tags_take_linear_time(unit):
     import time

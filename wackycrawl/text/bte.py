@@ -65,17 +65,21 @@ _WS = r"\t\n\f\r "
 _ATTRIBUTES = (
     rf"""(?:[{_WS}/]++|[^{_WS}/>][^{_WS}/>=]*+(?:[{_WS}]*+=[{_WS}]*+"""
     rf"""(?:"[^"]*+"|'[^']*+'|[^{_WS}>"'][^{_WS}>]*+)?+)?+)*+""")
-# A comment or an invisible element's start tag; the lookahead (the first characters that can
-# follow "<") turns most other tags away before the names are tried.
+# A comment or an invisible element's start tag (its name as HTML 5 reads it: followed by
+# white space, "/", ">" or the end, then its attributes to ">"); the lookahead (the first
+# characters that can follow "<") turns most other tags away before the names are tried.
 # Group 2: a bogus comment (HTML 5 13.2.5.41-42): "<!" not starting a comment or a DOCTYPE
 # ("<![CDATA[" outside SVG and MathML too), or "<?", runs to the next ">".
 _INVISIBLE_OPEN_RE = re.compile(
-    r"<(?=[!?{}])(?:!--|({})\b[^<>]*>|(!(?!doctype)|\?))".format(
-        "".join(sorted({name[0] for name in INVISIBLE_ELEMENTS})), "|".join(INVISIBLE_ELEMENTS)),
+    r"<(?=[!?{}])(?:!--|({})(?![^{}/>]){}>?+|(!(?!doctype)|\?))".format(
+        "".join(sorted({name[0] for name in INVISIBLE_ELEMENTS})), "|".join(INVISIBLE_ELEMENTS),
+        _WS, _ATTRIBUTES),
     re.IGNORECASE,
 )
+# Their end tags, read as the start tag (attributes and all).
 _INVISIBLE_CLOSE_RE = {
-    name: re.compile(rf"</{name}\b[^<>]*>?", re.IGNORECASE) for name in INVISIBLE_ELEMENTS
+    name: re.compile(rf"</{name}(?![^{_WS}/>]){_ATTRIBUTES}>?+", re.IGNORECASE)
+    for name in INVISIBLE_ELEMENTS
 }
 # HTML 5 13.2.5.43-52: "-->" ends a comment, so do "--!>" and the abrupt "<!-->", "<!--->".
 _COMMENT_END_RE = re.compile(r"--!?>")
@@ -121,7 +125,10 @@ def strip_invisible(markup: str) -> str:
     document; a corpus would then lose a whole page to one typo. Here an unclosed
     ``<title>``, ``<script>`` (etc.) ends at the next tag and an unclosed comment at the next
     ``>``, and a malformed end tag (``</title foo>``, ``</script`` without ``>``) still ends
-    its element. Then :func:`strip_hidden`. Linear time, also on hostile markup (many
+    its element. Their start and end tags are read as HTML 5 reads tags: the name whole
+    (``<style-guide>`` is no ``<style>``, ``</script-x>`` no end of a script), the
+    attributes up to the first ``>`` outside a quoted value (``<script data-x="<b>">``).
+    Then :func:`strip_hidden`. Linear time, also on hostile markup (many
     unclosed openers): each search for an end is remembered. Returns the remaining markup
     (str).
     """
