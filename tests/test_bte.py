@@ -218,6 +218,11 @@ HTML5_TAGS = [
     ('<p>Hallo <script>a = "</script-x>";</script>Welt', "HalloWelt"),
     ("<p><style-guide>Hallo</style-guide> Welt", "HalloWelt"),  # not a style element
     ('<title x="a>b">lost</title><p>Hallo Welt', "HalloWelt"),
+    # comments and invisible elements' tags inside a tag are part of it
+    ('<p>Hallo <a title="<!--">Welt</a> <!-- c -->!', "HalloWelt!"),
+    ('<p>Hallo <a title="<script>">Welt</a>', "HalloWelt"),
+    ("<p>Hallo <a <?x>Welt", "HalloWelt"),
+    ("<!DOCTYPE html><p>Hallo </ <!-- c --> Welt<!-- d -->", "HalloWelt"),
 ]
 
 
@@ -257,7 +262,8 @@ def test_a_quote_that_never_closes_ends_at_the_next_gt():
 
 @pytest.mark.parametrize("unit", [
     '<a href="', "<", "<a", "<a x=\"1\" y='", '<p title="a><a \'', '<a href="x<b>', "<x<x<p>",
-    '<script x="', '</script x="', "<a b=c=d=", '="<a', "<!--<a \"",
+    '<script x="', '</script x="', "<a b=c=d=", '="<a', "<!--<a \"", '<a title="<!--',
+    "<a <?x", "</ <!--",
 ])
 def test_hostile_tags_take_linear_time(unit):
     import time

@@ -65,15 +65,24 @@ _WS = r"\t\n\f\r "
 _ATTRIBUTES = (
     rf"""(?:[{_WS}/]++|[^{_WS}/>][^{_WS}/>=]*+(?:[{_WS}]*+=[{_WS}]*+"""
     rf"""(?:"[^"]*+"|'[^']*+'|[^{_WS}>"'][^{_WS}>]*+)?+)?+)*+""")
-# A comment or an invisible element's start tag (its name as HTML 5 reads it: followed by
-# white space, "/", ">" or the end, then its attributes to ">"); the lookahead (the first
-# characters that can follow "<") turns most other tags away before the names are tried.
-# Group 2: a bogus comment (HTML 5 13.2.5.41-42): "<!" not starting a comment or a DOCTYPE
-# ("<![CDATA[" outside SVG and MathML too), or "<?", runs to the next ">".
-_INVISIBLE_OPEN_RE = re.compile(
-    r"<(?=[!?{}])(?:!--|({})(?![^{}/>]){}>?+|(!(?!doctype)|\?))".format(
-        "".join(sorted({name[0] for name in INVISIBLE_ELEMENTS})), "|".join(INVISIBLE_ELEMENTS),
-        _WS, _ATTRIBUTES),
+_INVISIBLE_NAMES = "|".join(INVISIBLE_ELEMENTS)
+# The next comment or invisible element's start tag outside a tag, matched from where the
+# search goes on: the text and the other tags before it are skipped whole (tags read as
+# :data:`_TAG_SPLIT_RE` reads them), so a "<!--" or a "<script>" inside an attribute value
+# or in the attributes of an unclosed tag is part of that tag, as in HTML 5. Then group
+# "lt" (the opener's "<"), group "name" (an invisible element's start tag: its name followed
+# by white space, "/", ">" or the end, and its attributes to ">") or group "bogus" (a bogus
+# comment, HTML 5 13.2.5.41-42: "<!" not starting a comment or a DOCTYPE, "<![CDATA[" outside
+# SVG and MathML too, or "<?", up to the next ">"), or neither (a comment). One possessive
+# pass, no backtracking; it fails only at the end of input, having found no opener.
+_NEXT_INVISIBLE_RE = re.compile(
+    rf"""(?:[^<]++"""
+    rf"""|<(?=[A-Za-z]|/(?!\Z))(?!(?:{_INVISIBLE_NAMES})(?![^{_WS}/>]))/?+[A-Za-z]"""
+    rf"""[^{_WS}/>]*+{_ATTRIBUTES}>?+"""  # another start or end tag
+    rf"""|<!doctype[^>]*+>?+|</(?![A-Za-z]|\Z)[^>]*+>?+"""  # a DOCTYPE, "</" and no letter
+    rf"""|<(?![A-Za-z!?])|</?+\Z)*+"""  # text's "<"
+    rf"""(?P<lt><)(?:!--|(?P<name>{_INVISIBLE_NAMES})(?![^{_WS}/>]){_ATTRIBUTES}>?+"""
+    rf"""|(?P<bogus>!|\?))""",
     re.IGNORECASE,
 )
 # Their end tags, read as the start tag (attributes and all).
@@ -127,10 +136,11 @@ def strip_invisible(markup: str) -> str:
     ``>``, and a malformed end tag (``</title foo>``, ``</script`` without ``>``) still ends
     its element. Their start and end tags are read as HTML 5 reads tags: the name whole
     (``<style-guide>`` is no ``<style>``, ``</script-x>`` no end of a script), the
-    attributes up to the first ``>`` outside a quoted value (``<script data-x="<b>">``).
-    Then :func:`strip_hidden`. Linear time, also on hostile markup (many
-    unclosed openers): each search for an end is remembered. Returns the remaining markup
-    (str).
+    attributes up to the first ``>`` outside a quoted value (``<script data-x="<b>">``),
+    and a ``<!--``, ``<?`` or ``<script>`` inside another tag (``<a title="<!--">``) is part
+    of that tag, not an opener. Then :func:`strip_hidden`. Linear time, also on hostile
+    markup (many unclosed openers): each search for an end is remembered. Returns the
+    remaining markup (str).
     """
     out: list[str] = []
     found: dict = {}  # pattern -> (searched from, match or None)
@@ -144,20 +154,20 @@ def strip_invisible(markup: str) -> str:
         return hit[1]
 
     pos = 0
-    while (m := _INVISIBLE_OPEN_RE.search(markup, pos)) is not None:
-        out.append(markup[pos:m.start()])
+    while (m := _NEXT_INVISIBLE_RE.match(markup, pos)) is not None:
+        out.append(markup[pos:m.start("lt")])
         start = m.end()
-        if m.group(2) is not None:  # a bogus comment
+        if m.group("bogus") is not None:  # a bogus comment
             close = after(_NEXT_GT_RE, start)
             end = close.end() if close else len(markup)
-        elif m.group(1) is None:  # a comment
+        elif m.group("name") is None:  # a comment
             if markup.startswith(">", start) or markup.startswith("->", start):
                 end = markup.index(">", start) + 1
             else:
                 close = after(_COMMENT_END_RE, start) or after(_NEXT_GT_RE, start)
                 end = close.end() if close else len(markup)
         else:
-            close = after(_INVISIBLE_CLOSE_RE[m.group(1).lower()], start)
+            close = after(_INVISIBLE_CLOSE_RE[m.group("name").lower()], start)
             if close is None:
                 close = after(_NEXT_TAG_RE, start)
                 end = close.start() if close else len(markup)
