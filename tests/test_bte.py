@@ -189,6 +189,98 @@ def test_broken_markup_never_raises(markup):
         assert isinstance(out, list) and all(isinstance(p, str) and p for p in out)
 
 
+# --- tags as the HTML 5 tokenizer reads them --------------------------------------------------
+
+def shown(markup: str) -> str:
+    """All the text of a page (no span, no blocks) without white space: what a reader sees."""
+    return "".join("".join(bte.paragraphs(bte.pieces(bte.strip_invisible(markup)))).split())
+
+
+# (markup, its text as an HTML 5 parser shows it, white space left out)
+HTML5_TAGS = [
+    ("<x<x<x<p>Hallo Welt", "HalloWelt"),  # one tag, named "x<x<x<p"
+    ("<p>Hallo <a<b>Welt", "HalloWelt"),
+    ('<p>Hallo <a href="x<b>y">Welt</a>', "HalloWelt"),
+    ('<p>Hallo <a href="x<b>y"<i>Welt</a>', "HalloWelt"),  # "<i" after the value: a name
+    ("<p>Hallo <a title='1 > 0' href=\"x<b>y\" data-x<i>Welt</a>", "HalloWelt"),
+    ('<p>Hallo <b c="d" e=\'f>g\' h=i"j>Welt</b>', "HalloWelt"),
+    ('<p>Hallo</p title="</p><p>x">Welt', "HalloWelt"),  # an end tag's attributes too
+    ("<p>Hallo<br/ >Welt<br / x=\"<>\">!", "HalloWelt!"),
+    ('<p>Hallo Welt <a href="', "HalloWelt"),  # a tag open at the end: no text
+    ("<p>Hallo Welt <a", "HalloWelt"),
+    ("<p>Hallo Welt <a href=x y", "HalloWelt"),
+    ('<p>Hallo <a b =="x>y">Welt', 'Halloy">Welt'),  # "=" after "=": an unquoted value
+    ('<p>Hallo <a ="x>y">Welt', 'Halloy">Welt'),  # "=" first: part of a name
+    ("<p>Hallo <img alt=a>b>Welt", "Hallob>Welt"),
+    ("<p>3 < 4, 5 <> 6 <3 <<a>x </ y>z</>w<//a>v", "3<4,5<>6<3<xzwv"),
+    ("<p>Hallo </", "Hallo</"),
+    ('<p>Hallo <script data-x="<b>">var lost = 1;</script>Welt', "HalloWelt"),
+    ('<p>Hallo <script>a = "</script-x>";</script>Welt', "HalloWelt"),
+    ("<p><style-guide>Hallo</style-guide> Welt", "HalloWelt"),  # not a style element
+    ('<title x="a>b">lost</title><p>Hallo Welt', "HalloWelt"),
+    # comments and invisible elements' tags inside a tag are part of it
+    ('<p>Hallo <a title="<!--">Welt</a> <!-- c -->!', "HalloWelt!"),
+    ('<p>Hallo <a title="<script>">Welt</a>', "HalloWelt"),
+    ("<p>Hallo <a <?x>Welt", "HalloWelt"),
+    ("<!DOCTYPE html><p>Hallo </ <!-- c --> Welt<!-- d -->", "HalloWelt"),
+]
+
+
+@pytest.mark.parametrize("markup, text", HTML5_TAGS)
+def test_tags_end_where_html5_ends_them(markup, text):
+    assert shown(markup) == text
+    parts = bte.pieces(markup)
+    assert "".join(parts) == markup
+    assert bte.named_pieces(markup)[1] == bte.tag_names(parts[1::2])
+
+
+def test_html5_tag_cases_agree_with_an_html5_parser():
+    # resiliparse (a bench extra): lexbor's HTML 5 parser, the visible text of its tree
+    html2text = pytest.importorskip("resiliparse.extract.html2text")
+    for markup, text in HTML5_TAGS:
+        shown_by_parser = html2text.extract_plain_text(
+            markup, main_content=False, list_bullets=False, alt_texts=False, links=False,
+            form_fields=False, noscript=False)
+        assert "".join(shown_by_parser.split()) == text, markup
+
+
+def test_no_tag_text_in_the_extracted_text():
+    for extract in (bte.extract, blocks.extract):
+        assert extract("<x<x<x<p>Hallo Welt") == ["Hallo Welt"]
+        out = extract('<p>Hallo Welt, wie geht es dir heute?</p><a href="x<b>y">z</a>'
+                      '<p>Gut, danke. <a href="')
+        assert not any("<" in p or "href" in p for p in out)
+    assert bte.paragraphs(bte.pieces('<p>Hallo Welt, wie geht es dir?</p><p>Gut. <a href="'
+                                     )) == ["Hallo Welt, wie geht es dir?", "Gut."]
+
+
+def test_a_quote_that_never_closes_ends_at_the_next_gt():
+    # HTML 5 would drop the rest of the page; here the page keeps its later text.
+    assert bte.pieces('<p>a <b c="d>e</b> f') == ["", "<p>", "a ", '<b c="d>', "e", "</b>", " f"]
+    assert shown('<p>a <b c="d>e</b> f <i x=\'y') == "aef"
+
+
+@pytest.mark.parametrize("unit", [
+    '<a href="', "<", "<a", "<a x=\"1\" y='", '<p title="a><a \'', '<a href="x<b>', "<x<x<p>",
+    '<script x="', '</script x="', "<a b=c=d=", '="<a', "<!--<a \"", '<a title="<!--',
+    "<a <?x", "</ <!--",
+])
+def test_hostile_tags_take_linear_time(unit):
+    import time
+
+    def seconds(markup):  # the best of three runs: the least disturbed by other processes
+        best = float("inf")
+        for _ in range(3):
+            t0 = time.perf_counter()
+            bte.named_pieces(bte.strip_invisible(markup))
+            best = min(best, time.perf_counter() - t0)
+        return best
+
+    small, big = (unit * (size // len(unit)) for size in (25_000, 200_000))
+    # 8 times the input: linear time takes about 8 times as long, quadratic 64 times
+    assert seconds(big) < 24 * seconds(small) + 0.05
+
+
 # --- Block-level extractor (case C24: lists inside the article) --------------------------------
 
 

@@ -50,17 +50,45 @@ BLOCK_ELEMENTS = frozenset(
 WORD_WEIGHT = 1
 TAG_WEIGHT = -1
 
-# A comment or an invisible element's start tag; the lookahead (the first characters that can
-# follow "<") turns most other tags away before the names are tried.
-# Group 2: a bogus comment (HTML 5 13.2.5.41-42): "<!" not starting a comment or a DOCTYPE
-# ("<![CDATA[" outside SVG and MathML too), or "<?", runs to the next ">".
-_INVISIBLE_OPEN_RE = re.compile(
-    r"<(?=[!?{}])(?:!--|({})\b[^<>]*>|(!(?!doctype)|\?))".format(
-        "".join(sorted({name[0] for name in INVISIBLE_ELEMENTS})), "|".join(INVISIBLE_ELEMENTS)),
+# HTML 5 white space (13.2.5; a CR is one too, the input stream's newlines being LF).
+_WS = r"\t\n\f\r "
+# What follows a tag's name up to its ">", as the HTML 5 tokenizer reads it (13.2.5.32-40):
+# white space and "/" between attributes; an attribute's name (any characters but white
+# space, "/" and ">", so "<", quotes and a leading "=" too), then maybe "=" and a value: in
+# quotes up to the closing quote (">" and "<" inside are part of it), or unquoted up to white
+# space or ">". A quote that never closes (the page's last of its kind) is an ordinary
+# character here, so the tag ends at the next ">" (HTML 5 would drop the tag and the rest of
+# the page). The loop stops at ">" or the end of input only, and every part is possessive:
+# a match never fails once started, no backtracking but the white space before an "=" that
+# is not there, and a quoted value fails only at the page's last quote of its kind (at most
+# two scans to the end): linear.
+_ATTRIBUTES = (
+    rf"""(?:[{_WS}/]++|[^{_WS}/>][^{_WS}/>=]*+(?:[{_WS}]*+=[{_WS}]*+"""
+    rf"""(?:"[^"]*+"|'[^']*+'|[^{_WS}>"'][^{_WS}>]*+)?+)?+)*+""")
+_INVISIBLE_NAMES = "|".join(INVISIBLE_ELEMENTS)
+# The next comment or invisible element's start tag outside a tag, matched from where the
+# search goes on: the text and the other tags before it are skipped whole (tags read as
+# :data:`_TAG_SPLIT_RE` reads them), so a "<!--" or a "<script>" inside an attribute value
+# or in the attributes of an unclosed tag is part of that tag, as in HTML 5. Then group
+# "lt" (the opener's "<"), group "name" (an invisible element's start tag: its name followed
+# by white space, "/", ">" or the end, and its attributes to ">") or group "bogus" (a bogus
+# comment, HTML 5 13.2.5.41-42: "<!" not starting a comment or a DOCTYPE, "<![CDATA[" outside
+# SVG and MathML too, or "<?", up to the next ">"), or neither (a comment). One possessive
+# pass, no backtracking; it fails only at the end of input, having found no opener.
+_NEXT_INVISIBLE_RE = re.compile(
+    rf"""(?:[^<]++"""
+    rf"""|<(?=[A-Za-z]|/(?!\Z))(?!(?:{_INVISIBLE_NAMES})(?![^{_WS}/>]))/?+[A-Za-z]"""
+    rf"""[^{_WS}/>]*+{_ATTRIBUTES}>?+"""  # another start or end tag
+    rf"""|<!doctype[^>]*+>?+|</(?![A-Za-z]|\Z)[^>]*+>?+"""  # a DOCTYPE, "</" and no letter
+    rf"""|<(?![A-Za-z!?])|</?+\Z)*+"""  # text's "<"
+    rf"""(?P<lt><)(?:!--|(?P<name>{_INVISIBLE_NAMES})(?![^{_WS}/>]){_ATTRIBUTES}>?+"""
+    rf"""|(?P<bogus>!|\?))""",
     re.IGNORECASE,
 )
+# Their end tags, read as the start tag (attributes and all).
 _INVISIBLE_CLOSE_RE = {
-    name: re.compile(rf"</{name}\b[^<>]*>?", re.IGNORECASE) for name in INVISIBLE_ELEMENTS
+    name: re.compile(rf"</{name}(?![^{_WS}/>]){_ATTRIBUTES}>?+", re.IGNORECASE)
+    for name in INVISIBLE_ELEMENTS
 }
 # HTML 5 13.2.5.43-52: "-->" ends a comment, so do "--!>" and the abrupt "<!-->", "<!--->".
 _COMMENT_END_RE = re.compile(r"--!?>")
@@ -78,31 +106,20 @@ _ELEMENT_NAME_RE = re.compile(r"<([A-Za-z][A-Za-z0-9-]*)")
 # elements are matched to their end tags by one scan at most).
 _MAX_HIDDEN_NAMES = 16
 _NEXT_GT_RE = re.compile(">")
-# A tag is "<" followed by a letter, "/", "!" or "?" (a tag start; so "a < b" in text stays
-# text) and ends at the first ">" outside a quoted attribute value: as in the HTML 5 tokenizer
-# (13.2.5.36-38), a value in quotes after "=" ends only at its closing quote, so
-# ``data-x="a > b"``, escaped JSON or markup in a value does not end the tag. Outside quotes
-# the tag ends before the next "<"; a quote that never closes is an ordinary character (HTML 5
-# would drop the tag and the rest of the page at the end of input). Possessive quantifiers:
-# no backtracking. _TAG_SPLIT_RE does all this in one C pass for values without a tag start
-# inside (no attempt then starts within another's stretch: linear), and captures each tag's
-# element name as it goes (group 2: the letters and digits after "<" or "</", as
-# :func:`tag_name`; the rest of the tag is the quote-aware run or, when that meets a "<" or
-# the end, the quote-blind one: both would consume the name too); a page with a tag start
-# inside a quoted value goes through :func:`_pieces_quoted`.
-_DQ_RUN = r"""(?:[^"<]++|<(?![A-Za-z/!?]))*+"""  # a double-quoted value's run, no tag start
-_SQ_RUN = r"""(?:[^'<]++|<(?![A-Za-z/!?]))*+"""  # and a single-quoted one's
-_PLAIN_VALUE = rf"""(?:"{_DQ_RUN}"|'{_SQ_RUN}')"""
-_NAMED_START = r"<(?=[A-Za-z/!?])/?+([A-Za-z][A-Za-z0-9]*+|)"  # a tag start, its name captured
+# A tag as the HTML 5 tokenizer reads it (13.2.5.6-9): "<" and a letter, or "</" and a
+# letter, starts a start or end tag; its name runs to white space, "/" or ">" (so "<x<x<p>"
+# is one tag, as in browsers), its attributes (:data:`_ATTRIBUTES`) to the first ">" outside
+# a quoted value (``data-x="a > b"``, ``href="x<b>y"``, escaped JSON or markup in a value do
+# not end it). "<!" and "<?" (a DOCTYPE or a bogus comment), and "</" and anything else but
+# the end of input, run to the next ">" ("</>" is nothing). A tag that meets the end of input
+# before its ">" runs to the end (HTML 5 drops it: it is no text); "<" before anything else
+# ("a < b", "<3") is text. Group 2 is the element name (letters and digits after "<" or
+# "</", as :func:`tag_name`; "" for the others). A match never fails once its lookahead
+# holds and matches never overlap: each position is scanned a bounded number of times,
+# linear also on hostile markup (200 KB of ``<a href="``, of "<", unclosed quotes).
 _TAG_SPLIT_RE = re.compile(
-    rf"""({_NAMED_START}(?:(?:[^<>"'=]++|=\s*+{_PLAIN_VALUE}?+|["'])*+>|[^<>]*>))""")
-# "=" and a quoted value with a tag start before its closing quote (each scan stops at the
-# first quote or tag start, so a position is scanned at most twice: linear).
-_MARKUP_VALUE_RE = re.compile(
-    rf"""=\s*+(?:"{_DQ_RUN}{_TAG_START}|'{_SQ_RUN}{_TAG_START})""")
-_QUOTED_TAG_RE = re.compile(
-    rf"""{_NAMED_START}(?:[^<>"'=]++|=\s*+(?:"[^"]*+"|'[^']*+')?+|["'])*+""")
-_PLAIN_TAG_RE = re.compile(rf"{_NAMED_START}[^<>]*>")
+    rf"""(<(?=[A-Za-z!?]|/(?!\Z))/?+([A-Za-z][A-Za-z0-9]*+|)"""
+    rf"""(?>(?<=[A-Za-z0-9])[^{_WS}/>]*+{_ATTRIBUTES}|[^>]*+)>?+)""")
 _TAG_NAME_RE = re.compile(r"</?([A-Za-z][A-Za-z0-9]*)")
 _TAG_NAMES_RE = re.compile(r"<(?=[A-Za-z/!?])(?:/?([A-Za-z][A-Za-z0-9]*))?")
 
@@ -117,9 +134,13 @@ def strip_invisible(markup: str) -> str:
     document; a corpus would then lose a whole page to one typo. Here an unclosed
     ``<title>``, ``<script>`` (etc.) ends at the next tag and an unclosed comment at the next
     ``>``, and a malformed end tag (``</title foo>``, ``</script`` without ``>``) still ends
-    its element. Then :func:`strip_hidden`. Linear time, also on hostile markup (many
-    unclosed openers): each search for an end is remembered. Returns the remaining markup
-    (str).
+    its element. Their start and end tags are read as HTML 5 reads tags: the name whole
+    (``<style-guide>`` is no ``<style>``, ``</script-x>`` no end of a script), the
+    attributes up to the first ``>`` outside a quoted value (``<script data-x="<b>">``),
+    and a ``<!--``, ``<?`` or ``<script>`` inside another tag (``<a title="<!--">``) is part
+    of that tag, not an opener. Then :func:`strip_hidden`. Linear time, also on hostile
+    markup (many unclosed openers): each search for an end is remembered. Returns the
+    remaining markup (str).
     """
     out: list[str] = []
     found: dict = {}  # pattern -> (searched from, match or None)
@@ -133,20 +154,20 @@ def strip_invisible(markup: str) -> str:
         return hit[1]
 
     pos = 0
-    while (m := _INVISIBLE_OPEN_RE.search(markup, pos)) is not None:
-        out.append(markup[pos:m.start()])
+    while (m := _NEXT_INVISIBLE_RE.match(markup, pos)) is not None:
+        out.append(markup[pos:m.start("lt")])
         start = m.end()
-        if m.group(2) is not None:  # a bogus comment
+        if m.group("bogus") is not None:  # a bogus comment
             close = after(_NEXT_GT_RE, start)
             end = close.end() if close else len(markup)
-        elif m.group(1) is None:  # a comment
+        elif m.group("name") is None:  # a comment
             if markup.startswith(">", start) or markup.startswith("->", start):
                 end = markup.index(">", start) + 1
             else:
                 close = after(_COMMENT_END_RE, start) or after(_NEXT_GT_RE, start)
                 end = close.end() if close else len(markup)
         else:
-            close = after(_INVISIBLE_CLOSE_RE[m.group(1).lower()], start)
+            close = after(_INVISIBLE_CLOSE_RE[m.group("name").lower()], start)
             if close is None:
                 close = after(_NEXT_TAG_RE, start)
                 end = close.start() if close else len(markup)
@@ -233,44 +254,10 @@ def named_pieces(markup: str) -> tuple[list[str], list[str]]:
     first and last) and the :func:`tag_names` of its tags (``parts[1::2]``: one lower-case
     element name per tag, "" for ``<!...>``; ``len(parts) // 2`` of them), found by the same
     pass."""
-    if _MARKUP_VALUE_RE.search(markup) is not None:
-        parts, names = _pieces_quoted(markup)
-    else:
-        parts = _TAG_SPLIT_RE.split(markup)  # text, tag, name, text, tag, name, ..., text
-        names = parts[2::3]
-        del parts[2::3]
+    parts = _TAG_SPLIT_RE.split(markup)  # text, tag, name, text, tag, name, ..., text
+    names = parts[2::3]
+    del parts[2::3]
     return parts, " ".join(names).lower().split(" ") if names else []
-
-
-def _pieces_quoted(markup: str) -> tuple[list[str], list[str]]:
-    """:func:`pieces` where quoted values may hold tag starts (``data-x="<p>..."``), and the
-    tags' names as written. A tag
-    whose quote-aware scan meets a "<" outside quotes or the end of input before its ">"
-    falls back to the quote-blind rule, and so does every tag start inside that scanned
-    stretch: quote-aware scans never overlap, so the time stays linear. (Past the last
-    scanned stretch the search for the next tag start is that scan itself.)"""
-    out: list[str] = []
-    names: list[str] = []
-    text_from = pos = guard = 0
-    while (m := (_QUOTED_TAG_RE if pos >= guard else _NEXT_TAG_RE).search(markup, pos)):
-        start = end = m.start()
-        if start >= guard:
-            if m.re is not _QUOTED_TAG_RE:
-                m = _QUOTED_TAG_RE.match(markup, start)
-            stop = m.end()
-            if markup.startswith(">", stop):
-                end = stop + 1
-            guard = stop
-        if end == start and (m := _PLAIN_TAG_RE.match(markup, start)) is not None:
-            end = m.end()
-        if end == start:
-            pos = start + 1
-            continue
-        out += (markup[text_from:start], markup[start:end])
-        names.append(m.group(1))
-        text_from = pos = end
-    out.append(markup[text_from:])
-    return out, names
 
 
 def tag_name(tag: str) -> str:
