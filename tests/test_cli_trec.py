@@ -59,6 +59,24 @@ def test_check_and_cat_report_truncation(corpus, capsys):
     assert "truncated" in capsys.readouterr().err
 
 
+def test_check_names_a_page_written_twice_across_files_and_workers(tmp_path, capsys):
+    # Two writers (two workers of one crawl) wrote the same page, once under another form of
+    # its URL: every file is sound, but the corpus breaks write-once; rejects are not counted.
+    with TrecWriter(str(tmp_path), worker="w1") as w:
+        first = w.write(TrecDoc(url="http://a.test/x", paragraphs=["Text one"])).docno
+        w.write(TrecDoc(url="http://a.test/y", paragraphs=["Text two"]))
+    with TrecWriter(str(tmp_path), worker="w2") as w:
+        second = w.write(TrecDoc(url="http://A.test:80/x#top", paragraphs=["Text one"])).docno
+    with TrecWriter(str(tmp_path / "rejects"), worker="w1") as w:
+        w.write(TrecDoc(url="http://a.test/y", paragraphs=["Text two again"]))
+    assert run("check", str(tmp_path)) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert all(line.startswith("OK ") for line in out[:-1])
+    assert out[-1].startswith("REPEATED URL http://a.test/x: written 2 times: ")
+    assert first in out[-1] and second in out[-1]
+    assert run("check", *[str(p) for p in sorted(tmp_path.glob("*w1*.trec.gz"))]) == 0
+
+
 def test_check_names_a_missing_and_an_empty_file(corpus, capsys):
     directory, files, _ = corpus
     (directory / "empty.trec.gz").write_bytes(b"")

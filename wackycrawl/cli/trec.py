@@ -18,6 +18,7 @@ import re
 import shlex
 import shutil
 import sys
+from collections import defaultdict
 from functools import partial
 
 from wackycrawl.archive import writer as warc_writer
@@ -131,8 +132,11 @@ def _not_found_hint(args, folders: list[str]) -> str:
 def check(args) -> int:
     """Validate each file (a folder's, and its ``rejects/`` folder's); one line per file,
     ``OK``, ``DAMAGED`` with the problems, ``MISSING``, or ``NOT-TREC`` for a file of another
-    kind; one ``ORPHAN`` line per index file without its TREC file."""
+    kind; one ``ORPHAN`` line per index file without its TREC file; then, over the kept
+    documents of all sound files, one ``REPEATED`` line per DOCNO or page (canonical URL)
+    written more than once."""
     status = 0
+    sound: list[str] = []
     files = _files(args.files, rejects=True)
     orphans = [o for path in args.files if os.path.isdir(path)
                for folder in reader.corpus_folders(path) for o in reader.orphan_indexes(folder)]
@@ -159,6 +163,7 @@ def check(args) -> int:
         result = reader.check(path)
         if result.ok:
             print(f"OK {path}: {result.docs} documents")
+            sound.append(path)
         else:
             status = 1
             print(f"DAMAGED {path}: {result.docs} readable documents; "
@@ -168,7 +173,35 @@ def check(args) -> int:
         print(f"ORPHAN {orphan}: index without its TREC file "
               f"{os.path.basename(orphan.removesuffix(reader.INDEX_SUFFIX))} (remove it if "
               "that file is gone for good)")
+    for line in repeated_documents(sound):
+        status = 1
+        print(line)
     return status
+
+
+def repeated_documents(paths: list[str]) -> list[str]:
+    """``REPEATED`` lines for the kept documents of the sound files ``paths`` (from their
+    indexes; ``rejects/`` files left out): a DOCNO found more than once, and a page (the
+    crawl's canonical URL) written more than once, each occurrence as ``DOCNO (file)``."""
+    docnos, pages = defaultdict(list), defaultdict(list)
+    for path in paths:
+        if os.path.basename(os.path.dirname(os.path.abspath(path))) == reader.REJECTS_SUBDIR:
+            continue
+        try:
+            entries = reader.read_index(path)
+        except (OSError, reader.TrecFileError):
+            continue
+        for entry in entries:
+            place = f"{entry.docno} ({path})"
+            docnos[entry.docno].append(place)
+            if entry.url != "-":  # an older index has no URLs
+                pages[reader.canonical_or_url(entry.url)].append(place)
+    lines = [f"REPEATED DOCNO {docno}: {len(places)} documents: {', '.join(places)}"
+             for docno, places in docnos.items() if len(places) > 1]
+    lines += [f"REPEATED URL {url}: written {len(places)} times: {', '.join(places)} "
+              "(`wackycrawl filter` keeps one: exact duplicates)"
+              for url, places in pages.items() if len(places) > 1]
+    return lines
 
 
 def _index_one(path: str) -> int:

@@ -544,6 +544,12 @@ def _canonical(url: str) -> str | None:
         return None
 
 
+def canonical_or_url(url: str) -> str:
+    """The crawl's canonical form of a stored URL (:func:`wackycrawl.crawl.urls.canonical_url`),
+    or the URL as stored when it has none."""
+    return _canonical(url) or url
+
+
 def url_matcher(url: str):
     """A test ``stored URL -> bool``: the URL is ``url`` as written (whitespace
     percent-encoded, :func:`url_token`), or the same page for the crawl (both the same
