@@ -13,6 +13,7 @@ TREC reader refuses), a file that is no TREC file, or document not found; 2 usag
 """
 
 import argparse
+import hashlib
 import os
 import re
 import shlex
@@ -182,26 +183,50 @@ def check(args) -> int:
 def repeated_documents(paths: list[str]) -> list[str]:
     """``REPEATED`` lines for the kept documents of the sound files ``paths`` (from their
     indexes; ``rejects/`` files left out): a DOCNO found more than once, and a page (the
-    crawl's canonical URL) written more than once, each occurrence as ``DOCNO (file)``."""
-    docnos, pages = defaultdict(list), defaultdict(list)
+    crawl's canonical URL) written more than once, each occurrence as ``DOCNO (file)``. A first
+    pass keeps an 8-byte digest per DOCNO and page (about 100 bytes of memory per document);
+    a second reads the places of the repeated ones only."""
+    kept = [p for p in paths
+            if os.path.basename(os.path.dirname(os.path.abspath(p))) != reader.REJECTS_SUBDIR]
+    seen: set[bytes] = set()
+    repeated: set[bytes] = set()
+    for _, keys in _document_keys(kept):
+        for key in keys:
+            (repeated if key in seen else seen).add(key)
+    if not repeated:
+        return []
+    places = defaultdict(list)
+    for place, keys in _document_keys(kept):
+        for key, name in zip(keys, ("DOCNO", "URL")):
+            if key in repeated:  # grouped by the value itself: digests may collide
+                places[name, place[1] if name == "DOCNO" else place[2]].append(place)
+    lines = []
+    for (name, value), where in places.items():
+        if len(where) > 1:
+            listed = ", ".join(f"{docno} ({path})" for path, docno, _ in where)
+            lines.append(f"REPEATED DOCNO {value}: {len(where)} documents: {listed}"
+                         if name == "DOCNO" else
+                         f"REPEATED URL {value}: written {len(where)} times: {listed} "
+                         "(`wackycrawl filter` keeps one of such exact copies)")
+    return lines
+
+
+def _document_keys(paths: list[str]):
+    """``((path, docno, canonical URL), (DOCNO digest, page digest))`` per indexed document
+    of ``paths`` (a file whose index cannot be read is skipped: its line said why); an older
+    index without URLs gives the DOCNO digest alone."""
     for path in paths:
-        if os.path.basename(os.path.dirname(os.path.abspath(path))) == reader.REJECTS_SUBDIR:
-            continue
         try:
             entries = reader.read_index(path)
         except (OSError, reader.TrecFileError):
             continue
         for entry in entries:
-            place = f"{entry.docno} ({path})"
-            docnos[entry.docno].append(place)
-            if entry.url != "-":  # an older index has no URLs
-                pages[reader.canonical_or_url(entry.url)].append(place)
-    lines = [f"REPEATED DOCNO {docno}: {len(places)} documents: {', '.join(places)}"
-             for docno, places in docnos.items() if len(places) > 1]
-    lines += [f"REPEATED URL {url}: written {len(places)} times: {', '.join(places)} "
-              "(`wackycrawl filter` keeps one: exact duplicates)"
-              for url, places in pages.items() if len(places) > 1]
-    return lines
+            keys = [b"D" + hashlib.blake2b(entry.docno.encode(), digest_size=8).digest()]
+            url = "-"
+            if entry.url != "-":
+                url = reader.canonical_or_url(entry.url)
+                keys.append(b"U" + hashlib.blake2b(url.encode(), digest_size=8).digest())
+            yield (path, entry.docno, url), keys
 
 
 def _index_one(path: str) -> int:
