@@ -15,8 +15,8 @@ from wackycrawl.trec.writer import TrecWriter
 
 def test_a_folder_recover_cuts_back_its_damaged_closed_files_too(tmp_path):
     with TrecWriter(str(tmp_path), worker="c1", rotate_bytes=600) as w:
-        for i in range(6):
-            w.write(TrecDoc(url=f"http://a.test/{i}", paragraphs=[f"Text {i} </DOC>"] * 9))
+        for i in range(6):  # other pages than the crashed writer's (http://a.test/N)
+            w.write(TrecDoc(url=f"http://b.test/{i}", paragraphs=[f"Text {i} </DOC>"] * 9))
     files = sorted(str(tmp_path / n) for n in os.listdir(tmp_path) if n.endswith(".trec.gz"))
     assert len(files) > 1
     intact = open(files[1], "rb").read()
