@@ -480,8 +480,16 @@ WACKY_LEASE_RENEW_SECONDS = 10.0
 WACKY_IDLE_CLOSE_SECONDS = 30.0
 # A Redis outage up to this long is a pause (one WARNING when it starts, one when it ends);
 # past it the worker closes with reason "redis_outage" (project choice: 5 minutes covers a
-# restart from a large AOF; wackycrawl.distributed.connection).
+# restart from a large AOF; wackycrawl.distributed.connection). A hung server (frozen,
+# overloaded, a partition) counts from when the command that hung was sent.
 WACKY_REDIS_OUTAGE_SECONDS = 300.0
+# Seconds a Redis command or connection attempt may wait for an answer before it counts as
+# the start of an outage (redis-py's socket_timeout and socket_connect_timeout; scrapy-redis's
+# 30 s let a hung server expire every lease unnoticed). None = derived from the leases:
+# (WACKY_LEASE_SECONDS - 2 * WACKY_LEASE_RENEW_SECONDS) / 2 within 0.5..5 s (5 s with the
+# defaults), so a stall shorter than that cannot expire a live worker's lease. A
+# socket_timeout / socket_connect_timeout in REDIS_PARAMS wins.
+WACKY_REDIS_TIMEOUT = None
 # Seconds between two publications of a worker's counters for `wackycrawl status`.
 WACKY_STATS_PUBLISH_SECONDS = 10.0
 # Cluster-wide politeness (wackycrawl.distributed.politeness): with REDIS_URL each host's

@@ -4,6 +4,12 @@ One prefix per crawl, so several crawls share one Redis and ``redis-cli --scan -
 'wacky:NAME:*'`` lists (or ``UNLINK`` removes) all of one crawl. Keys, by type:
 
 =========================  =======  ==========================================================
+``id``                     STRING   the crawl's identity: a random id written by its first
+                                    worker (or the first one started after an upgrade, on
+                                    a crawl made before it); read by every worker at start,
+                                    on every new connection and at every heartbeat - gone or
+                                    changed means Redis lost the crawl's state
+                                    (:class:`~wackycrawl.distributed.connection.CrawlState`)
 ``start_urls``             LIST     seeds pushed from outside, JSON ``{"url": ..., "meta": {...}}``
                                     (scrapy-redis's format) or a bare URL; moved into ``queue``
                                     as they are, id ``seed:<SHA-1 of the entry>``, until a
@@ -18,6 +24,9 @@ One prefix per crawl, so several crawls share one Redis and ``redis-cli --scan -
 ``queue:parked``           ZSET     request id -> not-before time (Redis server time): requests
                                     waiting for a host's robots.txt or Retry-After
 ``queue:parked_hosts``     HASH     request id -> ``<host>|<priority>`` of a parked request
+``queue:resumed``          STRING   Redis server time when some worker last came back from an
+                                    outage (or saw the server's clock jump): no lease is
+                                    reclaimed for one lease period after it
 ``queue:dead``             LIST     dead letters: ``<reason>\t<id>\t<payload>`` of entries no
                                     worker could decode (never dropped silently)
 ``seen``                   SET      20-byte request fingerprints (the dupefilter,
@@ -69,7 +78,7 @@ class CrawlKeys:
             raise ValueError(f"not a usable crawl name: {crawl!r}")
         self.crawl = crawl
         self.prefix = f"{PREFIX}:{crawl}:"
-        for name in ("start_urls", "seen", "written", "workers", "scope"):
+        for name in ("id", "start_urls", "seen", "written", "workers", "scope"):
             setattr(self, name, self.prefix + name)
         self.__dict__.update(queue_keys(self.prefix + "queue"))
         self.bloom_count = self.seen + ":count"
@@ -96,7 +105,8 @@ class CrawlKeys:
         return f"{self.prefix}near:rec:{block}"
 
 
-QUEUE_PARTS = ("requests", "inflight", "leases", "seq", "parked", "parked_hosts", "dead")
+QUEUE_PARTS = ("requests", "inflight", "leases", "seq", "parked", "parked_hosts", "dead",
+               "resumed")
 
 
 def queue_keys(queue: str) -> dict[str, str]:

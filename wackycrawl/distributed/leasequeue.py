@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import time
 from typing import NamedTuple
 
 from wackycrawl.distributed.keys import QUEUE_PARTS, CrawlKeys, QueueKeys
@@ -124,19 +125,38 @@ end
 if ARGV[4] then redis.call('LPUSH', KEYS[5], ARGV[4]) end
 return 1
 """
+# Returns 1 per lease still held (renewed), 0 per one lost.
 RENEW = _NOW + """
-local kept = 0
+local kept = {}
 for i = 2, #ARGV, 2 do
   local v = redis.call('HGET', KEYS[2], ARGV[i])
   if v and string.sub(v, 1, #ARGV[i + 1] + 1) == ARGV[i + 1] .. '|' then
     redis.call('ZADD', KEYS[1], 'XX', string.format('%.3f', now + tonumber(ARGV[1])), ARGV[i])
-    kept = kept + 1
+    kept[#kept + 1] = 1
+  else
+    kept[#kept + 1] = 0
   end
 end
 return kept
 """
 
+# KEYS: queue, inflight, leases, resumed; ARGV: limit, hold (s), '1' if the caller came back
+# from an outage, the server time of the caller's previous call ('' = none), the caller's
+# own seconds since that call, the clock jump (s) that counts as a stall. A stall (an outage,
+# or the server's clock ran ahead of the caller's by more than the jump: all leases aged at
+# once) is recorded in KEYS[4]; for ``hold`` seconds after the last one nothing is reclaimed
+# (every live worker renews first). Returns {requests put back, or -1 if held off; now}.
 RECLAIM = _NOW + """
+local resumed = tonumber(redis.call('GET', KEYS[4]) or '0') or 0
+local stall = ARGV[3] == '1'
+if ARGV[4] ~= '' and (now - tonumber(ARGV[4])) - tonumber(ARGV[5]) > tonumber(ARGV[6]) then
+  stall = true
+end
+if stall and now > resumed then
+  resumed = now
+  redis.call('SET', KEYS[4], string.format('%.3f', now))
+end
+if now < resumed + tonumber(ARGV[2]) then return {-1, string.format('%.6f', now)} end
 local ids = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, tonumber(ARGV[1]))
 for _, id in ipairs(ids) do
   local v = redis.call('HGET', KEYS[3], id)
@@ -144,7 +164,7 @@ for _, id in ipairs(ids) do
   redis.call('HDEL', KEYS[3], id)
   redis.call('ZADD', KEYS[1], 'NX', v and string.match(v, '|(.*)$') or '0', id)
 end
-return #ids
+return {#ids, string.format('%.6f', now)}
 """
 
 # KEYS: start-URL key, queue, requests, seq; ARGV: type (list, set, zset), n, id prefix.
@@ -228,6 +248,7 @@ class LeaseQueue:
         self.lease_seconds = lease_seconds
         self._tokens, self._run = itertools.count(), os.urandom(3).hex()  # unique per process
         self.seeds_waiting = True  # see ack_and_pop
+        self._clock: tuple[str, float] | None = None  # (server time, monotonic) of reclaim
         self._put, self._pop, self._ack, self._renew, self._reclaim, self._pull, self._seed = (
             server.register_script(s) for s in (PUT, POP, ACK, RENEW, RECLAIM, PULL, SEED))
         k = keys
@@ -278,15 +299,32 @@ class LeaseQueue:
 
     def renew(self, leases: list[tuple[str, str]]) -> int:
         """Extend the leases ``(id, token)`` still held; returns how many were."""
-        if not leases:
-            return 0
-        args = [self.lease_seconds] + [x for pair in leases for x in pair]
-        return int(self._renew(keys=[self.keys.inflight, self.keys.leases], args=args))
+        return sum(self.renew_each(leases))
 
-    def reclaim(self, limit: int = 1000) -> int:
-        """Put up to ``limit`` requests with expired leases back into the queue; returns how many."""
+    def renew_each(self, leases: list[tuple[str, str]]) -> list[bool]:
+        """:meth:`renew`: per lease, True if it was still held (and is renewed)."""
+        if not leases:
+            return []
+        args = [self.lease_seconds] + [x for pair in leases for x in pair]
+        return [bool(int(x)) for x in self._renew(keys=[self.keys.inflight, self.keys.leases],
+                                                  args=args)]
+
+    def reclaim(self, limit: int = 1000, outage: bool = False) -> int:
+        """Put up to ``limit`` requests with expired leases back into the queue; returns how
+        many (0 while held off). Not for one lease period after the last stall of the server
+        that any worker saw (``queue:resumed``): ``outage`` True says this worker came back
+        from one; a jump of the server's clock against this worker's since its previous
+        call counts as one too. Every live worker renews its leases meanwhile, so only those
+        of dead workers are put back (the server's clock ran on while nobody could renew)."""
         k = self.keys
-        return int(self._reclaim(keys=[k.queue, k.inflight, k.leases], args=[limit]))
+        mark = time.monotonic()
+        prev, since = ("", 0.0) if self._clock is None else (
+            self._clock[0], mark - self._clock[1])
+        n, now = self._reclaim(keys=[k.queue, k.inflight, k.leases, k.resumed], args=[
+            limit, self.lease_seconds, "1" if outage else "0", prev, since,
+            max(1.0, self.lease_seconds / 4)])
+        self._clock = (now.decode() if isinstance(now, bytes) else str(now), time.monotonic())
+        return max(0, int(n))
 
     def pull_seeds(self, start_key: str, kind: str, n: int) -> tuple[int, int, bytes]:
         """Move up to ``n`` entries of the start-URL key ``start_key`` (``kind`` = ``list``,

@@ -156,7 +156,10 @@ class LocalFrontier:
         """Leases of a live local process never expire: all are still held."""
         return len(leases)
 
-    def reclaim(self, limit: int = 1000) -> int:
+    def renew_each(self, leases: list[tuple[str, str]]) -> list[bool]:
+        return [True] * len(leases)
+
+    def reclaim(self, limit: int = 1000, outage: bool = False) -> int:
         return 0
 
     def queued(self) -> int:

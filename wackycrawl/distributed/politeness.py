@@ -155,17 +155,24 @@ class RedisHostSchedule:
         return max(float(own) if own else self.default_interval, float(raised or 0.0))
 
     def claim(self, keys: str | tuple[str, ...], owner: object) -> float | None:
+        """As :meth:`HostSchedule.claim`. ``owner`` keeps one token over all its attempts
+        until :meth:`release` or :meth:`forget`: a claim whose reply was lost (a timeout in
+        an outage) may have been taken on the server, and the next attempt is then its own,
+        not a stranger blocking the host until the claim's lease runs out."""
         keys = (keys,) if isinstance(keys, str) else keys
-        token = f"{self._prefix}{next(self._n)}"
+        token = self._tokens.setdefault(id(owner), f"{self._prefix}{next(self._n)}")
         answer, now = self._claim(keys=[self._hash(k) for k in keys],
                                   args=[token, self.default_interval, self.lease_seconds])
         self._sync(float(now))
         if answer == b"busy":
             return None
         if answer == b"0":
-            self._tokens[id(owner)] = token
             return 0.0
         return float(answer)
+
+    def forget(self, owner: object) -> None:
+        """``owner`` stops trying to claim (it goes back to the frontier)."""
+        self._tokens.pop(id(owner), None)
 
     def release(self, keys: str | tuple[str, ...], owner: object, relax: str | None = None) -> bool:
         """As :meth:`HostSchedule.release`; with ``relax`` (a key) :meth:`relax` in the same

@@ -118,7 +118,7 @@ class FrontierQueue(Base):
         self._not_written: set[str] = set()  # URLs of pages whose documents were not written
         self._ids: dict[str, Request] = {}
         self._outages = Outage.count
-        self._no_reclaim_until = 0.0
+        self._lost: set[str] = set()  # tokens of held leases found lost (warned about once)
         #: raw seed (bytes) -> the requests to queue for it ([] if all were filtered),
         #: or None if it makes no request (a dead letter); the scheduler sets it
         self.seed_requests = None
@@ -134,6 +134,7 @@ class FrontierQueue(Base):
         token = ""
         if (mine := self._ids.pop(rid, None)) is not None:
             token = self.held.pop(mine)[1]
+            self._lost.discard(token)
         host = urlparse_cached(request).netloc if delay > 0 else ""
         ok = self.backend.push(rid, request.priority, self._encode_request(request), token,
                                max(0.0, delay), host)
@@ -186,8 +187,8 @@ class FrontierQueue(Base):
         leases = [(rid, token) for _, rid, token in finished]
         acked, leased = (self.backend.ack_and_pop(leases, start_key) if self.server is not None
                          else self.backend.ack_and_pop(leases))
-        for (request, _, _), held in zip(finished, acked, strict=True):
-            self._acked(request, held)
+        for (request, _, token), held in zip(finished, acked, strict=True):
+            self._acked(request, held, token)
         return self._take(leased)
 
     def _take(self, leased) -> Request | None:
@@ -262,7 +263,7 @@ class FrontierQueue(Base):
         """Acknowledge the held requests that are not in ``in_progress`` (the engine's); those
         whose document could not be written (:meth:`not_written`) go back to the queue."""
         for request, rid, token in self._give_back_not_written(self._finished(in_progress)):
-            self._acked(request, self.backend.ack(rid, token))
+            self._acked(request, self.backend.ack(rid, token), token)
 
     def _give_back_not_written(self, finished: list) -> list:
         """Of ``finished`` (:meth:`_finished`), give the requests whose page was not written
@@ -275,6 +276,7 @@ class FrontierQueue(Base):
                 rest.append((request, rid, token))
                 continue
             self._not_written.discard(request.url)
+            self._lost.discard(token)
             if self.backend.ack(rid, token, requeue=True):
                 self.stats.inc_value("wacky/frontier/requeued")
         return rest
@@ -295,29 +297,35 @@ class FrontierQueue(Base):
             finished.append((request, rid, token))
         return finished
 
-    def _acked(self, request: Request, held: bool) -> None:
+    def _acked(self, request: Request, held: bool, token: str) -> None:
         if held:
             self.stats.inc_value("wacky/frontier/acked")
+        elif token in self._lost:  # warned about and counted when the heartbeat found it
+            self._lost.discard(token)
         else:
             logger.warning("lease of %s was lost before it was acknowledged", request)
             self.stats.inc_value("wacky/frontier/lease_lost")
 
     def beat(self, in_progress) -> None:
         """The heartbeat: acknowledge, renew, and reclaim dead workers' leases. After a
-        Redis outage no lease is reclaimed for one lease period, so every live worker has
-        renewed its own first (the server's clock ran on while nobody could renew)."""
+        Redis outage (or a stall of the server) seen by any worker no lease is reclaimed for
+        one lease period, so every live worker has renewed its own first (the server's clock
+        ran on while nobody could renew; :meth:`.LeaseQueue.reclaim`). A lease found lost is
+        warned about once (here, or when its request is acknowledged)."""
         self.ack_finished(in_progress)
-        held = list(self.held.values())
-        lost = len(held) - self.backend.renew(held)
+        held = [lease for lease in self.held.values() if lease[1] not in self._lost]
+        lost = [lease for lease, kept in zip(held, self.backend.renew_each(held), strict=True)
+                if not kept]
         if lost:
-            logger.warning("%d leases of this worker expired and were given to others", lost)
-            self.stats.inc_value("wacky/frontier/lease_lost", lost)
-        if self._outages != Outage.count:
-            self._outages = Outage.count
-            self._no_reclaim_until = time.monotonic() + self.lease_seconds
-        if time.monotonic() >= self._no_reclaim_until and (back := self.backend.reclaim()):
+            self._lost.update(token for _, token in lost)
+            logger.warning("%d leases of this worker expired and were given to others",
+                           len(lost))
+            self.stats.inc_value("wacky/frontier/lease_lost", len(lost))
+        outages = Outage.count
+        if back := self.backend.reclaim(outage=outages != self._outages):
             logger.warning("%d requests of a dead worker put back into the queue", back)
             self.stats.inc_value("wacky/frontier/reclaimed", back)
+        self._outages = outages
 
     def give_back(self) -> int:
         """A graceful stop: every lease still held goes back to the queue at its place."""
@@ -326,6 +334,7 @@ class FrontierQueue(Base):
             n += self.backend.ack(rid, token, requeue=True)
         self.held.clear()
         self._ids.clear()
+        self._lost.clear()
         return n
 
     def clear(self) -> None:

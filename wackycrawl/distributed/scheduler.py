@@ -37,7 +37,10 @@ worker waits :func:`close_wait` seconds (``WACKY_IDLE_CLOSE_SECONDS``, or scrapy
 workers may still yield requests, seeds may be pushed) and closes with reason ``finished``
 (a local frontier at once). If parked requests are all that is left, the crawl waits the
 same time and closes with reason ``idle``; they stay in the frontier for a resume. A Redis outage longer than ``WACKY_REDIS_OUTAGE_SECONDS`` closes the
-worker with reason ``redis_outage``. Stats: ``wacky/frontier/{enqueued,dequeued,acked,
+worker with reason ``redis_outage``; a Redis that lost the crawl's state (its identity key,
+:class:`~wackycrawl.distributed.connection.CrawlState`, read at the start, on each new
+connection and at every heartbeat, is gone or changed: a restart without AOF/RDB) closes it
+with reason ``redis_state_lost`` after one ERROR (``wacky/redis/state_lost``). Stats: ``wacky/frontier/{enqueued,dequeued,acked,
 requeued,filtered,repeated,reclaimed,lease_lost,parked,seeds,dead_letter}``.
 """
 
@@ -173,6 +176,8 @@ class FrontierScheduler(scrapy_redis_scheduler.Scheduler):
             logger.error("%s: another crawl runs on JOBDIR %s; wait for it or stop it (Ctrl-C "
                          "once) before resuming", exc, key)
             raise CloseSpider(LOCKED_REASON) from None
+        if self.server is not None:  # before anything of the crawl is written: a new crawl?
+            connection.CrawlState.open(self.server, self.keys)
         if self.server is None:
             s = self.crawler.settings
             self.df = FrontierDupeFilter(self.queue.backend, self.stats,
@@ -207,10 +212,13 @@ class FrontierScheduler(scrapy_redis_scheduler.Scheduler):
             if self.server is not None:
                 self._publish(f"closed: {reason}")
         except redis.RedisError as exc:  # an outage past WACKY_REDIS_OUTAGE_SECONDS
-            logger.log(logging.WARNING if connection.Outage.stopping() else logging.ERROR,
-                       "Redis frontier not updated at close (%s): leases expire and go back",
-                       exc)
+            if not connection.CrawlState.lost:  # else the state is gone: nothing to update
+                logger.log(logging.WARNING if connection.Outage.stopping() else logging.ERROR,
+                           "Redis frontier not updated at close (%s): leases expire and go "
+                           "back", exc)
         self.queue.close()
+        if self.server is not None:
+            connection.CrawlState.reset()
 
     def __len__(self) -> int:
         return self._redis_safe(lambda: len(self.queue), 0)
@@ -326,6 +334,11 @@ class FrontierScheduler(scrapy_redis_scheduler.Scheduler):
             return default
 
     def _redis_failed(self, exc: Exception) -> None:
+        if connection.CrawlState.lost:  # Redis lost the crawl's state: ERROR logged once
+            if not self.stats.get_value("wacky/redis/state_lost"):
+                self.stats.set_value("wacky/redis/state_lost", 1)
+            self._close(connection.STATE_LOST_REASON)
+            return
         self.stats.inc_value("wacky/frontier/redis_error")
         if connection.Outage.stopping():  # a shutdown during an outage: Scrapy closes the crawl
             return
@@ -336,6 +349,8 @@ class FrontierScheduler(scrapy_redis_scheduler.Scheduler):
 
     def _beat(self) -> None:
         try:
+            if self.server is not None:
+                connection.CrawlState.verify(self.server)  # keys removed, no reconnection
             self.queue.beat(self._slot().inprogress)
             self._parked_stats()
             if self.server is not None and time.time() - self._published >= self.publish_every:

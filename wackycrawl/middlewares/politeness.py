@@ -155,6 +155,8 @@ class PolitenessMiddleware:
                    else self.schedule.claim(keys, request)) != 0.0:
                 long_wait = wait is not None and wait > self.park_after
                 if self._stopping() or (long_wait and self._can_park()):
+                    if forget := getattr(self.schedule, "forget", None):
+                        forget(request)
                     # keep the wait with the request: the frontier parks it until then
                     logger.debug("%s back to the scheduler for %.1f s", request, wait or 0.0)
                     self.stats.inc_value("wacky/politeness/parked")
@@ -162,6 +164,8 @@ class PolitenessMiddleware:
                     return request.replace(dont_filter=True,
                                            meta={**request.meta, NOT_BEFORE_META: not_before})
                 if long_wait and self.parking is not None:  # no frontier: parked in memory
+                    if forget := getattr(self.schedule, "forget", None):
+                        forget(request)
                     logger.debug("%s parked in memory for %.1f s", request, wait)
                     self.stats.inc_value("wacky/politeness/parked")
                     self.parking.park(
