@@ -105,6 +105,10 @@ LONG_TOKEN = 12
 #: (no published value: the devset's pages nest at most 11; a page of thousands of unclosed
 #: named divs cost time cubic in their number: 19 s of CPU for 2,000).
 MAX_NAMED_DEPTH = 32
+#: A teaser card (:func:`teasers`) holds at most this many words after its linked title (an
+#: excerpt of a sentence or three, a byline, a date; no published value: the devset's
+#: cards hold 20 to 80; a blog index's posts, running text CleanEval keeps, are longer).
+TEASER_MAX_WORDS = 100
 _NESTING = cues.CONTAINERS | {"article", "header", "main"}
 # Tags that change the state of segment() (links, blocks, nesting, cue containers).
 _STRUCTURAL = frozenset({"a"} | bte.BLOCK_ELEMENTS | _NESTING | cues.CONTAINERS)
@@ -399,6 +403,9 @@ def classify(
         else:
             good.append(inside[i] or (b.words >= min_outside_words
                                       and low <= b.start and b.end <= high))
+    for i, teaser in enumerate(teasers(blocks)):
+        if teaser:
+            good[i] = False
     after = False  # the next block's class, advertisement labels skipped
     for i in range(len(blocks) - 1, -1, -1):
         if blocks[i].heading and not text_cue[i]:
@@ -417,6 +424,37 @@ def classify(
                 and not (b.cues or text_cue[n] or (template and template[n]))
                 for n, b in enumerate(blocks)]
     return good
+
+
+def teasers(blocks: list[Block]) -> list[bool]:
+    """True for the blocks of teaser cards: lists of other pages' titles with their opening
+    lines ("More in Sports": a linked headline, a date, two sentences of the story, "Read
+    more"). A card starts at a heading whose words are all inside links (its title) and runs
+    to the next heading; it is a teaser card when the element holding its title closes within
+    it (a card of its own, not a linked heading amid an article's paragraphs; the last card
+    before another kind of heading or the end of the page ends with that element), it has text
+    outside links, and at most :data:`TEASER_MAX_WORDS` words; and at least two such cards
+    follow each other (one card alone may be the page's own post under a linked title)."""
+    titles = [i for i, b in enumerate(blocks) if b.heading and b.words and b.link_words == b.words]
+    is_title = set(titles)
+    cards = []  # (title, end, is a teaser card's size and shape)
+    for i in titles:
+        end = i + 1
+        while end < len(blocks) and not blocks[end].heading:
+            end += 1
+        if end not in is_title:  # the last card of a list ends with its own element
+            box_end = blocks[i].box_end
+            end = next((k for k in range(i + 1, end) if blocks[k].start >= box_end), end)
+        body = blocks[i + 1:end]
+        own = end == len(blocks) or blocks[i].box_end <= blocks[end].start
+        cards.append((i, end, own and sum(b.words for b in body) <= TEASER_MAX_WORDS
+                      and any(b.link_words < b.words for b in body)))
+    out = [False] * len(blocks)
+    for n, (i, end, card) in enumerate(cards):
+        if card and ((n and cards[n - 1][1] == i and cards[n - 1][2])
+                     or (n + 1 < len(cards) and cards[n + 1][0] == end and cards[n + 1][2])):
+            out[i:end] = repeat(True, end - i)
+    return out
 
 
 def _span(blocks: list[Block], scores: list[int], template: list[bool] | None,

@@ -1,0 +1,77 @@
+"""Teaser cards (a linked headline, a date, the opening lines of another page) are boilerplate
+in both modes; the running text around linked headings is not."""
+
+import pytest
+
+from wackycrawl.text import blocks
+
+ARTICLE = (
+    "<p>The river rose slowly through the night, and by morning the lower streets of the old "
+    "town stood under water up to the doorsteps of the houses along the quay.</p>"
+    "<p>Volunteers carried sandbags from the square to the bakery, the school and the church, "
+    "while the fire brigade pumped the cellars one after the other until noon.</p>"
+    "<p>By the evening the water had fallen again, and the shopkeepers began to sweep the mud "
+    "out of their doors and to count what the night had cost them.</p>"
+)
+WORDS = ["river rose slowly", "Volunteers carried sandbags", "shopkeepers began"]
+
+
+def page(body: str) -> str:
+    return f"<html><head><title>Flood</title></head><body>{body}</body></html>"
+
+
+def has_article(paragraphs: list[str]) -> bool:
+    text = "\n".join(paragraphs)
+    return all(w in text for w in WORDS)
+
+
+def card(i: int, excerpt_words: int = 30) -> str:
+    excerpt = " ".join(["the council met again to talk about the harbour and its walls"]
+                       * (excerpt_words // 12 + 1)).split()[:excerpt_words]
+    return (f'<div class="card"><h3><a href="/story/{i}">Storm number {i} hits the coast</a></h3>'
+            f"<p>November {i}, 2019</p><p>Teaser {i}: {' '.join(excerpt)}.</p>"
+            f'<p><a href="/story/{i}">Read more</a></p></div>')
+
+
+@pytest.mark.parametrize("article", [False, True])
+def test_teaser_cards_after_the_article_are_boilerplate(article):
+    # no cue phrase in the heading, no class naming the box: the linked titles mark them
+    more = f"<h2>More from the Gazette</h2>{''.join(card(i) for i in range(1, 4))}"
+    out = blocks.extract(page(f"<div><h1>Flood</h1>{ARTICLE}{more}</div>"), article=article)
+    assert has_article(out), out
+    assert not any("Teaser" in p or "November" in p for p in out), out
+
+
+@pytest.mark.parametrize("article", [False, True])
+def test_teaser_cards_before_the_article_are_boilerplate(article):
+    cards = f"<div>{''.join(card(i) for i in range(1, 3))}</div>"
+    out = blocks.extract(page(f"{cards}<div><h1>Flood</h1>{ARTICLE}</div>"), article=article)
+    assert has_article(out) and not any("Teaser" in p for p in out), out
+
+
+def test_a_blog_index_keeps_its_posts_under_linked_titles():
+    # posts longer than a teaser's excerpt: running text a corpus keeps
+    post = ("<p>" + " ".join(["We walked along the dyke and watched the water come up to the "
+                              "old mill, talking about the last great flood."] * 9) + "</p>")
+    body = "".join(f'<div class="post"><h2><a href="/p/{i}">Day {i} by the river</a></h2>'
+                   f"{post}</div>" for i in range(1, 4))
+    out = blocks.extract(page(f"<div>{body}</div>"))
+    assert sum("We walked along the dyke" in p for p in out) == 3, out
+
+
+def test_linked_headings_among_the_articles_paragraphs_do_not_cut_it():
+    # a widget's headlines interleaved with the paragraphs, all in one container
+    paras = ARTICLE.split("</p>")[:-1]
+    body = "".join(f'{p}</p><h4><a href="/x/{i}">Other story {i}</a></h4>'
+                   for i, p in enumerate(paras))
+    out = blocks.extract(page(f"<div>{body}</div>"))
+    assert has_article(out), out
+
+
+def test_a_single_post_under_a_linked_title_is_kept():
+    body = ('<div><h1><a href="/">The Riverside Blog</a></h1></div>'
+            '<div><h2><a href="/2019/flood">The flood</a></h2>'
+            "<p>The river rose slowly through the night and stood in the streets by "
+            "morning.</p></div>")
+    out = blocks.extract(page(body))
+    assert any("river rose slowly" in p for p in out), out
