@@ -17,6 +17,7 @@ from tests.localweb import LocalWeb
 from tests.redisserver import RedisServer
 from tests.test_crawl_e2e import build_chain_web, corpus_docs
 from tests.test_distributed_crawl import SEED, page_hits, worker_settings
+from tests.test_distributed_faults import assert_clean_pause
 from wackycrawl.distributed.keys import CrawlKeys
 
 pytestmark = pytest.mark.crawl
@@ -41,17 +42,9 @@ def test_redis_frozen_under_the_limit_is_a_clean_pause(tmp_path):
         srv.proc.send_signal(signal.SIGCONT)
         results = [finish(p, tmp_path / f"w{i}", f, timeout=180) for i, (p, f) in enumerate(procs)]
         hits = page_hits(web)
-    for result in results:
-        assert result.returncode == 0, result.log[-3000:]
-        assert result.stats.get("finish_reason") == "finished"
-        assert "Traceback" not in result.log and " ERROR: " not in result.log, result.log[-3000:]
-        assert result.log.count("Redis unreachable") == 1, result.log[-3000:]
-        assert result.log.count("Redis answers again") == 1
+    for result in assert_clean_pause(results, hits, corpus, expected):
         assert "dead worker put back" not in result.log
         assert not result.stat("wacky/frontier/lease_lost"), result.log[-3000:]
-    assert max(hits.values()) == 1, [k for k, n in hits.items() if n > 1]
-    urls = [d.url for d in corpus_docs(corpus)]
-    assert len(urls) == len(set(urls)) and set(urls) == expected
 
 
 def test_redis_frozen_past_the_limit_closes_the_workers(tmp_path):
