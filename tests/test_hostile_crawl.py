@@ -132,10 +132,51 @@ def test_redirect_loops_are_drops_and_a_page_refreshing_to_itself_is_kept(tmp_pa
     assert result.returncode == 0, result.log[-3000:]
     assert "Traceback" not in result.log
     assert result.stat("wacky/drop/redirect_loop") == 2
-    assert "Dropped: redirect_loop: http://pair.test/ (302 back into its own chain " in result.log
+    assert ("Dropped: redirect_loop: http://pair.test/ (302 from http://pair.test/b to "
+            "http://pair.test/, back into its own chain http://pair.test/ -> http://pair.test/b)"
+            in result.log)
     docs = {doc.url for f in sorted(result.outdir.glob("*.trec.gz")) for _, doc in iter_docs(str(f))}
     assert docs == {"http://news.test/", "http://meta.test/b"}
     assert result.stat("wacky/redirect/refresh_loop") == 2
+
+
+def test_a_redirect_that_only_adds_a_session_id_or_tracking_parameter_keeps_the_document(
+        tmp_path):
+    """With cookies off a site puts the session in the URL: /article -> /article?PHPSESSID=<id>,
+    /news -> /news;jsessionid=..., /feed-item -> ?utm_source=rss. Source and target have one
+    canonical URL, so each was a redirect_loop drop (and the dupefilter would have refused the
+    target): the document was lost. A session URL that redirects back is still a loop."""
+    sid = "0123456789abcdef0123456789abcdef"
+    h = "http://shop.test"
+    with LocalWeb() as web:
+        web.add(f"{h}/article", status=302, headers={"Location": f"/article?PHPSESSID={sid}"},
+                content_type=None)
+        web.add(f"{h}/article?PHPSESSID={sid}", page("Article", prose(702), nav_links=0))
+        web.add(f"{h}/news", status=301, headers={"Location": "/news;jsessionid=ABCDEF0123456789"},
+                content_type=None)
+        web.add(f"{h}/news;jsessionid=ABCDEF0123456789", page("News", prose(704), nav_links=0))
+        web.add(f"{h}/feed-item", status=301, headers={"Location": "/feed-item?utm_source=rss"},
+                content_type=None)
+        web.add(f"{h}/feed-item?utm_source=rss", page("Feed", prose(703), nav_links=0))
+        web.add(f"{h}/cookie", status=302, headers={"Location": f"/cookie?sid={sid}"},
+                content_type=None)
+        web.add(f"{h}/cookie?sid={sid}", status=302, headers={"Location": "/cookie"},
+                content_type=None)
+        result = run_crawl(web, [f"{h}/article", f"{h}/news", f"{h}/feed-item", f"{h}/cookie"],
+                           tmp_path, {"WACKY_LANGUAGES": "en", "WACKY_FOLLOW_LINKS": "False",
+                                      "COOKIES_ENABLED": "False"})
+        paths = [hit.path for hit in web.hits_for("shop.test")]
+    assert result.returncode == 0, result.log[-3000:]
+    assert "Traceback" not in result.log
+    docs = {doc.url for f in sorted(result.outdir.glob("*.trec.gz")) for _, doc in iter_docs(str(f))}
+    assert docs == {f"{h}/article?PHPSESSID={sid}", f"{h}/news;jsessionid=ABCDEF0123456789",
+                    f"{h}/feed-item?utm_source=rss"}
+    assert result.stat("wacky/redirect/same_canonical") == 4
+    assert result.stat("wacky/drop/redirect_loop") == 1
+    assert (f"Dropped: redirect_loop: {h}/cookie (302 from {h}/cookie?sid={sid} to {h}/cookie, "
+            "back into its own chain") in result.log
+    assert f"302 from {h}/article to {h}/article?PHPSESSID={sid}" in result.log
+    assert sorted(paths).count("/cookie") == 1 and paths.count(f"/cookie?sid={sid}") == 1
 
 
 def test_a_bad_base_href_or_refresh_target_leaves_the_page_judged_as_it_is(tmp_path):

@@ -79,3 +79,63 @@ def test_too_many_redirects_is_a_drop():
         mw.process_response(req, Response(req.url, status=302,
                                           headers={"Location": "http://a.test/r6"}))
     assert mw.crawler.stats.get_value("wacky/drop/too_many_redirects") == 1
+
+
+SID = "0123456789abcdef0123456789abcdef"
+
+
+@pytest.mark.parametrize("chain,target,kind", [
+    (["http://a.test/x"], "http://a.test/y", "new"),
+    (["http://a.test/x"], "http://a.test/x", "loop"),
+    (["http://a.test/x"], f"http://a.test/x?PHPSESSID={SID}", "same_canonical"),
+    (["http://a.test/x"], "http://a.test/x;jsessionid=ABCDEF0123456789", "same_canonical"),
+    (["http://a.test/x"], "http://a.test/x?utm_source=rss", "same_canonical"),
+    (["http://a.test/x", "http://a.test/login"], f"http://a.test/x?sid={SID}", "same_canonical"),
+    (["http://a.test/x", f"http://a.test/x?sid={SID}"], "http://a.test/x", "loop"),
+    (["http://a.test/x", f"http://a.test/x?sid={SID}"], f"http://a.test/x?sid={SID[::-1]}",
+     "loop"),  # a fresh session id on every hop: entered again once already
+])
+def test_redirect_kind(chain, target, kind):
+    from wackycrawl.middlewares.redirect import redirect_kind
+
+    assert redirect_kind(chain, target) == kind
+
+
+def test_a_redirect_adding_a_session_id_is_followed_once_past_the_dupefilter(caplog):
+    """/article -> /article?PHPSESSID=<id> has one canonical URL: it was a redirect_loop drop,
+    and the dupefilter would have refused the target too."""
+    import logging
+
+    mw = RedirectMiddleware.from_crawler(crawler())
+    req = Request("http://a.test/article")
+    target = f"http://a.test/article?PHPSESSID={SID}"
+    with caplog.at_level(logging.INFO, logger="wackycrawl.middlewares.redirect"):
+        out = mw.process_response(req, Response(req.url, status=302,
+                                                headers={"Location": f"/article?PHPSESSID={SID}"}))
+    assert isinstance(out, Request) and out.url == target and out.dont_filter
+    assert mw.crawler.stats.get_value("wacky/redirect/same_canonical") == 1
+    assert not mw.crawler.stats.get_value("wacky/drop/redirect_loop")
+    assert f"302 from http://a.test/article to {target}" in caplog.text
+    # a next hop to another page is filtered again (the chain's own dont_filter)
+    nxt = mw.process_response(out, Response(out.url, status=301,
+                                            headers={"Location": "http://a.test/other"}))
+    assert nxt.url == "http://a.test/other" and not nxt.dont_filter
+    # a seed pushed as dont_filter keeps it
+    pushed = Request("http://a.test/article", dont_filter=True)
+    out = mw.process_response(pushed, Response(pushed.url, status=302,
+                                               headers={"Location": target}))
+    nxt = mw.process_response(out, Response(out.url, status=301,
+                                            headers={"Location": "http://a.test/other"}))
+    assert nxt.dont_filter
+
+
+def test_a_redirect_back_from_the_session_url_is_a_loop_naming_source_and_target():
+    from scrapy.exceptions import IgnoreRequest
+
+    mw = RedirectMiddleware.from_crawler(crawler())
+    req = Request("http://a.test/article")
+    out = mw.process_response(req, Response(req.url, status=302,
+                                            headers={"Location": f"/article?sid={SID}"}))
+    with pytest.raises(IgnoreRequest):
+        mw.process_response(out, Response(out.url, status=302, headers={"Location": "/article"}))
+    assert mw.crawler.stats.get_value("wacky/drop/redirect_loop") == 1

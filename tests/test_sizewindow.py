@@ -295,3 +295,38 @@ def test_archived_reason_gives_a_cut_download_the_crawls_reason(size, over, enco
     found = sw.archived_reason(size, over, encoded=encoded, content_length=length,
                                truncated=truncated, min_bytes=5120, max_bytes=MAX)
     assert (found[0] if found else None) == reason
+
+
+def test_wide_bom_head():
+    body = "\ufeff<!DOCTYPE html><html><p>x</p>".encode("utf-16-le")
+    assert sw.wide_bom_head(body).startswith("<!DOCTYPE html><html>")
+    assert sw.wide_bom_head("\ufeff<html>".encode("utf-32-be")) == "<html>"
+    assert sw.wide_bom_head(b"\xef\xbb\xbf<html>") is None  # UTF-8: Scrapy reads its bytes
+    assert sw.wide_bom_head(b"<html>") is None
+
+
+def test_an_untyped_utf16_html_body_with_its_bom_is_passed_on_as_html(mw):
+    """Scrapy takes the NULs of UTF-16 for binary (a plain Response): the spider dropped the
+    page as not_html after the size window had counted it in_window."""
+    req = Request("http://a.test/")
+    text = "<!DOCTYPE html><html><body><p>" + "Words of a page. " * 400 + "</p></body></html>"
+    resp = mw.process_response(req, Response(req.url, body=b"\xff\xfe" + text.encode("utf-16-le"),
+                                             request=req))
+    assert isinstance(resp, HtmlResponse) and resp.encoding == "utf-16-le"
+    assert "Words of a page." in resp.text
+    assert stats(mw) == {"wacky/size/in_window": 1}
+    # a UTF-16 body that is no HTML stays what Scrapy made of it
+    other = Response(req.url, body=b"\xff\xfe" + ("plain text " * 600).encode("utf-16-le"),
+                     request=req)
+    assert type(mw.process_response(req, other)) is Response
+
+
+def test_an_unasked_206_is_partial_content(mw):
+    req = Request("http://a.test/")
+    with pytest.raises(IgnoreRequest):
+        mw.process_response(req, html(req.url, 6000, status=206, request=req,
+                                       headers={"Content-Range": "bytes 0-5999/20000"}))
+    assert stats(mw) == {"wacky/size/partial_content": 1}
+    assert mw.stats.get_value("wacky/drop/partial_content") == 1
+    asked = Request("http://a.test/", headers={"Range": "bytes=0-5999"})
+    assert mw.process_response(asked, html(asked.url, 6000, status=206, request=asked))

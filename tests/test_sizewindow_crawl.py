@@ -175,3 +175,29 @@ def test_rejections_are_logged_once_and_never_as_errors(crawl):
     assert " ERROR: " not in result.log
     assert "larger than download max size" not in result.log  # Scrapy's own limit never fired
     assert "Ignored response" not in result.log  # nor HttpCompressionMiddleware's
+
+
+def test_untyped_utf16_html_is_kept_and_an_unasked_206_is_dropped(tmp_path):
+    """An untyped UTF-16 page with its BOM was counted in_window, then dropped by the spider
+    as not_html (Scrapy took its NULs for binary); a 206 answer to a request without Range
+    was stored as if it were the whole page."""
+    from tests.webpages import page as prose_page
+    from tests.webpages import prose
+    from wackycrawl.trec.reader import iter_docs
+
+    whole = prose_page("Partial", prose(1413), nav_links=0).encode()
+    with LocalWeb() as web:
+        web.add("http://utf16.test/",
+                b"\xff\xfe" + prose_page("Wide", prose(802), nav_links=0).encode("utf-16-le"),
+                content_type=None)
+        web.add("http://p206.test/", whole[:6000], status=206,
+                headers={"Content-Range": f"bytes 0-5999/{len(whole)}"})
+        result = run_crawl(web, ["http://utf16.test/", "http://p206.test/"], tmp_path,
+                           {"WACKY_LANGUAGES": "en", "WACKY_FOLLOW_LINKS": "False"})
+    assert result.returncode == 0, result.log[-3000:]
+    docs = {doc.url: doc for f in sorted(result.outdir.glob("*.trec.gz"))
+            for _, doc in iter_docs(str(f))}
+    assert set(docs) == {"http://utf16.test/"}
+    assert not result.stat("wacky/drop/not_html") and not result.stat("wacky/spider/not_html")
+    assert result.stat("wacky/drop/partial_content") == 1
+    assert "Dropped: partial_content: http://p206.test/ (206 Partial Content" in result.log

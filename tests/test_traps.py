@@ -9,6 +9,7 @@ from scrapy.http import HtmlResponse
 from scrapy.utils.test import get_crawler
 
 from wackycrawl.crawl.traps import (
+    DomainHostBudget,
     EndlessLinksDetector,
     HostBudget,
     UrlLimits,
@@ -38,6 +39,9 @@ def test_limits_can_be_turned_off():
 
 def test_trap_pattern():
     assert trap_pattern("http://Cal.test:8080/events/2024/01?x=1") == "cal.test:8080/events"
+    # the scheme's default port is no other host (it was its own pattern and budget)
+    assert trap_pattern("http://Upper.test:80/p3.html") == "upper.test/p3.html"
+    assert trap_pattern("https://a.test:443/cal/1") == "a.test/cal"
     assert trap_pattern("http://cal.test/?month=3") == "cal.test/"
     assert trap_pattern("http://cal.test/index.php?d=1") == "cal.test/index.php"
 
@@ -90,6 +94,7 @@ def make_mw(**settings):
                                          "WACKY_TRAP_MAX_URL_LENGTH": 2083,
                                          "WACKY_TRAP_MAX_QUERY_PARAMS": 10,
                                          "WACKY_HOST_BUDGET": 3, "WACKY_TRAP_WINDOW": 2,
+                                         "WACKY_DOMAIN_HOST_BUDGET": 100,
                                          "WACKY_TRAP_NEW_RATIO": 0.5, **settings})
     crawler.stats.open_spider()
     return TrapsMiddleware.from_crawler(crawler), crawler.stats
@@ -128,3 +133,58 @@ def test_middleware_detector_by_signals():
         mw.process_request(Request("http://cal.test/events/9"))
     assert stats.get_value("wacky/trap/endless_links") == 1
     assert mw.process_request(Request("http://cal.test/about")) is None
+
+
+def test_domain_host_budget_counts_hosts_without_a_kept_document():
+    b = DomainHostBudget(3)
+    assert all(b.take("wild.test", f"s{i}.wild.test") for i in range(3))
+    assert b.take("wild.test", "s0.wild.test")  # a host taken always passes
+    assert not b.take("wild.test", "s3.wild.test") and b.exhausted == {"wild.test"}
+    assert b.take("other.test", "www.other.test")  # another domain has its own count
+    assert b.take("wild.test", "seed.wild.test", force=True)  # a seed passes
+    b.kept("wild.test", "s0.wild.test")
+    b.kept("wild.test", "s1.wild.test")
+    b.kept("wild.test", "s1.wild.test")  # counted once
+    b.kept("wild.test", "unknown.wild.test")  # never taken: no effect
+    assert b.unproven["wild.test"] == 2
+    assert b.take("wild.test", "s4.wild.test")  # room again: its sites yield documents
+    assert not b.take("wild.test", "s5.wild.test")
+    assert all(DomainHostBudget(0).take("w.test", f"h{i}.w.test") for i in range(1000))
+
+
+def test_middleware_domain_host_budget(caplog):
+    """A link generator across host names: each page links to new hosts of one domain, so
+    no host sees more than one page and the per-host rules never trip."""
+    mw, stats = make_mw(WACKY_HOST_BUDGET=0, WACKY_DOMAIN_HOST_BUDGET=4)
+    for i in range(4):
+        assert mw.process_request(Request(f"http://s{i}.wild.test/")) is None
+    assert mw.process_request(Request("http://s0.wild.test:80/again")) is None  # same host
+    for i in range(4, 7):
+        with pytest.raises(IgnoreRequest):
+            mw.process_request(Request(f"http://s{i}.wild.test/"))
+    # robots.txt and seeds pass; PSL private suffixes are domains of their own
+    assert mw.process_request(Request("http://s9.wild.test/robots.txt",
+                                      meta={"dont_obey_robotstxt": True})) is None
+    assert mw.process_request(Request("http://seed.wild.test/",
+                                      meta={"wacky_seed_list": True})) is None
+    for i in range(6):
+        assert mw.process_request(Request(f"http://blog{i}.blogspot.com/")) is None
+    assert stats.get_value("wacky/trap/domain_hosts") == 3
+    assert stats.get_value("wacky/trap/domains_over_budget") == 1
+    assert stats.get_value("wacky/drop/trap_domain_hosts") == 3
+    assert caplog.text.count("Trap: domain wild.test has 4 hosts without a kept document") == 1
+    # a kept document of a host makes room for one more (the seed counts as a host too)
+    mw._kept({"url": "http://s1.wild.test/page"})
+    mw._kept({"url": "http://seed.wild.test/"})
+    assert mw.process_request(Request("http://s7.wild.test/")) is None
+
+
+def test_middleware_budget_keys_on_the_host_name_not_the_default_port():
+    mw, stats = make_mw()  # 3 requests per host
+    for url in ("http://upper.test/p1.html", "http://Upper.test:80/p2.html",
+                "http://upper.test./p3.html"):
+        assert mw.process_request(Request(url)) is None
+    with pytest.raises(IgnoreRequest):
+        mw.process_request(Request("http://upper.test:80/p4.html"))
+    assert mw.process_request(Request("http://upper.test:8080/p5.html")) is None
+    assert stats.get_value("wacky/trap/budget") == 1

@@ -145,3 +145,96 @@ def test_progress_lines_and_yield_table(trap_crawl):
         rows = list(csv.DictReader(f, delimiter="\t"))
     assert {r["host"] for r in rows} == {"www.alpha.test", "cal.alpha.test", "shop.beta.test"}
     assert int(rows[-1]["words"]) == 0 and float(rows[0]["words_per_mb"]) > 0
+
+
+DOMAIN_HOSTS = 8
+BLOGS = 30
+
+
+def wild(host: str, path: str) -> Route | None:
+    """Wildcard DNS: every host of wild.test answers its root with a small page linking to six
+    new hosts, so no host ever sees a second page."""
+    if path != "/":
+        return None
+    links = "".join(f'<a href="http://{host.split(".")[0]}x{i}.wild.test/">more {i}</a> '
+                    for i in range(6))
+    body = f"<html><body><p>Calendar of events</p>{links}</body></html>"
+    return Route(body=body.encode(), headers={"Content-Type": "text/html"})
+
+
+def blog(host: str, path: str) -> Route | None:
+    """A hosting domain of real sites: bN.blogs.test holds a kept article linking to the next
+    two blogs, BLOGS in all (a chain: DEPTH_LIMIT is raised for it)."""
+    m = re.fullmatch(r"b(\d+)\.blogs\.test", host)
+    if path != "/" or not m:
+        return None
+    n = int(m[1])
+    links = [f"http://b{k}.blogs.test/" for k in (n + 1, n + 2) if k < BLOGS]
+    return Route(body=page(f"Blog {n}", prose(300 + n), links, nav_links=0).encode(),
+                 headers={"Content-Type": "text/html; charset=utf-8"})
+
+
+class HostPatternRoutes(GeneratedRoutes):
+    """Routes whose generator is chosen by the host's registered domain."""
+
+    def get(self, key, default=None):
+        if key in self:
+            return self[key]
+        host, path = key
+        for domain, fn in self.generators.items():
+            if host.endswith("." + domain) or host == domain:
+                return fn(host, path) or default
+        return default
+
+
+@pytest.fixture(scope="module")
+def subdomain_crawl(tmp_path_factory):
+    out = tmp_path_factory.mktemp("subdomains")
+    with LocalWeb() as web:
+        web.routes = HostPatternRoutes({"wild.test": wild, "blogs.test": blog})
+        web.add("http://upper.test/", page("Upper", prose(400), [
+            "/p1.html", "http://upper.test:80/p2.html", "http://Upper.test:80/p3.html"],
+            nav_links=0))
+        for n in (1, 2, 3):
+            web.add(f"http://upper.test/p{n}.html", page(f"P{n}", prose(400 + n), nav_links=0))
+            web.add(f"http://upper.test:80/p{n}.html", page(f"P{n}", prose(400 + n), nav_links=0))
+        result = run_crawl(web, ["http://wild.test/", "http://b0.blogs.test/",
+                                 "http://upper.test/"], out,
+                           {"WACKY_LANGUAGES": "en", "WACKY_SCOPE_FROM_SEEDS": "domain",
+                            "WACKY_DOMAIN_HOST_BUDGET": str(DOMAIN_HOSTS),
+                            "WACKY_HOST_BUDGET": "3", "DEPTH_LIMIT": str(BLOGS)}, timeout=120)
+        hits = list(web.hits)
+    return result, hits
+
+
+def test_a_link_generator_across_host_names_stops_at_the_domain_host_budget(subdomain_crawl):
+    """Each page of *.wild.test links to six new hosts: neither the per-host budget nor the
+    endless-links detector (host + first segment) ever saw more than one page of a host, so
+    only DEPTH_LIMIT ended it (thousands of hosts)."""
+    result, hits = subdomain_crawl
+    assert result.returncode == 0, result.log[-3000:]
+    wild_hosts = {h.host for h in hits if h.host.endswith("wild.test")}
+    assert len(wild_hosts) == DOMAIN_HOSTS
+    assert result.stat("wacky/trap/domains_over_budget") == 1
+    assert result.stat("wacky/trap/domain_hosts") >= 6
+    assert result.stat("wacky/drop/trap_domain_hosts") == result.stat("wacky/trap/domain_hosts")
+    assert result.log.count(f"Trap: domain wild.test has {DOMAIN_HOSTS} hosts without a kept "
+                            "document") == 1
+
+
+def test_a_hosting_domain_whose_sites_yield_documents_is_not_cut(subdomain_crawl):
+    result, hits = subdomain_crawl
+    blogs = {h.host for h in hits if h.host.endswith("blogs.test") and h.path == "/"}
+    assert len(blogs) == BLOGS > DOMAIN_HOSTS
+    assert "domain blogs.test" not in result.log
+
+
+def test_the_default_port_is_the_same_host_for_budget_and_yield(subdomain_crawl):
+    """http://upper.test:80/ was a host of its own: its own budget, pattern and yield row."""
+    result, hits = subdomain_crawl
+    pages = [h for h in hits if h.host.startswith("upper.test") and h.path != "/robots.txt"]
+    assert len(pages) == 3  # of /, p1, p2, p3, /imprint, /privacy: the budget of 3 is the host's
+    assert result.log.count("Trap: host upper.test") == 1
+    assert "Trap: host upper.test used its budget of 3 requests" in result.log
+    assert not [k for k in result.stats if k.startswith("wacky/yield/upper.test:")]
+    assert "wacky/yield/upper.test" in result.stats

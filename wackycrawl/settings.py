@@ -151,6 +151,16 @@ WACKY_TRAP_MAX_QUERY_PARAMS = 10
 # Requests per host[:port] at most, robots.txt not counted; 0 = no limit. No published value:
 # 5000 pages is far above what a WaCky crawl keeps from one site (ukWaC: 2.7 M sites' pages).
 WACKY_HOST_BUDGET = 5000
+# Link generators across host names (wildcard DNS: each page links to new s1234.example.com
+# hosts) escape the per-host rules. Per registered domain (Public Suffix List, private section
+# included: each *.blogspot.com, *.github.io site is a domain of its own) at most this many
+# hosts that have had no document kept are requested; a host with a kept document stops
+# counting, so hosting domains whose sites yield text (wordpress.com, tumblr.com) go on. The
+# trade-off: a domain whose first 100 new hosts all give nothing (empty pages, another
+# language, errors) takes no new host until one of them gives a document. Seeds always pass.
+# Counted per worker; 0 = no limit. No published value: Heritrix's QuotaEnforcer host/group
+# quotas are unlimited by default.
+WACKY_DOMAIN_HOST_BUDGET = 100
 # Endless links (calendars, faceted search): a pattern (host + first path segment) stops when,
 # over a window of WACKY_TRAP_WINDOW of its fetched pages, at least WACKY_TRAP_NEW_RATIO new
 # URLs per page were found and no document was kept (project values: a calendar gives ~1 per

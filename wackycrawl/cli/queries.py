@@ -37,7 +37,7 @@ def run(args) -> int:
         return 1
     try:
         sniff_binary(data)
-        text = data.decode("utf-8")
+        text = data.decode("utf-8-sig")  # a BOM (Windows editors) is no word
     except (BinaryContentError, UnicodeDecodeError) as exc:
         _err(f"{args.file}: not a UTF-8 tuple list (wackycrawl tuples writes one): {exc}")
         return 1

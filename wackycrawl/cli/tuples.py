@@ -29,7 +29,7 @@ def run(args) -> int:
     except OSError as exc:
         _err(f"cannot read {args.file}: {exc}")
         return 1
-    lines = data.decode("utf-8", errors="replace").splitlines()
+    lines = data.decode("utf-8-sig", errors="replace").splitlines()  # a BOM is no word
     frequency_list = args.input == "freq" or (args.input == "auto"
                                               and tp.looks_like_frequency_list(lines))
     if frequency_list:

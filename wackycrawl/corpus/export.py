@@ -45,6 +45,7 @@ from urllib.parse import urlsplit
 
 from wackycrawl.corpus.stats import Paragraph
 from wackycrawl.corpus.tokens import Token, tokenize_all
+from wackycrawl.crawl.urls import host_key
 from wackycrawl.trec.format import TrecDoc
 
 FORMATS = ("vrt", "txt", "jsonl")
@@ -79,7 +80,7 @@ def tld(host: str) -> str:
 def text_attributes(doc: TrecDoc) -> dict[str, str]:
     """The metadata of ``doc`` as ``<text>`` attributes, in the order of the module doc."""
     parts = urlsplit(doc.url)
-    host = parts.netloc.rpartition("@")[2].lower()  # with its port, as the host-yield file
+    host = host_key(doc.url)  # a port other than the default kept, as in the host-yield file
     f = doc.fetched
     attrs = {"id": doc.docno or UNKNOWN, "url": doc.url, "host": host or UNKNOWN,
              "tld": tld(parts.hostname or ""),
@@ -192,7 +193,7 @@ def _doc_attributes(line: str) -> dict[str, str]:
             parts = urlsplit(url)
         except ValueError:
             return attrs
-        if host := parts.netloc.rpartition("@")[2].lower():
+        if host := host_key(url):
             attrs["host"] = host
             attrs.setdefault("tld", tld(parts.hostname or ""))
     return attrs

@@ -89,6 +89,23 @@ def sniff_binary(prefix: bytes) -> str | None:
     return None
 
 
+def wide_bom_head(body: bytes) -> str | None:
+    """The first :data:`SNIFF_BYTES` bytes of a body starting with a UTF-16 or UTF-32 byte
+    order mark, decoded by it (BOM left out, a cut character ignored); None for any other
+    body. Scrapy's type sniffing of an untyped body looks for ``<html>`` in its bytes and
+    takes the NULs of such a body for binary: this text is what to look at instead."""
+    codec, bom = read_bom(body[:4])
+    if codec is None or not codec.startswith(("utf-16", "utf-32")):
+        return None
+    return body[len(bom):SNIFF_BYTES].decode(codec, errors="ignore")
+
+
+def unasked_partial(status: int, range_header: bytes | str | None) -> bool:
+    """A 206 Partial Content answer to a request that sent no ``Range`` (RFC 9110 15.3.7: a
+    server sends 206 only for a range request): part of a page, never a whole document."""
+    return status == 206 and not range_header
+
+
 def window_reason(size: int, min_bytes: int = MIN_DOC_BYTES, max_bytes: int = MAX_DOC_BYTES,
                   *, encoded: bool = False) -> str | None:
     """The rejection reason for a decoded body of ``size`` bytes, or None inside the window.

@@ -1,6 +1,7 @@
-"""Spider traps: URL-shape limits, a per-host page budget and a never-ending-links detector.
+"""Spider traps: URL-shape limits, per-host and per-domain budgets and a never-ending-links
+detector.
 
-Three stages, each a pure function or small class over URL strings:
+Four stages, each a pure function or small class over URL strings:
 
 1. :func:`url_trap` - shape limits in the manner of Heritrix's decide rules:
    ``TooManyPathSegmentsDecideRule`` (path depth, default 20 segments),
@@ -8,7 +9,19 @@ Three stages, each a pure function or small class over URL strings:
    the URL length of ``UURI.MAX_URL_LENGTH`` (2083 characters, Internet Explorer's limit) and a
    query-parameter count (10; no published default: faceted search adds one per facet).
 2. :class:`HostBudget` - at most N requests per host (Heritrix ``QuotaEnforcer``-style budget).
-3. :class:`EndlessLinksDetector` - calendars and faceted search: pages whose every fetch yields
+   Hosts are keyed by :func:`~wackycrawl.crawl.urls.host_key` (``Upper.test:80`` is
+   ``upper.test``).
+3. :class:`DomainHostBudget` - link generators across host names (wildcard DNS: every page
+   links to fresh ``s1234.example.com`` hosts) escape the per-host rules, each host seeing one
+   page. Per registered domain (eTLD+1 by the Public Suffix List, private section included, so
+   each ``*.blogspot.com`` or ``*.github.io`` site is a domain of its own) at most N hosts that
+   have not had a document kept are requested; a host with a kept document stops counting, so
+   a hosting domain whose sites yield text (``wordpress.com``) goes on, while one of empty or
+   refused pages stops. Heritrix's ``QuotaEnforcer`` keeps quotas per server, host and
+   frontier group (a queue, which a queue-assignment policy may key on the domain), counted
+   in fetches and bytes, all unlimited by default; a count of distinct hosts, and N, are the
+   project's.
+4. :class:`EndlessLinksDetector` - calendars and faceted search: pages whose every fetch yields
    about one URL never seen before and no kept document. Counted per *pattern* (host plus first
    path segment, :func:`trap_pattern`), so a calendar under ``/events/`` stops without the
    rest of its site; over each window of W fetched pages of a pattern, if the new URLs found
@@ -21,11 +34,14 @@ from collections import Counter
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from wackycrawl.crawl.urls import host_key
+
 MAX_PATH_DEPTH = 20
 MAX_SEGMENT_REPEATS = 2
 MAX_URL_LENGTH = 2083
 MAX_QUERY_PARAMS = 10
 HOST_BUDGET = 5000
+DOMAIN_HOST_BUDGET = 100
 DETECTOR_WINDOW = 50
 DETECTOR_NEW_RATIO = 0.5
 
@@ -59,11 +75,11 @@ def url_trap(url: str, limits: UrlLimits = UrlLimits()) -> str | None:
 
 
 def trap_pattern(url: str) -> str:
-    """``http://cal.test/events/2024/01?x`` -> ``cal.test/events`` (host with port, first
-    path segment; ``cal.test/`` for the root)."""
+    """``http://cal.test/events/2024/01?x`` -> ``cal.test/events`` (:func:`host_key`: host
+    with a port other than the default; first path segment; ``cal.test/`` for the root)."""
     parts = urlsplit(url)
     first = parts.path.lstrip("/").split("/", 1)[0]
-    return f"{parts.netloc.lower()}/{first}"
+    return f"{host_key(url)}/{first}"
 
 
 class HostBudget:
@@ -83,6 +99,40 @@ class HostBudget:
             return False
         self.used[host] += 1
         return True
+
+
+class DomainHostBudget:
+    """Per registered domain, the hosts taken that have had no document kept ("unproven");
+    :meth:`take` refuses a new host of a domain with ``limit`` unproven hosts (0: no limit),
+    hosts already taken always pass, ``force`` (a seed) takes one whatever the count. A host
+    with a kept document (:meth:`kept`) stops counting, so the domain may take another.
+    ``exhausted`` holds the domains that refused a host."""
+
+    def __init__(self, limit: int = DOMAIN_HOST_BUDGET):
+        self.limit = limit
+        self.hosts: dict[str, set[str]] = {}  # domain -> hosts taken
+        self.unproven: Counter[str] = Counter()
+        self.proven: set[str] = set()
+        self.exhausted: set[str] = set()
+
+    def take(self, domain: str, host: str, force: bool = False) -> bool:
+        if not self.limit:
+            return True
+        known = self.hosts.setdefault(domain, set())
+        if host in known:
+            return True
+        if self.unproven[domain] >= self.limit and not force:
+            self.exhausted.add(domain)
+            return False
+        known.add(host)
+        self.unproven[domain] += 1
+        return True
+
+    def kept(self, domain: str, host: str) -> None:
+        """A document of ``host`` was kept: it no longer counts against ``domain``."""
+        if host not in self.proven and host in self.hosts.get(domain, ()):
+            self.proven.add(host)
+            self.unproven[domain] -= 1
 
 
 class EndlessLinksDetector:

@@ -89,6 +89,24 @@ def canonical_url(url: str) -> str:
     return urlunsplit(out._replace(netloc=netloc, path=path))
 
 
+def host_key(url: str) -> str:
+    """The host a per-host count (budget, trap pattern, yield table) is kept under: the host
+    name lower-cased, without a trailing dot, with its port unless that is the scheme's default
+    (``http://Upper.test:80/p`` -> ``upper.test``, ``http://a.test:8080/`` -> ``a.test:8080``,
+    an IPv6 literal in brackets); ``""`` for a URL without a host."""
+    parts = urlsplit(url)
+    host = (parts.hostname or "").rstrip(".")
+    if ":" in host:
+        host = f"[{host}]"
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    if host and port is not None and DEFAULT_PORTS.get(parts.scheme.lower()) != port:
+        return f"{host}:{port}"
+    return host
+
+
 #: request fingerprints remembered (least recently used first out): a page's links repeat on
 #: its host's other pages (menus, footers), so most links the dupefilter sees were fingerprinted
 #: before; about 300 bytes each (the URL, its 20 bytes, the cache's entry)

@@ -16,13 +16,12 @@ from __future__ import annotations
 
 import logging
 import os
-from urllib.parse import urlsplit
 
 from scrapy import signals
 from scrapy.utils.asyncio import create_looping_call
-from scrapy.utils.httpobj import urlparse_cached
 
 from wackycrawl.crawl.progress import YieldTable, progress_line, time_left
+from wackycrawl.crawl.urls import host_key
 from wackycrawl.crawl.worker import worker_file
 from wackycrawl.extensions.summary import drops_by_reason
 
@@ -64,13 +63,13 @@ class Progress:
     def response_received(self, response, request, spider=None):
         if request.meta.get("dont_obey_robotstxt"):
             return  # robots.txt
-        host = urlparse_cached(request).netloc.lower()
+        host = host_key(request.url)  # upper.test:80 is upper.test, as for the trap rules
         self.active.add(host)
         self.table.fetched(host, len(response.body))
 
     def item_scraped(self, item, response=None, spider=None):
         if isinstance(item, dict) and item.get("url"):
-            host = urlsplit(item["url"]).netloc.lower()
+            host = host_key(item["url"])
             words = item.get("words")  # the TREC writer's count, else counted here
             if not isinstance(words, int):
                 words = sum(len(p.split()) for p in item.get("paragraphs", ()))

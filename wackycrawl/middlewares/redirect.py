@@ -14,10 +14,17 @@ Refusals are drops (``wackycrawl.crawl.drops``): a Location that is no usable UR
 ``safe_url_string`` raises ValueError for a bad port or IPv6 literal, which would end the
 download with a traceback) is ``bad_redirect`` (stat ``wacky/redirect/bad_location`` too), a
 chain longer than REDIRECT_MAX_TIMES is ``too_many_redirects``, a 3xx back to a URL of its own
-chain (itself included; compared as canonical URLs, :func:`~wackycrawl.crawl.urls.canonical_url`)
-is ``redirect_loop`` (stat ``wacky/redirect/loop``), where the dupefilter would drop it without
-a word. A meta refresh to the page itself or back into its chain is not followed: the page is
-judged as it is (``wacky/redirect/refresh_loop``). Everything else is Scrapy's
+chain (itself included, compared as the URLs they are) is ``redirect_loop`` (stat
+``wacky/redirect/loop``; the log line names source, target and chain), where the dupefilter
+would drop it without a word. A redirect to a new URL whose canonical URL
+(:func:`~wackycrawl.crawl.urls.canonical_url`) is one of the chain's, such as
+``/article`` -> ``/article?PHPSESSID=<id>``, ``/news;jsessionid=...`` or ``?utm_source=rss``
+(sites put the session in the URL when the client takes no cookie), is followed once, past the
+dupefilter (``dont_filter`` for that hop only; stat ``wacky/redirect/same_canonical``, one INFO
+line naming source and target); the document is stored under the URL it was fetched from,
+as every redirected document; a second such hop to the same canonical URL is a loop, and
+REDIRECT_MAX_TIMES bounds the chain as ever. A meta refresh to the page itself or back into its
+chain is not followed: the page is judged as it is (``wacky/redirect/refresh_loop``). Everything else is Scrapy's
 (REDIRECT_ENABLED, REDIRECT_MAX_TIMES, METAREFRESH_*, ``dont_redirect``).
 """
 
@@ -67,25 +74,56 @@ class _FreshTarget:
 
     def _redirect(self, redirected, request, reason):
         chain = [*(request.meta.get("redirect_urls") or []), request.url]
-        if canonical_url(redirected.url) in {canonical_url(u) for u in chain}:
-            raise _Loop(chain)
+        kind = redirect_kind(chain, redirected.url)
+        if kind == "loop":
+            raise _Loop(chain, redirected.url)
         try:
-            return super()._redirect(redirected, request, reason)
+            out = super()._redirect(redirected, request, reason)
         except IgnoreRequest:
             first = (request.meta.get("redirect_urls") or [request.url])[0]
             drops.record(self.crawler, "too_many_redirects", first,
                          f"more than REDIRECT_MAX_TIMES = {self.max_redirect_times} "
                          f"redirects, last {request.url}")
             raise
+        # Scrapy gives the target the source's dont_filter: a hop let through the dupefilter
+        # below must not leave later hops of the chain unfiltered
+        own = request.meta.get(DONT_FILTER_META, request.dont_filter)
+        out.meta.pop(DONT_FILTER_META, None)
+        out.dont_filter = own
+        if kind == "same_canonical":
+            out.meta[DONT_FILTER_META] = own
+            out.dont_filter = True  # the dupefilter holds its canonical URL already
+            self.crawler.stats.inc_value("wacky/redirect/same_canonical")
+            logger.info("%s from %s to %s: the same canonical URL %s (a session id or "
+                        "tracking parameter added), followed once", reason, request.url,
+                        redirected.url, canonical_url(redirected.url))
+        return out
+
+
+#: meta key: the ``dont_filter`` a chain had before a hop to the same canonical URL set it
+DONT_FILTER_META = "wacky_redirect_dont_filter"
+
+
+def redirect_kind(chain: list[str], target: str) -> str:
+    """How a redirect from the last URL of ``chain`` (its URLs so far, first first) to
+    ``target`` is taken: ``"loop"`` (``target`` is a URL of the chain, or its canonical URL
+    was entered again once before), ``"same_canonical"`` (a new URL whose canonical URL is in
+    the chain: a session id or tracking parameter added, ``/a`` -> ``/a?PHPSESSID=...``;
+    followed once) or ``"new"``."""
+    if target in chain:
+        return "loop"
+    key = canonical_url(target)
+    seen = sum(canonical_url(u) == key for u in chain)
+    return "new" if seen == 0 else "same_canonical" if seen == 1 else "loop"
 
 
 class _Loop(Exception):
-    """A redirect back to a URL of its own chain (``chain``: the URLs so far, first first);
-    the dupefilter would drop it without a word."""
+    """A redirect back to a URL of its own chain (``chain``: the URLs so far, first first;
+    ``target``: the Location); the dupefilter would drop it without a word."""
 
-    def __init__(self, chain: list[str]):
+    def __init__(self, chain: list[str], target: str):
         super().__init__(chain[0])
-        self.chain = chain
+        self.chain, self.target = chain, target
 
 
 class RedirectMiddleware(_FreshTarget, ScrapyRedirectMiddleware):
@@ -96,7 +134,8 @@ class RedirectMiddleware(_FreshTarget, ScrapyRedirectMiddleware):
             self.crawler.stats.inc_value("wacky/redirect/loop")
             chain = " -> ".join(loop.chain)[:500]
             drops.record(self.crawler, "redirect_loop", loop.chain[0],
-                         f"{response.status} back into its own chain {chain}")
+                         f"{response.status} from {request.url[:300]} to {loop.target[:300]}, "
+                         f"back into its own chain {chain}")
             raise IgnoreRequest("redirect loop") from None
         except ValueError as exc:
             location = response.headers.get(b"Location", b"").decode("latin-1")

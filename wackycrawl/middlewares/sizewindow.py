@@ -14,6 +14,11 @@ project uses 585 (MetaRefreshMiddleware holds 580). Per 2xx response of a page r
   expanded and Scrapy's own DOWNLOAD_MAXSIZE backstop never fires first; a body that is
   not what its Content-Encoding says is stopped (``bad_encoding``) instead of failing in
   HttpCompressionMiddleware with a traceback;
+* no type and a UTF-16/32 byte order mark → the decoded start is sniffed as Scrapy sniffs
+  an untyped body (``<html>``...): HTML is passed on as an HtmlResponse (Scrapy took its NULs
+  for binary and the spider dropped it as ``not_html``);
+* 206 Partial Content to a request that sent no ``Range`` → ``partial_content`` (part of a
+  page, never a document);
 * body shorter than Content-Length (data loss) → ``truncated``;
 * decoded body below WACKY_MIN_DOC_BYTES → ``too_small``: the response still reaches the
   spider (links are followed) with ``response.meta["wacky_store"] = False``.
@@ -35,6 +40,8 @@ from weakref import WeakKeyDictionary
 
 from scrapy import signals
 from scrapy.exceptions import IgnoreRequest, NotConfigured, ResponseDataLossError, StopDownload
+from scrapy.http import HtmlResponse
+from scrapy.responsetypes import responsetypes
 from scrapy.utils.httpobj import urlparse_cached
 
 from wackycrawl.crawl import drops
@@ -49,6 +56,16 @@ logger = logging.getLogger(__name__)
 BACKSTOP_SLACK = 128 * 1024
 #: meta key of a response's "not stored" verdict (too small); it describes that response only
 STORE_META = "wacky_store"
+
+
+def _wide_html(response):
+    """An untyped body in UTF-16/32 with its BOM that Scrapy's sniffing (``<html>`` in the
+    bytes, NULs = binary) did not read as HTML, as an HtmlResponse when its decoded start is
+    what the same sniffing reads as HTML (its BOM then gives the encoding); else as it is."""
+    head = sw.wide_bom_head(response.body)
+    if head is None or responsetypes.from_body(head.encode("utf-8")) is not HtmlResponse:
+        return response
+    return response.replace(cls=HtmlResponse)
 
 
 @dataclass
@@ -160,6 +177,10 @@ class SizeWindowMiddleware:
         if not (200 <= response.status < 300 and self.applies(request)):
             return response
         t = t or _Transfer(sniff=not response.headers.get(b"Content-Type"))
+        if sw.unasked_partial(response.status, request.headers.get(b"Range")):
+            crange = response.headers.get(b"Content-Range", b"-").decode("latin-1")[:100]
+            self._reject(request, "partial_content", f"206 Partial Content (Content-Range "
+                         f"{crange}) to a request without Range: part of a page")
         if "dataloss" in response.flags:
             self._reject(request, "truncated", f"{t.wire or len(response.body)} B received, "
                          f"Content-Length {response.headers.get(b'Content-Length', b'?').decode()}")
@@ -169,6 +190,8 @@ class SizeWindowMiddleware:
                          f"{t.wire} B received, {meter.size} B decoded")
         if t.sniff and self.html_types and (kind := sw.sniff_binary(response.body)):
             self._reject(request, "not_html", f"no Content-Type, body is {kind}")
+        if t.sniff and self.html_types and not isinstance(response, HtmlResponse):
+            response = _wide_html(response)
         size = len(response.body)
         reason = sw.window_reason(size, self.min_bytes, self.max_bytes, encoded=t.encoded)
         if reason == "too_small":

@@ -2,10 +2,15 @@
 
 Before a request is sent (robots.txt requests excepted): URL-shape limits
 (WACKY_TRAP_MAX_PATH_DEPTH, _MAX_SEGMENT_REPEATS, _MAX_URL_LENGTH, _MAX_QUERY_PARAMS), the
-pattern's endless-links verdict and the per-host budget (WACKY_HOST_BUDGET requests). Each cut
-raises IgnoreRequest, counts ``wacky/trap/<rule>`` and is the drop ``trap_<rule>`` (``url_length``, ``path_depth``,
-``repeated_segment``, ``query_params``, ``endless_links``, ``budget``); a host's budget running
-out and a pattern tripping the detector each log one WARNING line (``wacky/trap/hosts_over_budget``,
+pattern's endless-links verdict, the per-domain host budget (WACKY_DOMAIN_HOST_BUDGET hosts
+without a kept document per registered domain; a seed is never refused by it) and the
+per-host budget (WACKY_HOST_BUDGET requests). Hosts are keyed by
+:func:`~wackycrawl.crawl.urls.host_key` (``upper.test:80`` is ``upper.test``). Each cut
+raises IgnoreRequest, counts ``wacky/trap/<rule>`` and is the drop ``trap_<rule>``
+(``url_length``, ``path_depth``, ``repeated_segment``, ``query_params``, ``endless_links``,
+``domain_hosts``, ``budget``); a host's budget running out, a domain refusing its first new
+host and a pattern tripping the detector each log one WARNING line
+(``wacky/trap/hosts_over_budget``, ``wacky/trap/domains_over_budget``,
 ``wacky/trap/patterns_tripped``).
 
 The detector (WACKY_TRAP_WINDOW pages, WACKY_TRAP_NEW_RATIO) is fed by signals: a page fetched
@@ -16,6 +21,7 @@ passed the dupefilter) and a kept document (``item_scraped``), each by its URL's
 from __future__ import annotations
 
 import logging
+from urllib.parse import urlsplit
 
 from scrapy import Request, signals
 from scrapy.exceptions import IgnoreRequest, NotConfigured
@@ -23,13 +29,16 @@ from scrapy.utils.httpobj import urlparse_cached
 
 from wackycrawl.crawl import drops
 from wackycrawl.crawl.traps import (
+    DomainHostBudget,
     EndlessLinksDetector,
     HostBudget,
     UrlLimits,
     trap_pattern,
     url_trap,
 )
+from wackycrawl.crawl.urls import host_key
 from wackycrawl.middlewares.scope import is_robots_txt
+from wackycrawl.seeding.serp import registered_domain
 
 logger = logging.getLogger(__name__)
 
@@ -39,6 +48,8 @@ _TRAP_DETAIL = {"url_length": "URL longer than WACKY_TRAP_MAX_URL_LENGTH",
                                     "WACKY_TRAP_MAX_SEGMENT_REPEATS times",
                 "query_params": "more query parameters than WACKY_TRAP_MAX_QUERY_PARAMS",
                 "endless_links": "URL pattern tripped the endless-links detector",
+                "domain_hosts": "a new host of a domain with WACKY_DOMAIN_HOST_BUDGET hosts "
+                                "that had no document kept",
                 "budget": "host used its WACKY_HOST_BUDGET"}
 
 
@@ -52,6 +63,7 @@ class TrapsMiddleware:
                                 s.getint("WACKY_TRAP_MAX_URL_LENGTH"),
                                 s.getint("WACKY_TRAP_MAX_QUERY_PARAMS"))
         self.budget = HostBudget(s.getint("WACKY_HOST_BUDGET"))
+        self.domains = DomainHostBudget(s.getint("WACKY_DOMAIN_HOST_BUDGET"))
         self.detector = EndlessLinksDetector(s.getint("WACKY_TRAP_WINDOW"),
                                              s.getfloat("WACKY_TRAP_NEW_RATIO"))
         self.crawler, self.stats = crawler, crawler.stats
@@ -72,7 +84,9 @@ class TrapsMiddleware:
         if rule is None and trap_pattern(request.url) in self.detector.tripped:
             rule = "endless_links"
         if rule is None:
-            host = urlparse_cached(request).netloc.lower()
+            host = host_key(request.url)
+            rule = self._domain_hosts(request, host)
+        if rule is None:
             first = host not in self.budget.exhausted
             if self.budget.take(host):
                 return
@@ -84,6 +98,21 @@ class TrapsMiddleware:
         self.stats.inc_value(f"wacky/trap/{rule}")
         drops.record(self.crawler, f"trap_{rule}", request.url, _TRAP_DETAIL[rule])
         raise IgnoreRequest(f"spider trap ({rule})")
+
+    def _domain_hosts(self, request: Request, host: str) -> str | None:
+        """``"domain_hosts"`` if ``host`` is a new host its domain may not take, else None."""
+        domain = registered_domain(urlparse_cached(request).hostname or host)
+        first = domain not in self.domains.exhausted
+        seed = bool(request.meta.get("wacky_seed_list") or request.meta.get("wacky_seed"))
+        if self.domains.take(domain, host, force=seed):
+            return None
+        if first:
+            self.stats.inc_value("wacky/trap/domains_over_budget")
+            logger.warning("Trap: domain %s has %d hosts without a kept document (e.g. %s); no "
+                           "request to a new host of it until one of them has a document kept "
+                           "(WACKY_DOMAIN_HOST_BUDGET; a link generator across host names, "
+                           "wildcard DNS)", domain, self.domains.limit, host)
+        return "domain_hosts"
 
     def _scheduled(self, request: Request, spider=None) -> None:
         self.detector.discovered(trap_pattern(request.url))
@@ -108,3 +137,5 @@ class TrapsMiddleware:
         url = item.get("url") if isinstance(item, dict) else None
         if url:
             self.detector.kept(trap_pattern(url))
+            host = host_key(url)
+            self.domains.kept(registered_domain(urlsplit(url).hostname or host), host)

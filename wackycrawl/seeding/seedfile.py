@@ -57,12 +57,14 @@ def read_seeds(path: str | Path) -> tuple[list[str], list[tuple[int, str]]]:
 
 
 def read_seed_file(path: str | Path) -> SeedFile:
-    """Read the seed file ``path`` as UTF-8 (undecodable bytes replaced: that line is bad).
+    """Read the seed file ``path`` as UTF-8, a byte order mark at its start ignored (Windows
+    editors write one; it would make line 1 no URL), undecodable bytes replaced (that line is
+    bad).
 
     Raises OSError (FileNotFoundError with the path...) when it cannot be read."""
     data = Path(path).read_bytes()
     found = SeedFile(str(path))
-    for n, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), 1):
+    for n, line in enumerate(data.decode("utf-8-sig", errors="replace").splitlines(), 1):
         line = line.strip()
         if not line or line.startswith("#"):
             continue

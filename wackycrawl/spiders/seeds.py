@@ -175,7 +175,7 @@ class SeedsSpider(RedisMixin, scrapy.Spider):
 
     def _declared_engines(self, path: str) -> None:
         """Add the engines a seed or query file names (``wackycrawl queries`` writes the line)."""
-        text = Path(path).read_bytes().decode("utf-8", errors="replace").splitlines()
+        text = Path(path).read_bytes().decode("utf-8-sig", errors="replace").splitlines()
         found, errors = engines.declared(text)
         for message in errors:
             logger.warning("seed file %s: engine line ignored: %s", path, message)

@@ -79,7 +79,7 @@ def load_badwords(path: str = "") -> frozenset[str]:
     filter runs before language identification. Raises OSError if ``path`` is unreadable.
     """
     if path:
-        return parse_wordlist(Path(path).read_text(encoding="utf-8"))
+        return parse_wordlist(Path(path).read_text(encoding="utf-8-sig"))  # BOM: no word
     shipped = files("wackycrawl.text").joinpath("data", "badwords")
     return frozenset().union(*(
         parse_wordlist(entry.read_text(encoding="utf-8"))
