@@ -146,6 +146,27 @@ def test_c04_crawl_delay_of_our_group_capped_and_not_lowered_by_autothrottle(tmp
     assert "Crawl-delay 86400 s capped at WACKY_CRAWL_DELAY_MAX = 2.5 s" in result.log
 
 
+def test_crawl_delay_of_one_port_not_lowered_by_another_ports_robots_txt(tmp_path):
+    # robots.txt is per scheme+host+port, politeness per host name: port 8002's robots.txt
+    # (a 404, parsed after port 8001's) used to reset the host's interval to DOWNLOAD_DELAY
+    with LocalWeb() as web:
+        web.add("http://site.test:8001/robots.txt", "User-agent: *\nCrawl-delay: 1.5\n",
+                content_type=TXT)
+        web.add("http://site.test:8002/robots.txt", "not here", status=404, content_type=TXT,
+                delay=0.5)
+        add_pages(web, "site.test:8001", 4)
+        add_pages(web, "site.test:8002", 1)
+        settings = {**NO_PIPELINES, "DOWNLOAD_DELAY": "0.1",
+                    "CONCURRENT_REQUESTS_PER_DOMAIN": "1"}
+        result = run_crawl(web, pages("site.test:8001", 4) + pages("site.test:8002", 1),
+                           tmp_path, settings, timeout=60)
+    assert result.returncode == 0, result.log[-3000:]
+    assert result.stat("wacky/robots/ok") == 1 and result.stat("wacky/robots/unavailable_4xx") == 1
+    g = gaps(web, "site.test:8001")
+    assert len(g) == 4  # robots.txt + 4 pages
+    assert min(g) >= 1.5 - TOLERANCE, g
+
+
 class NoProxyWeb(LocalWeb):
     """LocalWeb whose crawls resolve nohost.test themselves (no proxy for it)."""
 
