@@ -211,3 +211,38 @@ def test_robots_txt_redirected_to_another_path_is_read_and_obeyed(tmp_path):
     assert "Dropped: not_html" not in result.log
     assert seen[:2] == ["/robots.txt", "/meta/robots.txt"] and "/p.html" in seen
     assert "/private/x.html" not in seen
+
+
+def test_robots_txt_behind_a_redirect_loop_or_too_many_redirects_is_unavailable(tmp_path):
+    """RFC 9309 2.3.1.2: past five redirects (REDIRECT_MAX_TIMES) or in a loop the robots.txt
+    is taken as unavailable (2.3.1.3: allow all), not unreachable (disallow all), and its
+    URLs are no page drops (too_many_redirects, redirect_loop)."""
+    with LocalWeb() as web:
+        web.add("http://hops.test/robots.txt", status=301, headers={"Location": "/r1"})
+        for k in range(1, 6):
+            web.add(f"http://hops.test/r{k}", status=301, headers={"Location": f"/r{k + 1}"})
+        web.add("http://hops.test/r6", "User-agent: *\nDisallow: /\n", content_type=TXT)
+        web.add("http://loop.test/robots.txt", status=302, headers={"Location": "/robots2.txt"})
+        web.add("http://loop.test/robots2.txt", status=302, headers={"Location": "/robots.txt"})
+        for host in ("hops.test", "loop.test"):
+            add_pages(web, host, 2)
+        settings = {**NO_PIPELINES, "WACKY_ROBOTS_RETRY_SECONDS": "600",
+                    "WACKY_IDLE_CLOSE_SECONDS": "5"}
+        result = run_crawl(web, pages("hops.test", 2) + pages("loop.test", 2), tmp_path,
+                           settings, timeout=60)
+        hops, loop = paths(web, "hops.test"), paths(web, "loop.test")
+    assert result.returncode == 0, result.log[-3000:]
+    assert hops[:6] == ["/robots.txt", "/r1", "/r2", "/r3", "/r4", "/r5"] and "/r6" not in hops
+    assert sorted(hops[6:]) == ["/p0.html", "/p1.html"]
+    assert loop[:2] == ["/robots.txt", "/robots2.txt"]
+    assert sorted(loop[2:]) == ["/p0.html", "/p1.html"]
+    assert result.stat("wacky/robots/unavailable_redirects") == 2
+    assert result.stat("wacky/robots/unreachable_network") == 0
+    assert result.stat("wacky/robots/deferred") == 0
+    for reason in ("too_many_redirects", "redirect_loop", "robots_unreachable"):
+        assert result.stat(f"wacky/drop/{reason}") == 0, reason
+    assert result.stat("wacky/redirect/loop") == 0
+    assert "Dropped: too_many_redirects" not in result.log
+    assert "robots.txt http://loop.test/robots.txt not reached through its redirects " \
+           "(redirect_loop" in result.log
+

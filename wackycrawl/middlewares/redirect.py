@@ -16,7 +16,9 @@ download with a traceback) is ``bad_redirect`` (stat ``wacky/redirect/bad_locati
 chain longer than REDIRECT_MAX_TIMES is ``too_many_redirects``, a 3xx back to a URL of its own
 chain (itself included; compared as canonical URLs, :func:`~wackycrawl.crawl.urls.canonical_url`)
 is ``redirect_loop`` (stat ``wacky/redirect/loop``), where the dupefilter would drop it without
-a word. A meta refresh to the page itself or back into its chain is not followed: the page is
+a word. The redirects of a robots.txt fetch are refused the same way but are no drops: the
+fetch notes the reason (:meth:`~wackycrawl.middlewares.robots.RobotsFetch.refuse`) and takes
+the robots.txt as unavailable. A meta refresh to the page itself or back into its chain is not followed: the page is
 judged as it is (``wacky/redirect/refresh_loop``). Everything else is Scrapy's
 (REDIRECT_ENABLED, REDIRECT_MAX_TIMES, METAREFRESH_*, ``dont_redirect``).
 """
@@ -73,10 +75,21 @@ class _FreshTarget:
             return super()._redirect(redirected, request, reason)
         except IgnoreRequest:
             first = (request.meta.get("redirect_urls") or [request.url])[0]
-            drops.record(self.crawler, "too_many_redirects", first,
-                         f"more than REDIRECT_MAX_TIMES = {self.max_redirect_times} "
-                         f"redirects, last {request.url}")
+            detail = (f"more than REDIRECT_MAX_TIMES = {self.max_redirect_times} redirects, "
+                      f"last {request.url}")
+            if not _robots_refused(request, "too_many_redirects", detail):
+                drops.record(self.crawler, "too_many_redirects", first, detail)
             raise
+
+
+def _robots_refused(request, reason: str, detail: str) -> bool:
+    """A refused redirect of a robots.txt fetch is no page drop: the fetch notes it
+    (:meth:`~wackycrawl.middlewares.robots.RobotsFetch.refuse`) and counts it its own way.
+    True when ``request`` is such a fetch."""
+    if (fetch := request.meta.get(ROBOTS_FETCH_META)) is None:
+        return False
+    fetch.refuse(reason, detail)
+    return True
 
 
 class _Loop(Exception):
@@ -93,16 +106,18 @@ class RedirectMiddleware(_FreshTarget, ScrapyRedirectMiddleware):
         try:
             return super().process_response(request, response)
         except _Loop as loop:
-            self.crawler.stats.inc_value("wacky/redirect/loop")
             chain = " -> ".join(loop.chain)[:500]
-            drops.record(self.crawler, "redirect_loop", loop.chain[0],
-                         f"{response.status} back into its own chain {chain}")
+            detail = f"{response.status} back into its own chain {chain}"
+            if not _robots_refused(request, "redirect_loop", detail):
+                self.crawler.stats.inc_value("wacky/redirect/loop")
+                drops.record(self.crawler, "redirect_loop", loop.chain[0], detail)
             raise IgnoreRequest("redirect loop") from None
         except ValueError as exc:
             location = response.headers.get(b"Location", b"").decode("latin-1")
-            self.crawler.stats.inc_value("wacky/redirect/bad_location")
-            drops.record(self.crawler, "bad_redirect", request.url,
-                         f"{response.status} to an unusable Location {location[:200]!r}: {exc}")
+            detail = f"{response.status} to an unusable Location {location[:200]!r}: {exc}"
+            if not _robots_refused(request, "bad_redirect", detail):
+                self.crawler.stats.inc_value("wacky/redirect/bad_location")
+                drops.record(self.crawler, "bad_redirect", request.url, detail)
             raise IgnoreRequest(f"bad redirect Location {location[:200]!r}") from None
 
 

@@ -17,10 +17,14 @@ compressed one is decoded to at most WACKY_ROBOTS_MAX_BYTES + 64 KiB, beyond whi
 decompression bomb) the host counts as unreachable. Redirects are followed (Scrapy's
 RedirectMiddleware, REDIRECT_MAX_TIMES) and their target is read as the robots.txt, whatever
 its path (:func:`is_robots_fetch`: the size window, scope and trap rules leave it alone); a
-decompression bomb behind a redirect is ``too_large_decoded`` as one without.
+decompression bomb behind a redirect is ``too_large_decoded`` as one without. A chain of
+more than REDIRECT_MAX_TIMES (5) redirects, a loop, or a Location that is no usable URL
+leaves the robots.txt unavailable (RFC 9309 2.3.1.2, then 2.3.1.3: allow all;
+``unavailable_redirects``, no page drop).
 
-Stats: ``wacky/robots/{ok,unavailable_4xx,unreachable_5xx,unreachable_network,forbidden,
-deferred,dropped_unreachable,cut_off,too_large_decoded}``. Needs the asyncio reactor (waiters share an asyncio Task).
+Stats: ``wacky/robots/{ok,unavailable_4xx,unavailable_redirects,unreachable_5xx,
+unreachable_network,forbidden,deferred,dropped_unreachable,dropped_dns,cut_off,
+too_large_decoded}``. Needs the asyncio reactor (waiters share an asyncio Task).
 """
 
 from __future__ import annotations
@@ -72,18 +76,26 @@ class RobotsFetch:
     """One robots.txt fetch, shared by the requests of its redirect chain (a redirect target's
     meta is a shallow copy of its source's, so it holds this same object): what the answer
     being read said of its Content-Encoding, for the fetch to name a decompression bomb
-    wherever in the chain it came."""
+    wherever in the chain it came; and why :mod:`wackycrawl.middlewares.redirect` refused to
+    follow a redirect of the chain."""
 
-    __slots__ = ("encoded", "url")
+    __slots__ = ("encoded", "url", "refused", "refused_detail")
 
     def __init__(self) -> None:
         self.encoded = ""  # the answer's Content-Encoding ("": none or identity)
         self.url = ""  # the URL of that answer
+        self.refused = ""  # too_many_redirects, redirect_loop or bad_redirect ("": none)
+        self.refused_detail = ""
 
     def redirected(self) -> None:
         """The answer read was a redirect: its Content-Encoding says nothing of the target's
         (called by :mod:`wackycrawl.middlewares.redirect` for each redirect target)."""
         self.encoded = self.url = ""
+
+    def refuse(self, reason: str, detail: str) -> None:
+        """A redirect of the chain is not followed (``reason``: the drop a page would get);
+        the fetch takes the robots.txt as unavailable (RFC 9309 2.3.1.2)."""
+        self.refused, self.refused_detail = reason, detail
 
 
 def is_robots_fetch(request: Request) -> bool:
@@ -166,6 +178,14 @@ class RobotsMiddleware:
         try:
             response = await self.crawler.engine.download_async(robots_req)
         except Exception as exc:  # noqa: BLE001 - refused, timeout, DNS, reset, dropped: all unreachable
+            if fetch.refused:
+                # RFC 9309 2.3.1.2: after five redirects (REDIRECT_MAX_TIMES) or a loop the
+                # robots.txt MAY be taken as unavailable: 2.3.1.3, allow all
+                self.stats.inc_value("wacky/robots/unavailable_redirects")
+                logger.warning("robots.txt %s not reached through its redirects (%s: %s): "
+                               "unavailable, host allowed (RFC 9309 2.3.1.2)", robots_url,
+                               fetch.refused, fetch.refused_detail)
+                return await self._unavailable(key, request)
             if fetch.encoded and isinstance(exc, IgnoreRequest):
                 # HttpCompressionMiddleware stopped decoding at the bound set in _headers_received
                 # (on the robots.txt or on the target of its redirects)
@@ -206,6 +226,12 @@ class RobotsMiddleware:
             logger.warning("robots.txt %s: %d, unreachable: host disallowed, retry in %.0f s",
                            robots_url, response.status, entry.expires - self.table.clock())
         return entry
+
+    async def _unavailable(self, key: str, request: Request) -> RobotsEntry:
+        """Store ``key`` as UNAVAILABLE (allow all), its empty rules announced first."""
+        await self.crawler.signals.send_catch_log_async(
+            signal=signals.robots_parsed, robotparser=parse_robots(b""), request=request)
+        return self.table.store(key, UNAVAILABLE)
 
     def _headers_received(self, headers, body_length, request: Request, spider=None) -> None:
         """A robots.txt sent with a Content-Encoding: HttpCompressionMiddleware may decode it to
