@@ -246,3 +246,26 @@ def test_robots_txt_behind_a_redirect_loop_or_too_many_redirects_is_unavailable(
     assert "robots.txt http://loop.test/robots.txt not reached through its redirects " \
            "(redirect_loop" in result.log
 
+
+def test_robots_txt_redirected_to_a_name_that_does_not_resolve_is_unreachable(tmp_path):
+    """A failure at a redirect target is the robots.txt fetch's (RFC 9309 2.3.1.4: network
+    error, unreachable: complete disallow, fetched again after WACKY_ROBOTS_RETRY_SECONDS),
+    not "host name does not resolve" for the original host, whose pages load."""
+    with LocalWeb() as web:  # direct connections: the crawl resolves both names itself
+        fine = f"fine.test:{web.port}"
+        web.add(f"http://{fine}/robots.txt", status=301,
+                headers={"Location": f"http://nohost.test:{web.port}/robots.txt"})
+        add_pages(web, fine, 2)
+        settings = {**NO_PIPELINES, "WACKY_ROBOTS_RETRY_SECONDS": "2",
+                    "WACKY_ROBOTS_MAX_DEFERRALS": "1", "WACKY_IDLE_CLOSE_SECONDS": "5",
+                    "HTTPPROXY_ENABLED": "False",
+                    "TWISTED_DNS_RESOLVER": "tests.fixeddns.FixedResolver",
+                    "FIXED_DNS": '{"nohost.test": "", "fine.test": "127.0.0.1"}'}
+        result = run_crawl(web, pages(fine, 2), tmp_path, settings, timeout=60)
+        seen = paths(web, fine)
+    assert result.stat("wacky/robots/dropped_dns") == 0
+    assert result.stat("wacky/robots/unreachable_network") == 2  # fetched again after 2 s
+    assert result.stat("wacky/robots/deferred") == 2
+    assert result.stat("wacky/robots/dropped_unreachable") == 2
+    assert seen == ["/robots.txt", "/robots.txt"]
+    assert "at its redirect target http://nohost.test:" in result.log

@@ -45,9 +45,10 @@ PER_RESPONSE_META = {STORE_META: None, DEFERRALS_META: None, RETRIES_META: None,
                      _SENT_META: None, ROBOTS_BYTES_META: 0}
 
 
-def fresh_meta(meta: dict) -> None:
+def fresh_meta(meta: dict, target: str = "") -> None:
     """Reset the :data:`PER_RESPONSE_META` keys of a redirect target's ``meta`` in place, and
-    the robots.txt fetch's note of the redirect's Content-Encoding."""
+    the robots.txt fetch's note of the redirect's Content-Encoding (``target``: the target's
+    URL, for the fetch to name it)."""
     for key, start in PER_RESPONSE_META.items():
         if key in meta:
             if start is None:
@@ -55,7 +56,7 @@ def fresh_meta(meta: dict) -> None:
             else:
                 meta[key] = start
     if (fetch := meta.get(ROBOTS_FETCH_META)) is not None:
-        fetch.redirected()
+        fetch.redirected(target)
 
 
 class _FreshTarget:
@@ -64,7 +65,7 @@ class _FreshTarget:
     def _build_redirect_request(self, source_request, response, *, url, **kwargs):
         redirected = super()._build_redirect_request(source_request, response, url=url,
                                                      **kwargs)
-        fresh_meta(redirected.meta)
+        fresh_meta(redirected.meta, redirected.url)
         return redirected
 
     def _redirect(self, redirected, request, reason):

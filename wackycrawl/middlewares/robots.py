@@ -20,7 +20,10 @@ its path (:func:`is_robots_fetch`: the size window, scope and trap rules leave i
 decompression bomb behind a redirect is ``too_large_decoded`` as one without. A chain of
 more than REDIRECT_MAX_TIMES (5) redirects, a loop, or a Location that is no usable URL
 leaves the robots.txt unavailable (RFC 9309 2.3.1.2, then 2.3.1.3: allow all;
-``unavailable_redirects``, no page drop).
+``unavailable_redirects``, no page drop). A network failure at a redirect target (its name
+does not resolve, refused...) is one of the fetch: unreachable, complete disallow and retry
+(RFC 9309 2.3.1.4); only the robots.txt's own host name not resolving drops the host's pages
+at once (``dropped_dns``, drop ``robots_dns``).
 
 Stats: ``wacky/robots/{ok,unavailable_4xx,unavailable_redirects,unreachable_5xx,
 unreachable_network,forbidden,deferred,dropped_unreachable,dropped_dns,cut_off,
@@ -76,21 +79,26 @@ class RobotsFetch:
     """One robots.txt fetch, shared by the requests of its redirect chain (a redirect target's
     meta is a shallow copy of its source's, so it holds this same object): what the answer
     being read said of its Content-Encoding, for the fetch to name a decompression bomb
-    wherever in the chain it came; and why :mod:`wackycrawl.middlewares.redirect` refused to
-    follow a redirect of the chain."""
+    wherever in the chain it came; how many redirects were followed and where the last one
+    led (a failure there is the fetch's, not a verdict on the original host's name); and why
+    :mod:`wackycrawl.middlewares.redirect` refused to follow a redirect of the chain."""
 
-    __slots__ = ("encoded", "url", "refused", "refused_detail")
+    __slots__ = ("encoded", "url", "hops", "target", "refused", "refused_detail")
 
     def __init__(self) -> None:
         self.encoded = ""  # the answer's Content-Encoding ("": none or identity)
         self.url = ""  # the URL of that answer
+        self.hops = 0  # redirects followed
+        self.target = ""  # the URL the last of them led to
         self.refused = ""  # too_many_redirects, redirect_loop or bad_redirect ("": none)
         self.refused_detail = ""
 
-    def redirected(self) -> None:
+    def redirected(self, target: str = "") -> None:
         """The answer read was a redirect: its Content-Encoding says nothing of the target's
         (called by :mod:`wackycrawl.middlewares.redirect` for each redirect target)."""
         self.encoded = self.url = ""
+        self.hops += 1
+        self.target = target
 
     def refuse(self, reason: str, detail: str) -> None:
         """A redirect of the chain is not followed (``reason``: the drop a page would get);
@@ -197,11 +205,16 @@ class RobotsMiddleware:
                                fetch.encoded, self.table.retry_seconds)
                 return entry
             self.stats.inc_value("wacky/robots/unreachable_network")
-            if isinstance(exc, (DNSLookupError, CannotResolveHostError)):  # no such host
+            # a name that does not resolve: its pages cannot load either (dropped, not parked);
+            # a redirect target's name that does not resolve is a network failure of this
+            # fetch (RFC 9309 2.3.1.4: unreachable, complete disallow, retried), not of the host
+            via = f" at its redirect target {fetch.target}" if fetch.hops else ""
+            if isinstance(exc, (DNSLookupError, CannotResolveHostError)) and not fetch.hops:
                 self._no_such_host.add(key)
             entry = self.table.store(key, outcome(None))
-            logger.warning("robots.txt %s unreachable (%s: %s): host disallowed, retry in %.0f s",
-                           robots_url, type(exc).__name__, exc, self.table.retry_seconds)
+            logger.warning("robots.txt %s unreachable%s (%s: %s): host disallowed, retry in "
+                           "%.0f s", robots_url, via, type(exc).__name__, exc,
+                           self.table.retry_seconds)
             return entry
         result = outcome(response.status)
         if result in (OK, UNAVAILABLE):
