@@ -18,8 +18,8 @@ chain (itself included; compared as canonical URLs, :func:`~wackycrawl.crawl.url
 is ``redirect_loop`` (stat ``wacky/redirect/loop``), where the dupefilter would drop it without
 a word. The redirects of a robots.txt fetch are refused the same way but are no drops: the
 fetch notes the reason (:meth:`~wackycrawl.middlewares.robots.RobotsFetch.refuse`) and takes
-the robots.txt as unavailable. A meta refresh to the page itself or back into its chain is not followed: the page is
-judged as it is (``wacky/redirect/refresh_loop``). Everything else is Scrapy's
+the robots.txt as unavailable. A meta refresh to the page itself or back into its chain is
+not followed: the page is judged as it is (``wacky/redirect/refresh_loop``). Everything else is Scrapy's
 (REDIRECT_ENABLED, REDIRECT_MAX_TIMES, METAREFRESH_*, ``dont_redirect``).
 """
 

@@ -17,8 +17,8 @@ whatever its Content-Length (Scrapy's DOWNLOAD_MAXSIZE does not cancel it at the
 compressed one is decoded to at most WACKY_ROBOTS_MAX_BYTES + 64 KiB, beyond which (a
 decompression bomb) the host counts as unreachable. A body that is not what its
 Content-Encoding says (a plain file labelled gzip or br) is read as sent: the answer arrived
-(RFC 9309 2.3.1.1) and its parseable rules are used (2.3.1.5; ``bad_encoding``). Redirects are followed (Scrapy's
-RedirectMiddleware, REDIRECT_MAX_TIMES) and their target is read as the robots.txt, whatever
+(RFC 9309 2.3.1.1) and its parseable rules are used (2.3.1.5; ``bad_encoding``). Redirects
+are followed (Scrapy's RedirectMiddleware, REDIRECT_MAX_TIMES) and their target is read as the robots.txt, whatever
 its path (:func:`is_robots_fetch`: the size window, scope and trap rules leave it alone); a
 decompression bomb behind a redirect is ``too_large_decoded`` as one without. A chain of
 more than REDIRECT_MAX_TIMES (5) redirects, a loop, or a Location that is no usable URL
