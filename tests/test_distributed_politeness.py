@@ -65,6 +65,15 @@ def test_crawl_delay_set_by_one_worker_spaces_the_other(workers):
     assert a.claim(HOST, object()) > 29.0
 
 
+def test_host_interval_is_the_largest_of_its_robots_txt_across_workers(workers):
+    a, b = workers  # w0 parsed port 8001's robots.txt (Crawl-delay 30), w1 port 8002's (none)
+    assert a.set_source_interval(HOST, f"http://{HOST}:8001", 30.0) == 30.0
+    assert b.set_source_interval(HOST, f"http://{HOST}:8002", 1.0) == 30.0
+    assert a.interval(HOST) == b.interval(HOST) == 30.0
+    assert b.set_source_interval(HOST, f"http://{HOST}:8001", 2.0) == 2.0  # refetched
+    assert a.interval(HOST) == 2.0
+
+
 def test_hold_and_back_off_of_one_worker_hold_the_other(workers):
     a, b = workers
     a.hold(HOST, a.clock() + 100)

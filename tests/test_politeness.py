@@ -73,6 +73,19 @@ def test_hosts_are_independent():
     assert schedule.claim("b", "r4") == pytest.approx(4.5)
 
 
+def test_host_interval_is_the_largest_of_its_robots_txt():
+    # robots.txt is per scheme+host+port, the schedule per host name: the robots.txt parsed
+    # last (another port, https, a 404 with no rules) must not lower another one's Crawl-delay
+    schedule = HostSchedule(0.2, clock=FakeClock())
+    assert schedule.set_source_interval("a", "http://a:8001", 3.0) == 3.0
+    assert schedule.set_source_interval("a", "http://a:8002", 0.2) == 3.0
+    assert schedule.set_source_interval("a", "https://a:443", 0.2) == 3.0
+    assert schedule.interval("a") == 3.0
+    assert schedule.set_source_interval("a", "http://a:8001", 1.0) == 1.0  # refetched: lower now
+    assert schedule.set_source_interval("b", "http://b:80", 0.5) == 0.5  # hosts independent
+    assert schedule.interval("a") == 1.0
+
+
 def test_one_request_in_flight_per_host_with_a_positive_interval():
     clock = FakeClock()
     schedule = HostSchedule(1.0, clock=clock)

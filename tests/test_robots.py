@@ -15,6 +15,7 @@ from wackycrawl.crawl.robots import (
     decode_robots,
     outcome,
     parse_robots,
+    product_token,
     retry_after_seconds,
     robots_key,
 )
@@ -94,6 +95,44 @@ def test_groups_are_exclusive_and_full_user_agent_matches_token():
     assert rules.crawl_delay(TOKEN) is None  # our group has none; "*" does not apply
     ua = "wackycrawl/0.1 (+https://example.test/contact)"
     assert not rules.allowed(HOST + "/private/x", ua)
+
+
+# RFC 9309 2.2.1: the group is found by the exact product token, case-insensitively
+@pytest.mark.parametrize("body, blocked, free", [
+    # a group whose name is a prefix of ours is not ours (Protego alone took it for ours)
+    (b"User-agent: wacky\nDisallow: /\n\nUser-agent: *\nDisallow: /b\n", ["/b"], ["/x"]),
+    (b"User-agent: wacky*\nDisallow: /\n", [], ["/x"]),
+    (b"User-agent: wackycrawler\nDisallow: /\n", [], ["/x"]),
+    (b"User-agent: WACKYCRAWL\nDisallow: /p\n", ["/p"], ["/x"]),
+    # the product token of a value with a version is read as Google's parser reads it
+    (b"User-agent: WackyCrawl/2.0\nDisallow: /x\n\nUser-agent: *\nDisallow: /b\n",
+     ["/x"], ["/b"]),
+    # groups of our token are combined, other groups and "*" left out
+    (b"User-agent: wackycrawl\nDisallow: /a\n\nUser-agent: *\nDisallow: /\n\n"
+     b"User-agent: WackyCrawl\nDisallow: /b\n", ["/a", "/b"], ["/c"]),
+    # one group, several User-agent lines; a line without colon as Protego reads it
+    (b"User-agent: otherbot\nUser-agent: wackycrawl # us\nDisallow: /z\n", ["/z"], ["/x"]),
+    (b"User-agent wackycrawl\nDisallow: /z\n", ["/z"], ["/x"]),
+    (b"User-agent: * # everyone\nDisallow: /z\n", ["/z"], ["/x"]),
+])
+def test_group_is_the_exact_product_token(body, blocked, free):
+    rules = parse_robots(body)
+    for ua in (TOKEN, "WackyCrawl", "wackycrawl/0.1 (+https://example.test/contact)"):
+        assert [p for p in blocked + free if not rules.allowed(HOST + p, ua)] == blocked, ua
+
+
+def test_crawl_delay_of_a_prefix_group_is_not_ours():
+    rules = parse_robots(b"User-agent: wacky\nCrawl-delay: 30\n\nUser-agent: *\nCrawl-delay: 2\n")
+    assert rules.crawl_delay(TOKEN) == 2.0
+    assert rules.crawl_delay("wacky") == 30.0
+
+
+@pytest.mark.parametrize("value, token", [
+    ("wackycrawl", "wackycrawl"), ("WackyCrawl/2.0", "wackycrawl"),
+    ("wackycrawl/0.1 (+https://example.test/contact)", "wackycrawl"),
+    ("  Other_Bot-X ", "other_bot-x"), ("*", ""), ("/x", ""), ("", "")])
+def test_product_token(value, token):
+    assert product_token(value) == token
 
 
 @pytest.mark.parametrize("body, delay", [

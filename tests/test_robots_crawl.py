@@ -146,6 +146,27 @@ def test_c04_crawl_delay_of_our_group_capped_and_not_lowered_by_autothrottle(tmp
     assert "Crawl-delay 86400 s capped at WACKY_CRAWL_DELAY_MAX = 2.5 s" in result.log
 
 
+def test_crawl_delay_of_one_port_not_lowered_by_another_ports_robots_txt(tmp_path):
+    # robots.txt is per scheme+host+port, politeness per host name: port 8002's robots.txt
+    # (a 404, parsed after port 8001's) used to reset the host's interval to DOWNLOAD_DELAY
+    with LocalWeb() as web:
+        web.add("http://site.test:8001/robots.txt", "User-agent: *\nCrawl-delay: 1.5\n",
+                content_type=TXT)
+        web.add("http://site.test:8002/robots.txt", "not here", status=404, content_type=TXT,
+                delay=0.5)
+        add_pages(web, "site.test:8001", 4)
+        add_pages(web, "site.test:8002", 1)
+        settings = {**NO_PIPELINES, "DOWNLOAD_DELAY": "0.1",
+                    "CONCURRENT_REQUESTS_PER_DOMAIN": "1"}
+        result = run_crawl(web, pages("site.test:8001", 4) + pages("site.test:8002", 1),
+                           tmp_path, settings, timeout=60)
+    assert result.returncode == 0, result.log[-3000:]
+    assert result.stat("wacky/robots/ok") == 1 and result.stat("wacky/robots/unavailable_4xx") == 1
+    g = gaps(web, "site.test:8001")
+    assert len(g) == 4  # robots.txt + 4 pages
+    assert min(g) >= 1.5 - TOLERANCE, g
+
+
 class NoProxyWeb(LocalWeb):
     """LocalWeb whose crawls resolve nohost.test themselves (no proxy for it)."""
 
@@ -190,3 +211,121 @@ def test_robots_txt_redirected_to_another_path_is_read_and_obeyed(tmp_path):
     assert "Dropped: not_html" not in result.log
     assert seen[:2] == ["/robots.txt", "/meta/robots.txt"] and "/p.html" in seen
     assert "/private/x.html" not in seen
+
+
+def test_robots_txt_behind_a_redirect_loop_or_too_many_redirects_is_unavailable(tmp_path):
+    """RFC 9309 2.3.1.2: past five redirects (REDIRECT_MAX_TIMES) or in a loop the robots.txt
+    is taken as unavailable (2.3.1.3: allow all), not unreachable (disallow all), and its
+    URLs are no page drops (too_many_redirects, redirect_loop)."""
+    with LocalWeb() as web:
+        web.add("http://hops.test/robots.txt", status=301, headers={"Location": "/r1"})
+        for k in range(1, 6):
+            web.add(f"http://hops.test/r{k}", status=301, headers={"Location": f"/r{k + 1}"})
+        web.add("http://hops.test/r6", "User-agent: *\nDisallow: /\n", content_type=TXT)
+        web.add("http://loop.test/robots.txt", status=302, headers={"Location": "/robots2.txt"})
+        web.add("http://loop.test/robots2.txt", status=302, headers={"Location": "/robots.txt"})
+        for host in ("hops.test", "loop.test"):
+            add_pages(web, host, 2)
+        settings = {**NO_PIPELINES, "WACKY_ROBOTS_RETRY_SECONDS": "600",
+                    "WACKY_IDLE_CLOSE_SECONDS": "5"}
+        result = run_crawl(web, pages("hops.test", 2) + pages("loop.test", 2), tmp_path,
+                           settings, timeout=60)
+        hops, loop = paths(web, "hops.test"), paths(web, "loop.test")
+    assert result.returncode == 0, result.log[-3000:]
+    assert hops[:6] == ["/robots.txt", "/r1", "/r2", "/r3", "/r4", "/r5"] and "/r6" not in hops
+    assert sorted(hops[6:]) == ["/p0.html", "/p1.html"]
+    assert loop[:2] == ["/robots.txt", "/robots2.txt"]
+    assert sorted(loop[2:]) == ["/p0.html", "/p1.html"]
+    assert result.stat("wacky/robots/unavailable_redirects") == 2
+    assert result.stat("wacky/robots/unreachable_network") == 0
+    assert result.stat("wacky/robots/deferred") == 0
+    for reason in ("too_many_redirects", "redirect_loop", "robots_unreachable"):
+        assert result.stat(f"wacky/drop/{reason}") == 0, reason
+    assert result.stat("wacky/redirect/loop") == 0
+    assert "Dropped: too_many_redirects" not in result.log
+    assert "robots.txt http://loop.test/robots.txt not reached through its redirects " \
+           "(redirect_loop" in result.log
+
+
+def test_robots_txt_redirected_to_a_name_that_does_not_resolve_is_unreachable(tmp_path):
+    """A failure at a redirect target is the robots.txt fetch's (RFC 9309 2.3.1.4: network
+    error, unreachable: complete disallow, fetched again after WACKY_ROBOTS_RETRY_SECONDS),
+    not "host name does not resolve" for the original host, whose pages load."""
+    with LocalWeb() as web:  # direct connections: the crawl resolves both names itself
+        fine = f"fine.test:{web.port}"
+        web.add(f"http://{fine}/robots.txt", status=301,
+                headers={"Location": f"http://nohost.test:{web.port}/robots.txt"})
+        add_pages(web, fine, 2)
+        settings = {**NO_PIPELINES, "WACKY_ROBOTS_RETRY_SECONDS": "2",
+                    "WACKY_ROBOTS_MAX_DEFERRALS": "1", "WACKY_IDLE_CLOSE_SECONDS": "5",
+                    "HTTPPROXY_ENABLED": "False",
+                    "TWISTED_DNS_RESOLVER": "tests.fixeddns.FixedResolver",
+                    "FIXED_DNS": '{"nohost.test": "", "fine.test": "127.0.0.1"}'}
+        result = run_crawl(web, pages(fine, 2), tmp_path, settings, timeout=60)
+        seen = paths(web, fine)
+    assert result.stat("wacky/robots/dropped_dns") == 0
+    assert result.stat("wacky/robots/unreachable_network") == 2  # fetched again after 2 s
+    assert result.stat("wacky/robots/deferred") == 2
+    assert result.stat("wacky/robots/dropped_unreachable") == 2
+    assert seen == ["/robots.txt", "/robots.txt"]
+    assert "at its redirect target http://nohost.test:" in result.log
+
+
+def test_large_gzip_robots_txt_with_content_length_is_cut_and_parsed(tmp_path):
+    """RFC 9309 2.5: a robots.txt over WACKY_ROBOTS_MAX_BYTES is read up to it and parsed.
+    A gzip one with a Content-Length over the decoded bound used to be cancelled at the headers
+    by Scrapy's wire check (DownloadCancelledError: unreachable_network, host disallowed),
+    while the same file sent chunked was cut and parsed."""
+    import gzip
+    import random
+
+    rng = random.Random(1)
+    pad = b"".join(b"# " + bytes(rng.choice(b"abcdefghijklmnopqrstuvwxyz0123456789")
+                                 for _ in range(70)) + b"\n" for _ in range(9000))
+    body = gzip.compress(b"User-agent: *\nDisallow: /private/\n" + pad, 0)
+    assert len(body) > 512000 + 64 * 1024
+    with LocalWeb() as web:
+        for host, chunked in (("length.test", False), ("chunked.test", True)):
+            web.add(f"http://{host}/robots.txt", body, content_type=TXT, chunked=chunked,
+                    chunk_size=32768, headers={"Content-Encoding": "gzip"})
+            web.add(f"http://{host}/p.html", PAGE)
+            web.add(f"http://{host}/private/x.html", PAGE)
+        seeds = [f"http://{h}/{p}" for h in ("length.test", "chunked.test")
+                 for p in ("p.html", "private/x.html")]
+        settings = {**NO_PIPELINES, "WACKY_ROBOTS_RETRY_SECONDS": "1",
+                    "WACKY_ROBOTS_MAX_DEFERRALS": "1"}
+        result = run_crawl(web, seeds, tmp_path, settings, timeout=60)
+        seen = {h: paths(web, h) for h in ("length.test", "chunked.test")}
+    assert result.returncode == 0, result.log[-3000:]
+    for host, got in seen.items():
+        assert got == ["/robots.txt", "/p.html"], host
+    assert result.stat("wacky/robots/ok") == 2 and result.stat("wacky/robots/forbidden") == 2
+    assert result.stat("wacky/robots/cut_off") == 2
+    assert result.stat("wacky/robots/unreachable_network") == 0
+    assert "expected response size" not in result.log
+
+
+def test_plain_robots_txt_labelled_gzip_or_br_is_read_as_sent(tmp_path):
+    """A plain robots.txt sent with ``Content-Encoding: gzip`` or ``br`` failed in
+    HttpCompressionMiddleware (BadGzipFile, brotli.error) and counted as a network failure
+    (host disallowed). The answer arrived (RFC 9309 2.3.1.1): its bytes are parsed as sent and
+    the parseable rules used (2.3.1.5), counted as ``bad_encoding``."""
+    with LocalWeb() as web:
+        for host, coding in (("fakegz.test", "gzip"), ("fakebr.test", "br")):
+            web.add(f"http://{host}/robots.txt", "User-agent: *\nDisallow: /private/\n",
+                    content_type=TXT, headers={"Content-Encoding": coding})
+            web.add(f"http://{host}/p.html", PAGE)
+            web.add(f"http://{host}/private/x.html", PAGE)
+        seeds = [f"http://{h}/{p}" for h in ("fakegz.test", "fakebr.test")
+                 for p in ("p.html", "private/x.html")]
+        settings = {**NO_PIPELINES, "WACKY_ROBOTS_RETRY_SECONDS": "1",
+                    "WACKY_ROBOTS_MAX_DEFERRALS": "1"}
+        result = run_crawl(web, seeds, tmp_path, settings, timeout=60)
+        seen = {h: paths(web, h) for h in ("fakegz.test", "fakebr.test")}
+    assert result.returncode == 0, result.log[-3000:]
+    for host, got in seen.items():
+        assert got == ["/robots.txt", "/p.html"], host
+    assert result.stat("wacky/robots/bad_encoding") == 2
+    assert result.stat("wacky/robots/ok") == 2 and result.stat("wacky/robots/forbidden") == 2
+    assert result.stat("wacky/robots/unreachable_network") == 0
+    assert "robots.txt http://fakegz.test/robots.txt: body is not gzip" in result.log

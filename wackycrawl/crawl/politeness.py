@@ -110,6 +110,7 @@ class HostSchedule:
         self.clock = clock
         self.backoff = backoff or Backoff()
         self._interval: dict[str, float] = {}
+        self._sources: dict[str, dict[str, float]] = {}  # key -> source -> interval
         self._raised: dict[str, float] = {}  # back-off interval while a host is overloaded
         self._raised_at: dict[str, float] = {}
         self._hold: dict[str, float] = {}
@@ -119,6 +120,16 @@ class HostSchedule:
     def set_interval(self, key: str, seconds: float) -> None:
         """Use ``seconds`` for ``key`` from now on (also for the request after the last one)."""
         self._interval[key] = seconds
+
+    def set_source_interval(self, key: str, source: str, seconds: float) -> float:
+        """``source`` (a robots.txt: scheme+host+port) asks ``seconds`` for ``key`` (a host
+        name, which several robots.txt share: other ports, http and https); the key's
+        interval becomes the largest any of its sources asks, so the last robots.txt parsed
+        cannot lower what another one set. Returns that interval."""
+        sources = self._sources.setdefault(key, {})
+        sources[source] = seconds
+        self._interval[key] = max(sources.values())
+        return self._interval[key]
 
     def interval(self, key: str) -> float:
         """The key's interval: its own (or the default), raised while it is backed off."""

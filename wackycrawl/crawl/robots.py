@@ -7,6 +7,11 @@ Stages, each a plain function or small class over ``bytes``/``str`` (no Scrapy i
    windows-1252 (latin-1 if it holds a byte cp1252 leaves undefined), so "/b\\xfccher/" still blocks.
 2. :func:`parse_robots` - text to :class:`RobotsRules` (Protego does the matching: longest
    match, Allow wins ties, ``*`` and ``$``). CR, LF and CRLF all end a line (RFC 9309 2.2).
+   Groups are found by exact product token, case-insensitively (RFC 9309 2.2.1): Protego
+   alone would take ``User-agent: wacky`` for ``wackycrawl`` (it matches a group's name at
+   the start of the crawler's), so each User-agent line is rewritten to its product token
+   (:func:`product_token`, as Google's parser reads it: ``WackyCrawl/2.0`` is ``wackycrawl``)
+   in a form only that exact token matches.
    For a legacy-decoded file each non-ASCII Allow/Disallow path is also added percent-encoded
    in the legacy encoding, because such sites usually use those bytes in their URLs too.
 3. :func:`outcome` - HTTP status (or a network failure) to OK / UNAVAILABLE / UNREACHABLE
@@ -39,6 +44,63 @@ OK, UNAVAILABLE, UNREACHABLE = "ok", "unavailable", "unreachable"
 ALLOW, FORBID, DEFER = "allow", "forbid", "defer"
 
 _RULE_FIELDS = ("allow", "disallow")
+#: the User-agent field names Protego reads (it tolerates the misspelling "user agent")
+_UA_FIELDS = ("user-agent", "useragent", "user agent")
+_TOKEN_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_-")
+
+
+def product_token(value: str) -> str:
+    """The product token at the start of ``value``, lowercased: its letters, ``_`` and ``-``
+    (RFC 9309 2.2.1) up to the first other character, so ``wackycrawl/0.1 (+https://...)``
+    and ``WackyCrawl/2.0`` are ``wackycrawl`` (Google's robots.txt parser reads User-agent
+    values the same way); ``""`` when it starts with none."""
+    value = value.strip()
+    end = 0
+    while end < len(value) and value[end] in _TOKEN_CHARS:
+        end += 1
+    return value[:end].lower()
+
+
+def _group_name(token: str) -> str:
+    """The name a group of product token ``token`` gets for Protego, and the name a crawler
+    of that token asks with: Protego takes a group for a crawler when the group's name occurs
+    in the crawler's at a word start, so the name is fenced with ``~`` (no token character)
+    and only the exact token matches. An empty token matches nothing."""
+    return f"~{token}~"
+
+
+def _user_agent_value(line: str) -> str | None:
+    """The value of ``line`` if Protego reads it as a User-agent line, else None (the same
+    reading as ``protego._protego._extract_directive``: ``field: value``, or, when the colon
+    does not separate a known field, ``field value``)."""
+    line = line.split("#", 1)[0].strip()
+    if not line:
+        return None
+    if ":" in line:
+        field, raw = line.split(":", 1)
+        field = field.strip().lower()
+        if field in _UA_FIELDS:
+            return raw.strip()
+        if not raw or raw[0].isspace():
+            return None  # some other field
+    words = line.split()
+    for n in (1, 2):
+        if " ".join(words[:n]).lower() in _UA_FIELDS:
+            return " ".join(words[n:])
+    return None
+
+
+def _exact_groups(text: str) -> str:
+    """``text`` with each User-agent line naming its group by :func:`_group_name` of its
+    product token, ``*`` (alone or before whitespace) left as it is."""
+    out = []
+    for line in text.splitlines():
+        value = _user_agent_value(line)
+        if value is not None and value:
+            star = value.startswith("*") and (len(value) == 1 or value[1].isspace())
+            line = "User-agent: " + ("*" if star else _group_name(product_token(value)))
+        out.append(line)
+    return "\n".join(out)
 
 
 def decode_robots(body: bytes, max_bytes: int = MAX_BYTES) -> tuple[str, str]:
@@ -81,8 +143,9 @@ class RobotsRules:
     """A parsed robots.txt with the interface of Scrapy's ``RobotParser``.
 
     ``allowed(url, user_agent)`` and ``crawl_delay(user_agent)`` pick the group whose
-    User-agent line matches a product token in ``user_agent`` (RFC 9309 2.2.1; groups are
-    exclusive, ``*`` only when no group matches). ``crawl_delay`` is in seconds (float) or
+    User-agent line is the product token of ``user_agent`` (:func:`product_token`), exactly
+    and case-insensitively (RFC 9309 2.2.1; groups are exclusive, ``*`` only when no group
+    matches; groups of the same token are combined). ``crawl_delay`` is in seconds (float) or
     None when the group has none or an unparsable one. ``encoding`` tells how the file was decoded.
     """
 
@@ -91,15 +154,21 @@ class RobotsRules:
         self.encoding = encoding
 
     def allowed(self, url: str, user_agent: str) -> bool:
-        return self._parser.can_fetch(url, user_agent)
+        return self._parser.can_fetch(url, self._asker(user_agent))
 
     def crawl_delay(self, user_agent: str) -> float | None:
-        return self._parser.crawl_delay(user_agent)
+        return self._parser.crawl_delay(self._asker(user_agent))
+
+    @staticmethod
+    def _asker(user_agent: str) -> str:
+        token = product_token(user_agent or "")
+        return _group_name(token) if token else ""
 
 
 def parse_robots(body: bytes, max_bytes: int = MAX_BYTES) -> RobotsRules:
     """Parse a robots.txt body (see :func:`decode_robots`); an empty body allows everything."""
     text, encoding = decode_robots(body, max_bytes)
+    text = _exact_groups(text)
     if encoding != "utf-8":
         text = _add_legacy_rules(text, encoding)
     return RobotsRules(Protego.parse(text), encoding)

@@ -6,6 +6,9 @@ Each politeness key (a host, or ``ip:<address>`` for the per-IP limit) is one HA
 
 =============  =================================================================================
 ``interval``   own interval, seconds (``set_interval``: DOWNLOAD_DELAY / Crawl-delay, RFC 9309)
+``robots:<k>`` the interval the robots.txt of scheme+host+port ``<k>`` asks for; ``interval``
+               is the largest of them (``set_source_interval``: a host name's robots.txt on
+               other ports, http and https, parsed by any worker, never lower another's)
 ``raised``     back-off interval while the host answers 429/503 (C06), and ``raised_at``
 ``hold``       no request before this time (Retry-After, RFC 9110 10.2.3, or the back-off wait)
 ``last``       start of the last request; after its answer, the end of it
@@ -111,6 +114,20 @@ return held
 # KEYS: host hash; ARGV: decay, default interval.
 RELAX = _RELAX + "return relax(KEYS[1], ARGV[1], ARGV[2])"
 
+# KEYS: host hash; ARGV: source field ('robots:<scheme+host+port>'), seconds.
+# The host's interval becomes the largest of its sources; returns it (a string).
+SET_SOURCE_INTERVAL = """
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+local top = tonumber(ARGV[2])
+local all = redis.call('HGETALL', KEYS[1])
+for i = 1, #all, 2 do
+  if string.sub(all[i], 1, 7) == 'robots:' then top = math.max(top, tonumber(all[i + 1])) end
+end
+local v = string.format('%.17g', top)
+redis.call('HSET', KEYS[1], 'interval', v)
+return v
+"""
+
 
 class RedisHostSchedule:
     """:class:`~wackycrawl.crawl.politeness.HostSchedule`'s interface over Redis (module doc).
@@ -131,8 +148,8 @@ class RedisHostSchedule:
         self._prefix = f"{worker}#{os.urandom(3).hex()}."
         self._n = itertools.count()
         self._tokens: dict[int, str] = {}  # id(owner) -> lease token of its claim
-        self._claim, self._release, self._relax = (server.register_script(x)
-                                                   for x in (CLAIM, RELEASE, RELAX))
+        self._claim, self._release, self._relax, self._set_source = (
+            server.register_script(x) for x in (CLAIM, RELEASE, RELAX, SET_SOURCE_INTERVAL))
         self._sync(server.time())
 
     def _sync(self, server_time: tuple[int, int] | float) -> None:
@@ -149,6 +166,11 @@ class RedisHostSchedule:
 
     def set_interval(self, key: str, seconds: float) -> None:
         self.server.hset(self._hash(key), "interval", repr(float(seconds)))
+
+    def set_source_interval(self, key: str, source: str, seconds: float) -> float:
+        """As :meth:`HostSchedule.set_source_interval`, across all workers (one atomic step)."""
+        return float(self._set_source(keys=[self._hash(key)],
+                                      args=[f"robots:{source}", repr(float(seconds))]))
 
     def interval(self, key: str) -> float:
         own, raised = self.server.hmget(self._hash(key), "interval", "raised")

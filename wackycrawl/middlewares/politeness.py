@@ -2,7 +2,9 @@
 
 Interval of a host = max(DOWNLOAD_DELAY, Crawl-delay of the robots.txt group of
 WACKY_ROBOTS_TOKEN), capped at WACKY_CRAWL_DELAY_MAX with a warning
-(``wackycrawl.crawl.politeness``). Crawl-delay comes from Scrapy's ``robots_parsed`` signal
+(``wackycrawl.crawl.politeness``). The host is its name: robots.txt is per scheme+host+port,
+so a name with several (other ports, http and https) gets the largest interval any of them
+asks for. Crawl-delay comes from Scrapy's ``robots_parsed`` signal
 (sent by ``wackycrawl.middlewares.robots``). ``process_request`` waits (asyncio sleep) until the
 host's next start time and, for a positive interval, until the host's previous request is
 answered (``process_response``/``process_exception``); robots.txt is a request like any other.
@@ -69,6 +71,7 @@ from wackycrawl.crawl.politeness import (
     effective_interval,
     retry_after_seconds,
 )
+from wackycrawl.crawl.robots import robots_key
 from wackycrawl.distributed.keys import CrawlKeys
 from wackycrawl.distributed.politeness import HOST_LEASE_SECONDS, RedisHostSchedule
 from wackycrawl.distributed.queue import NOT_BEFORE_META  # time.time() not to send before
@@ -255,10 +258,17 @@ class PolitenessMiddleware:
             return None
 
     def _robots_parsed(self, robotparser, request: Request) -> None:
+        """A robots.txt (of ``request``'s scheme+host+port) was parsed: the host name's
+        interval is the largest that any of its robots.txt asks for (other ports, http and
+        https share the host name's schedule)."""
         host = urlparse_cached(request).hostname or ""
         crawl_delay = robotparser.crawl_delay(self.token)
         interval, capped = effective_interval(self.download_delay, crawl_delay, self.cap)
-        self.schedule.set_interval(host, interval)
+        try:
+            source = robots_key(request.url)
+        except ValueError:
+            source = host
+        interval = self.schedule.set_source_interval(host, source, interval)
         if crawl_delay is None:
             return
         self.stats.inc_value("wacky/politeness/crawl_delay_hosts")

@@ -23,7 +23,10 @@ would drop it without a word. A redirect to a new URL whose canonical URL
 dupefilter (``dont_filter`` for that hop only; stat ``wacky/redirect/same_canonical``, one INFO
 line naming source and target); the document is stored under the URL it was fetched from,
 as every redirected document; a second such hop to the same canonical URL is a loop, and
-REDIRECT_MAX_TIMES bounds the chain as ever. A meta refresh to the page itself or back into its
+REDIRECT_MAX_TIMES bounds the chain as ever. The redirects of a robots.txt fetch are refused the
+same way but are no drops: the fetch notes the reason
+(:meth:`~wackycrawl.middlewares.robots.RobotsFetch.refuse`) and takes the robots.txt as
+unavailable. A meta refresh to the page itself or back into its
 chain is not followed: the page is judged as it is (``wacky/redirect/refresh_loop``). Everything else is Scrapy's
 (REDIRECT_ENABLED, REDIRECT_MAX_TIMES, METAREFRESH_*, ``dont_redirect``).
 """
@@ -50,9 +53,10 @@ PER_RESPONSE_META = {STORE_META: None, DEFERRALS_META: None, RETRIES_META: None,
                      _SENT_META: None, ROBOTS_BYTES_META: 0}
 
 
-def fresh_meta(meta: dict) -> None:
+def fresh_meta(meta: dict, target: str = "") -> None:
     """Reset the :data:`PER_RESPONSE_META` keys of a redirect target's ``meta`` in place, and
-    the robots.txt fetch's note of the redirect's Content-Encoding."""
+    the robots.txt fetch's note of the redirect's Content-Encoding (``target``: the target's
+    URL, for the fetch to name it)."""
     for key, start in PER_RESPONSE_META.items():
         if key in meta:
             if start is None:
@@ -60,7 +64,7 @@ def fresh_meta(meta: dict) -> None:
             else:
                 meta[key] = start
     if (fetch := meta.get(ROBOTS_FETCH_META)) is not None:
-        fetch.redirected()
+        fetch.redirected(target)
 
 
 class _FreshTarget:
@@ -69,7 +73,7 @@ class _FreshTarget:
     def _build_redirect_request(self, source_request, response, *, url, **kwargs):
         redirected = super()._build_redirect_request(source_request, response, url=url,
                                                      **kwargs)
-        fresh_meta(redirected.meta)
+        fresh_meta(redirected.meta, redirected.url)
         return redirected
 
     def _redirect(self, redirected, request, reason):
@@ -81,9 +85,10 @@ class _FreshTarget:
             out = super()._redirect(redirected, request, reason)
         except IgnoreRequest:
             first = (request.meta.get("redirect_urls") or [request.url])[0]
-            drops.record(self.crawler, "too_many_redirects", first,
-                         f"more than REDIRECT_MAX_TIMES = {self.max_redirect_times} "
-                         f"redirects, last {request.url}")
+            detail = (f"more than REDIRECT_MAX_TIMES = {self.max_redirect_times} redirects, "
+                      f"last {request.url}")
+            if not _robots_refused(request, "too_many_redirects", detail):
+                drops.record(self.crawler, "too_many_redirects", first, detail)
             raise
         # Scrapy gives the target the source's dont_filter: a hop let through the dupefilter
         # below must not leave later hops of the chain unfiltered
@@ -117,6 +122,16 @@ def redirect_kind(chain: list[str], target: str) -> str:
     return "new" if seen == 0 else "same_canonical" if seen == 1 else "loop"
 
 
+def _robots_refused(request, reason: str, detail: str) -> bool:
+    """A refused redirect of a robots.txt fetch is no page drop: the fetch notes it
+    (:meth:`~wackycrawl.middlewares.robots.RobotsFetch.refuse`) and counts it its own way.
+    True when ``request`` is such a fetch."""
+    if (fetch := request.meta.get(ROBOTS_FETCH_META)) is None:
+        return False
+    fetch.refuse(reason, detail)
+    return True
+
+
 class _Loop(Exception):
     """A redirect back to a URL of its own chain (``chain``: the URLs so far, first first;
     ``target``: the Location); the dupefilter would drop it without a word."""
@@ -131,17 +146,19 @@ class RedirectMiddleware(_FreshTarget, ScrapyRedirectMiddleware):
         try:
             return super().process_response(request, response)
         except _Loop as loop:
-            self.crawler.stats.inc_value("wacky/redirect/loop")
             chain = " -> ".join(loop.chain)[:500]
-            drops.record(self.crawler, "redirect_loop", loop.chain[0],
-                         f"{response.status} from {request.url[:300]} to {loop.target[:300]}, "
-                         f"back into its own chain {chain}")
+            detail = (f"{response.status} from {request.url[:300]} to {loop.target[:300]}, "
+                      f"back into its own chain {chain}")
+            if not _robots_refused(request, "redirect_loop", detail):
+                self.crawler.stats.inc_value("wacky/redirect/loop")
+                drops.record(self.crawler, "redirect_loop", loop.chain[0], detail)
             raise IgnoreRequest("redirect loop") from None
         except ValueError as exc:
             location = response.headers.get(b"Location", b"").decode("latin-1")
-            self.crawler.stats.inc_value("wacky/redirect/bad_location")
-            drops.record(self.crawler, "bad_redirect", request.url,
-                         f"{response.status} to an unusable Location {location[:200]!r}: {exc}")
+            detail = f"{response.status} to an unusable Location {location[:200]!r}: {exc}"
+            if not _robots_refused(request, "bad_redirect", detail):
+                self.crawler.stats.inc_value("wacky/redirect/bad_location")
+                drops.record(self.crawler, "bad_redirect", request.url, detail)
             raise IgnoreRequest(f"bad redirect Location {location[:200]!r}") from None
 
 

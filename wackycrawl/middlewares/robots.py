@@ -12,15 +12,25 @@ WACKY_ROBOTS_MAX_AGE (RFC 9309 2.4). Groups are matched with WACKY_ROBOTS_TOKEN,
 request's User-Agent. Parsed files are announced with Scrapy's ``robots_parsed`` signal
 (``robotparser`` has ``allowed(url, ua)`` and ``crawl_delay(ua)``).
 
-A robots.txt download is stopped once WACKY_ROBOTS_MAX_BYTES arrived and that part parsed; a
+A robots.txt download is stopped once WACKY_ROBOTS_MAX_BYTES arrived and that part parsed,
+whatever its Content-Length (Scrapy's DOWNLOAD_MAXSIZE does not cancel it at the headers); a
 compressed one is decoded to at most WACKY_ROBOTS_MAX_BYTES + 64 KiB, beyond which (a
-decompression bomb) the host counts as unreachable. Redirects are followed (Scrapy's
-RedirectMiddleware, REDIRECT_MAX_TIMES) and their target is read as the robots.txt, whatever
+decompression bomb) the host counts as unreachable. A body that is not what its
+Content-Encoding says (a plain file labelled gzip or br) is read as sent: the answer arrived
+(RFC 9309 2.3.1.1) and its parseable rules are used (2.3.1.5; ``bad_encoding``). Redirects
+are followed (Scrapy's RedirectMiddleware, REDIRECT_MAX_TIMES) and their target is read as the robots.txt, whatever
 its path (:func:`is_robots_fetch`: the size window, scope and trap rules leave it alone); a
-decompression bomb behind a redirect is ``too_large_decoded`` as one without.
+decompression bomb behind a redirect is ``too_large_decoded`` as one without. A chain of
+more than REDIRECT_MAX_TIMES (5) redirects, a loop, or a Location that is no usable URL
+leaves the robots.txt unavailable (RFC 9309 2.3.1.2, then 2.3.1.3: allow all;
+``unavailable_redirects``, no page drop). A network failure at a redirect target (its name
+does not resolve, refused...) is one of the fetch: unreachable, complete disallow and retry
+(RFC 9309 2.3.1.4); only the robots.txt's own host name not resolving drops the host's pages
+at once (``dropped_dns``, drop ``robots_dns``).
 
-Stats: ``wacky/robots/{ok,unavailable_4xx,unreachable_5xx,unreachable_network,forbidden,
-deferred,dropped_unreachable,cut_off,too_large_decoded}``. Needs the asyncio reactor (waiters share an asyncio Task).
+Stats: ``wacky/robots/{ok,unavailable_4xx,unavailable_redirects,unreachable_5xx,
+unreachable_network,forbidden,deferred,dropped_unreachable,dropped_dns,cut_off,
+too_large_decoded,bad_encoding}``. Needs the asyncio reactor (waiters share an asyncio Task).
 """
 
 from __future__ import annotations
@@ -42,6 +52,7 @@ from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet.error import DNSLookupError
 
 from wackycrawl.crawl import drops
+from wackycrawl.crawl.sizewindow import DecodedMeter
 from wackycrawl.crawl.robots import (
     ALLOW,
     FORBID,
@@ -72,18 +83,44 @@ class RobotsFetch:
     """One robots.txt fetch, shared by the requests of its redirect chain (a redirect target's
     meta is a shallow copy of its source's, so it holds this same object): what the answer
     being read said of its Content-Encoding, for the fetch to name a decompression bomb
-    wherever in the chain it came."""
+    wherever in the chain it came; how many redirects were followed and where the last one
+    led (a failure there is the fetch's, not a verdict on the original host's name); and why
+    :mod:`wackycrawl.middlewares.redirect` refused to follow a redirect of the chain."""
 
-    __slots__ = ("encoded", "url")
+    __slots__ = ("encoded", "url", "hops", "target", "refused", "refused_detail", "raw")
 
     def __init__(self) -> None:
         self.encoded = ""  # the answer's Content-Encoding ("": none or identity)
         self.url = ""  # the URL of that answer
+        self.hops = 0  # redirects followed
+        self.target = ""  # the URL the last of them led to
+        self.refused = ""  # too_many_redirects, redirect_loop or bad_redirect ("": none)
+        self.refused_detail = ""
+        self.raw = None  # a Content-Encoding answer as it arrived, before it was decoded
 
-    def redirected(self) -> None:
+    def redirected(self, target: str = "") -> None:
         """The answer read was a redirect: its Content-Encoding says nothing of the target's
         (called by :mod:`wackycrawl.middlewares.redirect` for each redirect target)."""
         self.encoded = self.url = ""
+        self.raw = None
+        self.hops += 1
+        self.target = target
+
+    def refuse(self, reason: str, detail: str) -> None:
+        """A redirect of the chain is not followed (``reason``: the drop a page would get);
+        the fetch takes the robots.txt as unavailable (RFC 9309 2.3.1.2)."""
+        self.refused, self.refused_detail = reason, detail
+
+
+def _not_its_coding(body: bytes, encoding: str, max_bytes: int) -> bool:
+    """Whether ``body`` is not what its Content-Encoding ``encoding`` says (Scrapy's decoders
+    fail on it)."""
+    try:
+        meter = DecodedMeter(encoding, max_bytes + DECODED_SLACK)
+    except ValueError:  # a coding Scrapy does not decode, or too many
+        return False
+    meter.feed(body)
+    return meter.broken
 
 
 def is_robots_fetch(request: Request) -> bool:
@@ -114,6 +151,7 @@ class RobotsMiddleware:
         self.parking = MemoryParking.of(crawler)  # without a frontier
         crawler.signals.connect(self._bytes_received, signal=signals.bytes_received)
         crawler.signals.connect(self._headers_received, signal=signals.headers_received)
+        crawler.signals.connect(self._response_downloaded, signal=signals.response_downloaded)
 
     @classmethod
     def from_crawler(cls, crawler):
@@ -166,6 +204,25 @@ class RobotsMiddleware:
         try:
             response = await self.crawler.engine.download_async(robots_req)
         except Exception as exc:  # noqa: BLE001 - refused, timeout, DNS, reset, dropped: all unreachable
+            if (not fetch.refused and fetch.raw is not None
+                    and not isinstance(exc, IgnoreRequest)
+                    and _not_its_coding(fetch.raw.body, fetch.encoded, self.max_bytes)):
+                # HttpCompressionMiddleware failed on a body that is not what its
+                # Content-Encoding says (a plain file labelled gzip or br): the answer
+                # arrived (RFC 9309 2.3.1.1), so its bytes are read as sent and what parses
+                # is used (2.3.1.5); a broken compressed stream parses to no rules
+                self.stats.inc_value("wacky/robots/bad_encoding")
+                logger.warning("robots.txt %s: body is not %s (%s: %s): read as sent",
+                               fetch.url or robots_url, fetch.encoded, type(exc).__name__, exc)
+                return await self._answer(key, robots_url, request, fetch.raw)
+            if fetch.refused:
+                # RFC 9309 2.3.1.2: after five redirects (REDIRECT_MAX_TIMES) or a loop the
+                # robots.txt MAY be taken as unavailable: 2.3.1.3, allow all
+                self.stats.inc_value("wacky/robots/unavailable_redirects")
+                logger.warning("robots.txt %s not reached through its redirects (%s: %s): "
+                               "unavailable, host allowed (RFC 9309 2.3.1.2)", robots_url,
+                               fetch.refused, fetch.refused_detail)
+                return await self._unavailable(key, request)
             if fetch.encoded and isinstance(exc, IgnoreRequest):
                 # HttpCompressionMiddleware stopped decoding at the bound set in _headers_received
                 # (on the robots.txt or on the target of its redirects)
@@ -177,12 +234,22 @@ class RobotsMiddleware:
                                fetch.encoded, self.table.retry_seconds)
                 return entry
             self.stats.inc_value("wacky/robots/unreachable_network")
-            if isinstance(exc, (DNSLookupError, CannotResolveHostError)):  # no such host
+            # a name that does not resolve: its pages cannot load either (dropped, not parked);
+            # a redirect target's name that does not resolve is a network failure of this
+            # fetch (RFC 9309 2.3.1.4: unreachable, complete disallow, retried), not of the host
+            via = f" at its redirect target {fetch.target}" if fetch.hops else ""
+            if isinstance(exc, (DNSLookupError, CannotResolveHostError)) and not fetch.hops:
                 self._no_such_host.add(key)
             entry = self.table.store(key, outcome(None))
-            logger.warning("robots.txt %s unreachable (%s: %s): host disallowed, retry in %.0f s",
-                           robots_url, type(exc).__name__, exc, self.table.retry_seconds)
+            logger.warning("robots.txt %s unreachable%s (%s: %s): host disallowed, retry in "
+                           "%.0f s", robots_url, via, type(exc).__name__, exc,
+                           self.table.retry_seconds)
             return entry
+        return await self._answer(key, robots_url, request, response)
+
+    async def _answer(self, key: str, robots_url: str, request: Request,
+                      response) -> RobotsEntry:
+        """Store the outcome of the final answer to the robots.txt fetch of ``key``."""
         result = outcome(response.status)
         if result in (OK, UNAVAILABLE):
             rules = parse_robots(response.body if result == OK else b"", self.max_bytes)
@@ -207,22 +274,41 @@ class RobotsMiddleware:
                            robots_url, response.status, entry.expires - self.table.clock())
         return entry
 
+    async def _unavailable(self, key: str, request: Request) -> RobotsEntry:
+        """Store ``key`` as UNAVAILABLE (allow all), its empty rules announced first."""
+        await self.crawler.signals.send_catch_log_async(
+            signal=signals.robots_parsed, robotparser=parse_robots(b""), request=request)
+        return self.table.store(key, UNAVAILABLE)
+
     def _headers_received(self, headers, body_length, request: Request, spider=None) -> None:
-        """A robots.txt sent with a Content-Encoding: HttpCompressionMiddleware may decode it to
-        WACKY_ROBOTS_MAX_BYTES (+ slack) and no more (``download_maxsize`` of this request,
-        which the HTTP handler has already read for the wire), so a decompression bomb is
-        never expanded; past that the host counts as unreachable (``too_large_decoded``). The
+        """A robots.txt is read on the wire up to WACKY_ROBOTS_MAX_BYTES (:meth:`_bytes_received`
+        stops it there), whatever its Content-Length: Scrapy's own wire bound
+        (``download_maxsize``, checked against the Content-Length right after this signal) is
+        lifted for it, so a large file is cut and parsed (RFC 9309 2.5), never cancelled. The
         Content-Encoding is noted in the fetch's :class:`RobotsFetch`, which the request the
-        fetch awaits shares with the targets of its redirects."""
+        fetch awaits shares with the targets of its redirects; the decoded bound is set once
+        the body arrived (:meth:`_response_downloaded`)."""
         fetch = request.meta.get(ROBOTS_FETCH_META)
         if fetch is None or not self.max_bytes:
             return
+        request.meta["download_maxsize"] = request.meta["download_warnsize"] = 0
         coding = headers.get(b"Content-Encoding")
         fetch.encoded, fetch.url = "", request.url
         if coding and coding.strip().lower() not in (b"identity", b""):
             fetch.encoded = coding.decode("latin-1")
-            request.meta["download_maxsize"] = request.meta["download_warnsize"] = (
-                self.max_bytes + DECODED_SLACK)
+
+    def _response_downloaded(self, response, request: Request, spider=None) -> None:
+        """A compressed robots.txt arrived: HttpCompressionMiddleware may decode it to
+        WACKY_ROBOTS_MAX_BYTES (+ slack) and no more (``download_maxsize``, which it reads
+        from the request), so a decompression bomb is never expanded; past that the host
+        counts as unreachable (``too_large_decoded``). The answer as it arrived is kept in the
+        fetch, to be read as sent if it is not what its Content-Encoding says."""
+        fetch = request.meta.get(ROBOTS_FETCH_META)
+        if fetch is None or not self.max_bytes or not fetch.encoded:
+            return
+        fetch.raw = response
+        request.meta["download_maxsize"] = request.meta["download_warnsize"] = (
+            self.max_bytes + DECODED_SLACK)
 
     def _bytes_received(self, data: bytes, request: Request, spider=None) -> None:
         """Stop a robots.txt download once WACKY_ROBOTS_MAX_BYTES arrived: the part received
