@@ -17,7 +17,8 @@ Encoding Tutorial; Sketch Engine, "Preparing a corpus: vertical")::
     </text>
 
 One token per line (the ``word`` positional attribute only), XML-escaped (``&amp;``,
-``&lt;``, ``&gt;``; attribute values also ``&quot;``), UTF-8, no control characters.
+``&lt;``, ``&gt;``; attribute values also ``&quot;``, and a TAB or line break in them as a
+space, so that every tag is one line), UTF-8, no control characters.
 ``<g/>`` (Sketch Engine's glue) stands between two tokens of a sentence that had no space
 between them. The ``<text>`` attributes are ``id`` (DOCNO), ``url``, ``host`` (lower case,
 with the port when the URL has one: ``127.0.0.1:8101``, as in the crawl's host-yield file),
@@ -51,6 +52,9 @@ from wackycrawl.trec.format import TrecDoc
 FORMATS = ("vrt", "txt", "jsonl")
 UND, UNKNOWN = "und", "-"
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+#: what would split an attribute value's line or its columns: TAB, CR, LF and the line
+#: separators ``str.splitlines`` knows beyond the control characters (U+2028, U+2029)
+_BREAKS = re.compile(r"[\t\n\r\u2028\u2029]")
 _NAME_BAD = re.compile(r"[^a-z0-9_]")
 _FIXED = ("id", "url", "host", "tld", "crawl_date", "lang")
 
@@ -60,6 +64,13 @@ def xml_text(text: str) -> str:
     text = _CONTROL.sub("", text)
     return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
             .replace('"', "&quot;"))
+
+
+def xml_attribute(value: str) -> str:
+    """``value`` escaped for a VRT attribute (``<text url="...">``): as :func:`xml_text`, and
+    a TAB or line break (a metadata value decoded from ``%09``, ``%0A``, U+2028) as a space,
+    so that the tag stays one line, read as one by ``cwb-encode`` and line-based readers."""
+    return xml_text(_BREAKS.sub(" ", value))
 
 
 def attribute_name(key: str) -> str:
@@ -140,12 +151,12 @@ def vrt(doc: TrecDoc, tokenized: list[list[list[Token]]], langs: list[str],
         return ""
     attrs = text_attributes(doc)
     counts.attributes.update(dict.fromkeys(attrs))
-    lines = ["<text " + " ".join(f'{k}="{xml_text(v)}"' for k, v in attrs.items()) + ">"]
+    lines = ["<text " + " ".join(f'{k}="{xml_attribute(v)}"' for k, v in attrs.items()) + ">"]
     for sentences, lang in zip(tokenized, langs, strict=True):
         if not sentences:
             continue
         counts.paragraphs += 1
-        lines.append(f'<p lang="{xml_text(lang)}">')
+        lines.append(f'<p lang="{xml_attribute(lang)}">')
         for sentence in sentences:
             counts.sentences += 1
             counts.tokens += len(sentence)

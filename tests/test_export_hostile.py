@@ -1,0 +1,50 @@
+"""``wackycrawl export`` and ``report`` on hostile documents and vertical files: what a
+document's text, URL or metadata holds must not break the vertical file's lines, and a
+vertical file of another tool is counted as it stands."""
+
+from __future__ import annotations
+
+import json
+import logging
+import xml.etree.ElementTree as ET
+
+from vrt.vrt import parse_regions
+
+from tests.corpusdocs import write_corpus
+from wackycrawl.cli import main
+from wackycrawl.trec.format import TrecDoc
+
+HOSTILE = [
+    'Tab\there </DOC> <s> </text> & "q" <g/> end.',
+    "Line\u2028sep and\u2029para.",
+    "Zero\u200bwidth \ufeff and \u202e RLO \U0001F468\u200d\U0001F469 \u4e2d\u6587\u3002",
+]
+
+
+def hostile_doc(**meta) -> TrecDoc:
+    return TrecDoc(url='http://h\u00f6st.test/a b"c<d>&e\tf\u2028g', ip="127.0.0.1",
+                   fetched="20261201120000", content_type="text/html", raw_length=100,
+                   status_line="HTTP/1.1 200 OK", meta={"Language": "en", **meta},
+                   paragraphs=list(HOSTILE))
+
+
+def test_attribute_values_with_tabs_and_line_breaks_stay_on_the_tag_line(tmp_path, capsys):
+    seed = 'b\u00fcro\ttab\nnewline\rcr\u2028ls\u2029ps "quoted" <x> & y'
+    corpus = write_corpus(tmp_path / "corpus", [hostile_doc(**{"Seed-Query": seed})])
+    out = tmp_path / "c.vrt"
+    assert main(["export", str(corpus), "-o", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    lines = text.splitlines()  # str.splitlines: also at U+2028, U+2029
+    assert lines == text.split("\n")[:-1]
+    assert not any("\t" in line for line in lines)
+    tag = lines[0]
+    assert tag.startswith("<text ") and tag.endswith(">")
+    # an XML parser and cwb-vrt's reader read the attribute back
+    root = ET.fromstring(f"<corpus>{text}</corpus>")
+    assert root[0].get("seed_query") == 'b\u00fcro tab newline cr ls ps "quoted" <x> & y'
+    logging.getLogger("vrt.vrt").setLevel(logging.CRITICAL)
+    tokens, regions = parse_regions(lines)
+    err = capsys.readouterr().err
+    assert len(tokens) == int(err.split(" tokens")[0].rsplit(" ", 1)[1])
+    assert len(regions["text"]) == 1
+    assert regions["text"][0]["seed_query"].startswith("b\u00fcro tab newline")
