@@ -48,3 +48,31 @@ def test_attribute_values_with_tabs_and_line_breaks_stay_on_the_tag_line(tmp_pat
     assert len(tokens) == int(err.split(" tokens")[0].rsplit(" ", 1)[1])
     assert len(regions["text"]) == 1
     assert regions["text"][0]["seed_query"].startswith("b\u00fcro tab newline")
+
+
+def report_of(tmp_path, vertical: str, name: str = "v") -> dict:
+    path = tmp_path / f"{name}.vrt"
+    path.write_text(vertical, encoding="utf-8")
+    assert main(["report", str(path), "-o", str(tmp_path / f"{name}-report")]) == 0
+    return json.loads((tmp_path / f"{name}-report" / "report.json").read_text())
+
+
+def test_report_counts_each_doc_of_a_vertical_without_s_or_p(tmp_path):
+    # a Sketch Engine vertical of <doc> elements holding tokens (word, tag, lemma) only
+    vertical = ('<doc id="1" url="http://a.test/" lang="en">\nHello\tUH\thello\n<g/>\n!\t.\t!\n'
+                "</doc>\n"
+                '<doc id="2" url="http://b.test/" lang="en">\nGood\tJJ\tgood\nbye\tNN\tbye\n'
+                " padded \n</doc>\n")
+    summary = report_of(tmp_path, vertical)
+    assert summary["documents"] == 2 and summary["tokens"] == 5
+    assert summary["hosts"]["b.test"]["tokens"] == 3
+    assert summary["document_tokens"]["min"] == 2
+    freq = (tmp_path / "v-report" / "freq.tsv").read_text(encoding="utf-8").splitlines()
+    assert "padded\t1" in freq
+
+
+def test_report_reads_pb_and_sub_tags_as_unknown_tags(tmp_path):
+    vertical = ('<text id="1" url="http://a.test/" lang="de">\n<p lang="de">\n<s>\nEins\n'
+                '<sub>\nzwei\n</sub>\n</s>\n<pb n="2"/>\n<s>\ndrei\n</s>\n</p>\n</text>\n')
+    summary = report_of(tmp_path, vertical)
+    assert (summary["paragraphs"], summary["sentences"], summary["tokens"]) == (1, 2, 3)

@@ -191,6 +191,9 @@ _ATTR = re.compile(r'([A-Za-z_][\w.-]*)="([^"]*)"')
 #: A document's start tag: ``<text ...>`` (ours, CWB) or ``<doc ...>`` (Sketch Engine's usual).
 _DOC_START = re.compile(r"<(text|doc)(?=[\s>/])")
 _DOC_END = ("</text>", "</doc>")
+#: a paragraph's start tag, a sentence's start or end tag (not ``<pb/>``, ``<sub>``...)
+_P_START = re.compile(r"<p(?=[\s>])")
+_S_TAG = re.compile(r"</?s(?=[\s>])")
 NO_DOCUMENT = ("no <text> or <doc> element: not a vertical file (one token per line inside "
                "<text ...>...</text> or <doc ...>...</doc>, as wackycrawl export writes)")
 
@@ -215,24 +218,24 @@ def read_vertical(lines) -> Iterator[tuple[dict[str, str], list[Paragraph]]]:
     Engine corpus whose documents are ``<doc>`` elements (lines of str, newlines optional):
     ``(document attributes, paragraphs)``, unescaped. Tokens are the first column of a line;
     ``<g/>`` and unknown tags are skipped; tokens outside ``<s>`` count as one sentence of
-    their paragraph. Raises ValueError (:data:`NO_DOCUMENT`) for input without any
+    their paragraph (of the document when it has no ``<p>``), each run of them its own. Raises ValueError (:data:`NO_DOCUMENT`) for input without any
     document element (a bare token list, a plain-text export, an empty file)."""
     attrs, paragraphs, sentence, found = None, [], None, False
     for line in lines:
-        line = line.rstrip("\n")
+        line = line.strip(" \t\r\n")  # cwb-encode -s: spaces around a line are no part of it
         if line[:1] == "<":
             if _DOC_START.match(line):
                 attrs = _doc_attributes(line)
-                paragraphs, found = [], True
-            elif line.startswith("<p"):
+                paragraphs, sentence, found = [], None, True
+            elif _P_START.match(line):
                 lang = dict(_ATTR.findall(line)).get("lang", UND)
                 paragraphs.append(Paragraph(unescape(lang), []))
                 sentence = None
-            elif line.startswith("<s"):
+            elif _S_TAG.match(line):  # <s ...> or </s>: the next token starts a sentence
                 sentence = None
             elif line in _DOC_END and attrs is not None:
                 yield attrs, paragraphs
-                attrs = None
+                attrs, sentence = None, None
             continue
         if not line or attrs is None:
             continue
