@@ -76,3 +76,12 @@ def test_report_reads_pb_and_sub_tags_as_unknown_tags(tmp_path):
                 '<sub>\nzwei\n</sub>\n</s>\n<pb n="2"/>\n<s>\ndrei\n</s>\n</p>\n</text>\n')
     summary = report_of(tmp_path, vertical)
     assert (summary["paragraphs"], summary["sentences"], summary["tokens"]) == (1, 2, 3)
+
+
+def test_report_plots_labels_with_dollar_signs_literally(tmp_path):
+    # labels from the data are no matplotlib math: "$\foo{$" used to fail the whole report
+    vertical = ('<text id="1" url="http://a.test/" tld="$\\foo{$" lang="$^^$">\n'
+                '<p lang="$x_{$">\n<s>\nHello\n</s>\n</p>\n</text>\n')
+    summary = report_of(tmp_path, vertical)
+    assert summary["tlds"] == {"$\\foo{$": {"documents": 1, "tokens": 1}}
+    assert (tmp_path / "v-report" / "languages.png").stat().st_size > 0

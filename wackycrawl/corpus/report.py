@@ -92,9 +92,15 @@ def _doclength(stats: CorpusStats, path: str) -> None:
     _save(fig, path)
 
 
+def _literal(label: str) -> str:
+    """A label from the data (a TLD, a language) as matplotlib shows it literally: a ``$``
+    escaped, or a pair of them would be read as math (and fail on what is no TeX)."""
+    return label.replace("$", r"\$")
+
+
 def _bars(path: str, title: str, rows: list[tuple[str, int, int]]) -> None:
     fig, ax = plt.subplots(figsize=(6, max(2.5, 0.3 * len(rows) + 1)))
-    names = [r[0] for r in rows][::-1]
+    names = [_literal(r[0]) for r in rows][::-1]
     ax.barh(names, [r[2] for r in rows][::-1])
     ax.set(xlabel="tokens", title=title)
     _save(fig, path)
