@@ -159,9 +159,30 @@ def interrupted_status(args, signum: int) -> int:
     return 128 + signum
 
 
+def _command_name(argv: list[str] | None) -> str:
+    """The subcommand named on the command line (for a message before it is parsed)."""
+    words = sys.argv[1:] if argv is None else argv
+    return next((w for w in words if w in SUBCOMMANDS), "")
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
     before = _on_sigterm(_terminate)
+    try:
+        return _run(argv)
+    finally:
+        if before is not None:
+            _on_sigterm(before)
+
+
+def _run(argv: list[str] | None) -> int:
+    try:  # the subcommands' imports take a second: a Ctrl-C there is one line too
+        args = build_parser().parse_args(argv)
+    except KeyboardInterrupt as exc:
+        signum = getattr(exc, "signum", signal.SIGINT)
+        command = f"wackycrawl {_command_name(argv)}".rstrip()  # (`filter` is a submodule here)
+        print(f"{command}: interrupted ({signal.Signals(signum).name}) before it started",
+              file=sys.stderr)
+        return 128 + signum
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: one line, 128 + the signal
@@ -172,9 +193,6 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:  # an output folder that cannot be made, a full disk...: one line
         print(f"wackycrawl {args.command}: {exc}", file=sys.stderr)
         return 1
-    finally:
-        if before is not None:
-            _on_sigterm(before)
 
 
 if __name__ == "__main__":
