@@ -71,7 +71,7 @@ from tqdm import tqdm
 
 from wackycrawl.archive import writer as archive_writer
 from wackycrawl.archive.reader import ArchiveError, DamagedRecords, capture_item, iter_records
-from wackycrawl.cli import error, split_tsv_name, tsv_name
+from wackycrawl.cli import error, positive_int, split_tsv_name, tsv_name
 from wackycrawl.corpus.output import input_clash
 from wackycrawl.distributed import replay
 from wackycrawl.pipelines import crawl_worker_id, dropped, rejection
@@ -635,7 +635,7 @@ def register(subparsers) -> None:
                              "crawl's WARC folder: its files left .open by a killed crawl "
                              "are closed first)")
     parser.add_argument("-o", "--outdir", required=True, metavar="OUTDIR")
-    parser.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
+    parser.add_argument("-j", "--jobs", type=positive_int, default=1, metavar="N",
                         help="worker processes for the stages (default 1: all in this one)")
     parser.add_argument("-s", "--set", action="append", default=[], metavar="NAME=VALUE",
                         help="a setting, as with scrapy crawl -s (repeatable)")
