@@ -393,11 +393,16 @@ def _capture(record, max_bytes: int, read: bool = True) -> Capture:
         over, error = _meter(record, codings, max_bytes)  # the crawl's verdict, body unused
     else:
         try:
-            body = record.content_stream().read(max_bytes + 1)
+            stream = record.content_stream()
+            body = stream.read(max_bytes + 1)
         except GzipDamage:
             raise
         except Exception as exc:  # noqa: BLE001 - zlib/brotli errors of a lying Content-Encoding
             error = f"{type(exc).__name__}: {exc}"
+        else:
+            if body and _undecoded(stream):
+                error = (f"body is not {', '.join(codings)} data (Content-Encoding lies): "
+                         "not decoded")
     date = warc.get_header("WARC-Date") or ""
     return Capture(
         url=warc.get_header("WARC-Target-URI") or "",
@@ -409,6 +414,13 @@ def _capture(record, max_bytes: int, read: bool = True) -> Capture:
         body=body, over=len(body) > max_bytes if over is None else over, offset=0,
         error=error, truncated=truncated, record_id=warc.get_header("WARC-Record-ID") or "",
     )
+
+
+def _undecoded(stream) -> bool:
+    """Whether warcio's decoding ``stream`` gave up on its first bytes and handed them on as
+    they are (its fallback for a body that is not what its Content-Encoding says): the
+    crawl's decoder fails on such a body (the drop ``bad_encoding``)."""
+    return bool(getattr(stream, "decomp_type", None)) and stream.decompressor is None
 
 
 def _meter(record, codings: list[str], max_bytes: int) -> tuple[bool, str]:

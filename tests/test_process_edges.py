@@ -1,0 +1,55 @@
+"""``wackycrawl process``: arguments refused as the other commands refuse them, and records the crawl would not keep."""
+
+from __future__ import annotations
+
+import pytest
+
+from wackycrawl.cli import main
+
+
+@pytest.mark.parametrize("jobs", ["0", "-2", "two"])
+def test_jobs_below_one_is_a_usage_error(tmp_path, capsys, jobs):
+    (tmp_path / "a.warc.gz").write_bytes(b"")
+    with pytest.raises(SystemExit) as exc:
+        main(["process", str(tmp_path / "a.warc.gz"), "-o", str(tmp_path / "out"), "-j", jobs])
+    assert exc.value.code == 2
+    assert "argument -j/--jobs" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_body_its_content_encoding_lies_about_is_bad_encoding_as_in_the_crawl(tmp_path):
+    """warcio hands a body that is not what its Content-Encoding says on as it is; the
+    crawl's decoder fails on it (``bad_encoding``): so does ``process``, also for deflate,
+    while a body that is what it says is kept."""
+    import gzip
+    import io
+    import zlib
+
+    from warcio.statusandheaders import StatusAndHeaders
+    from warcio.warcwriter import WARCWriter
+
+    from tests.webpages import page, prose
+    from wackycrawl.trec.reader import iter_docs
+
+    bodies = {"http://plain.test/": ("gzip", page("P", prose(1)).encode()),
+              "http://deflate.test/": ("deflate", page("D", prose(2)).encode()),
+              "http://good.test/": ("gzip", gzip.compress(page("G", prose(3)).encode())),
+              "http://zlib.test/": ("deflate", zlib.compress(page("Z", prose(4)).encode()))}
+    warc = tmp_path / "lies.warc.gz"
+    with open(warc, "wb") as f:
+        w = WARCWriter(f, gzip=True)
+        for url, (coding, body) in bodies.items():
+            headers = StatusAndHeaders("200 OK", [
+                ("Content-Type", "text/html; charset=utf-8"), ("Content-Encoding", coding),
+                ("Content-Length", str(len(body)))], protocol="HTTP/1.1")
+            w.write_record(w.create_warc_record(url, "response", payload=io.BytesIO(body),
+                                                http_headers=headers))
+    out = tmp_path / "out"
+    assert main(["process", str(warc), "-o", str(out), "--no-progress"]) == 0
+    kept = {doc.url for f in out.glob("*.trec.gz") for _, doc in iter_docs(str(f))}
+    assert kept == {"http://good.test/", "http://zlib.test/"}
+    drops = [line.split("\t") for line in
+             next(out.glob("drops-*.tsv")).read_text(encoding="utf-8").splitlines()[1:]]
+    assert sorted((row[1], row[2]) for row in drops) == [
+        ("http://deflate.test/", "bad_encoding"), ("http://plain.test/", "bad_encoding")]
+    assert "Content-Encoding lies" in drops[0][3]
