@@ -1,4 +1,5 @@
-"""``wackycrawl process``: arguments refused as the other commands refuse them, and records the crawl would not keep."""
+"""``wackycrawl process``: arguments refused as the other commands refuse them, and records
+the crawl would not keep."""
 
 from __future__ import annotations
 
