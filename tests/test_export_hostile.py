@@ -85,3 +85,12 @@ def test_report_plots_labels_with_dollar_signs_literally(tmp_path):
     summary = report_of(tmp_path, vertical)
     assert summary["tlds"] == {"$\\foo{$": {"documents": 1, "tokens": 1}}
     assert (tmp_path / "v-report" / "languages.png").stat().st_size > 0
+
+
+def test_a_metadata_key_starting_with_a_digit_is_a_valid_attribute_name(tmp_path, capsys):
+    corpus = write_corpus(tmp_path / "corpus", [hostile_doc(**{"2nd-Pass": "yes"})])
+    out = tmp_path / "c.vrt"
+    assert main(["export", str(corpus), "-o", str(out)]) == 0
+    root = ET.fromstring(f"<corpus>{out.read_text(encoding='utf-8')}</corpus>")
+    assert root[0].get("_2nd_pass") == "yes"
+    assert "+_2nd_pass" in capsys.readouterr().err  # declared to cwb-encode as written

@@ -74,8 +74,10 @@ def xml_attribute(value: str) -> str:
 
 
 def attribute_name(key: str) -> str:
-    """``Language-Score`` -> ``language_score`` (CWB attribute names: a-z, 0-9, _)."""
-    return _NAME_BAD.sub("_", key.lower())
+    """``Language-Score`` -> ``language_score`` (CWB attribute names: a-z, 0-9, _; not
+    starting with a digit, as no XML name does: ``2nd-Pass`` -> ``_2nd_pass``)."""
+    name = _NAME_BAD.sub("_", key.lower())
+    return f"_{name}" if name[:1].isdigit() else name
 
 
 def tld(host: str) -> str:
