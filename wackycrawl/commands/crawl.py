@@ -2,7 +2,8 @@
 (:func:`wackycrawl.distributed.local.check_free`, an ``flock``) is refused in one ERROR line
 with exit status 1, before any component opens a file of that job (its TREC files, dedup
 state). A crawl that loses the race anyway is closed by the scheduler with the finish reason
-``frontier_locked``, also exit status 1. A distributed crawl whose Redis does not answer at the
+``frontier_locked``, also exit status 1, as is one whose SQLite frontier cannot be opened or
+written (a full disk, a damaged file: ``frontier_error``). A distributed crawl whose Redis does not answer at the
 start (not running, a wrong REDIS_URL) stops in one ERROR line, exit status 1, instead of
 waiting WACKY_REDIS_OUTAGE_SECONDS as a running worker does through an outage. The seeds
 spider's arguments are checked first too: no seed list where one is needed is an ERROR line and
@@ -40,7 +41,12 @@ from wackycrawl.crawl import owner
 from wackycrawl.crawl.settingnames import unknown_settings
 from wackycrawl.distributed.dupefilter import seen_store
 from wackycrawl.distributed.local import FILENAME, FrontierLockedError, check_free
-from wackycrawl.distributed.scheduler import LOCKED_REASON, crawl_name, frontier_mode
+from wackycrawl.distributed.scheduler import (
+    FRONTIER_ERROR_REASON,
+    LOCKED_REASON,
+    crawl_name,
+    frontier_mode,
+)
 from wackycrawl.pipelines.offline import NamedSettings
 from wackycrawl.pipelines.rejects import SUBDIR as REJECTS_SUBDIR
 from wackycrawl.pipelines.rejects import reject_reasons
@@ -234,7 +240,8 @@ class Command(ScrapyCrawl):
             started.addErrback(lambda failure: self._report(failure.value))
         self.crawler_process.start()
         if self.crawler_process.bootstrap_failed or (
-                crawler.stats.get_value("finish_reason") == LOCKED_REASON):
+                crawler.stats.get_value("finish_reason") in (LOCKED_REASON,
+                                                             FRONTIER_ERROR_REASON)):
             self.exitcode = 1
 
     def _unknown_settings(self) -> list[str]:
