@@ -177,7 +177,10 @@ class Command(ScrapyCrawl):
         super().process_options(args, opts)
         self.settings.__class__ = NamedSettings  # the same object Scrapy's cmdline goes on with
 
+    _held_folders: list = []
+
     def run(self, args, opts) -> None:
+        self._held_folders = []
         if unknown := self._unknown_settings():
             for message in unknown:
                 logger.error("cannot start the crawl: %s", message)
@@ -278,6 +281,8 @@ class Command(ScrapyCrawl):
                     owner.claim(folder, me, record)
             except OSError as exc:
                 return f"cannot start the crawl: {setting} {folder}: {exc}"
+            if folder:  # held until this process exits: no other crawl claims it meanwhile
+                self._held_folders.append(owner.hold(folder))
         return None
 
     def _bad_arguments(self, spargs) -> bool:
