@@ -169,6 +169,27 @@ def warc_files(folder: str) -> int:
     return sum(name.endswith((SUFFIX, SUFFIX + OPEN_SUFFIX)) for name in os.listdir(folder))
 
 
+def _stop_once_open(crawler, started: asyncio.Future) -> None:
+    """A graceful stop (Ctrl-C, SIGTERM, Scrapyd's cancel) that arrives while the spider is
+    opening (its stage workers loading the language model...) waits until it has opened, then
+    stops it as Scrapy stops a running crawl: closed with reason ``shutdown``, its stats and
+    summary written. Scrapy's own stop skips an engine that is not running yet and stops the
+    reactor under it: the crawl ended without any close (no reason, no stats file, asyncio
+    "Task was destroyed" errors, exit status 0). ``started``: the crawl's task."""
+    stop = crawler.stop_async
+    waited = []
+
+    async def stop_async() -> None:
+        if not waited:  # the first stop only: Scrapy calls this again as the reactor stops
+            waited.append(True)
+            while not started.done() and not (crawler.engine is not None
+                                               and crawler.engine.running):
+                await asyncio.sleep(0.05)
+        await stop()
+
+    crawler.stop_async = stop_async
+
+
 class Command(ScrapyCrawl):
     def process_options(self, args, opts) -> None:
         """Scrapy's, then the settings (the ones the crawler process and every crawler copy)
@@ -239,6 +260,7 @@ class Command(ScrapyCrawl):
         started = self.crawler_process.crawl(crawler, **opts.spargs)
         if isinstance(started, asyncio.Future):
             started.add_done_callback(self._retrieve)
+            _stop_once_open(crawler, started)
         else:  # a Deferred: Scrapy's CrawlerProcess on another reactor
             started.addErrback(lambda failure: self._report(failure.value))
         self.crawler_process.start()
