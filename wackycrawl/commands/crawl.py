@@ -3,9 +3,10 @@
 with exit status 1, before any component opens a file of that job (its TREC files, dedup
 state). A crawl that loses the race anyway is closed by the scheduler with the finish reason
 ``frontier_locked``, also exit status 1, as is one whose SQLite frontier cannot be opened or
-written (a full disk, a damaged file: ``frontier_error``). A distributed crawl whose Redis does not answer at the
-start (not running, a wrong REDIS_URL) stops in one ERROR line, exit status 1, instead of
-waiting WACKY_REDIS_OUTAGE_SECONDS as a running worker does through an outage. The seeds
+written (a full disk, a damaged file: ``frontier_error``). A distributed crawl whose Redis
+does not answer at the start (not running, a wrong REDIS_URL) stops in one ERROR line, exit
+status 1, instead of waiting WACKY_REDIS_OUTAGE_SECONDS as a running worker does through an
+outage. The seeds
 spider's arguments are checked first too: no seed list where one is needed is an ERROR line and
 exit status 2 (a usage error), a seed file that does not exist, or holds no http(s) URL (outside
 a distributed crawl, whose seeds may all be pushed), one and exit status 1, without a
