@@ -170,17 +170,19 @@ def warc_files(folder: str) -> int:
     return sum(name.endswith((SUFFIX, SUFFIX + OPEN_SUFFIX)) for name in os.listdir(folder))
 
 
-def _stop_once_open(crawler, started: asyncio.Future) -> None:
+def _stop_once_open(process, crawler, started: asyncio.Future) -> None:
     """A graceful stop (Ctrl-C, SIGTERM, Scrapyd's cancel) that arrives while the spider is
     opening (its stage workers loading the language model...) waits until it has opened, then
     stops it as Scrapy stops a running crawl: closed with reason ``shutdown``, its stats and
     summary written. Scrapy's own stop skips an engine that is not running yet and stops the
     reactor under it: the crawl ended without any close (no reason, no stats file, asyncio
-    "Task was destroyed" errors, exit status 0). ``started``: the crawl's task."""
-    stop = crawler.stop_async
+    "Task was destroyed" errors, exit status 0). ``process``: the crawler process, whose
+    ``stop`` its signal handlers call (the engine's own close calls the crawler's, which is
+    left alone); ``started``: the crawl's task."""
+    stop = process.stop
     waited = []
 
-    async def stop_async() -> None:
+    async def stop_once_open() -> None:
         if not waited:  # the first stop only: Scrapy calls this again as the reactor stops
             waited.append(True)
             while not started.done() and not (crawler.engine is not None
@@ -188,7 +190,7 @@ def _stop_once_open(crawler, started: asyncio.Future) -> None:
                 await asyncio.sleep(0.05)
         await stop()
 
-    crawler.stop_async = stop_async
+    process.stop = stop_once_open
 
 
 class Command(ScrapyCrawl):
@@ -261,7 +263,7 @@ class Command(ScrapyCrawl):
         started = self.crawler_process.crawl(crawler, **opts.spargs)
         if isinstance(started, asyncio.Future):
             started.add_done_callback(self._retrieve)
-            _stop_once_open(crawler, started)
+            _stop_once_open(self.crawler_process, crawler, started)
         else:  # a Deferred: Scrapy's CrawlerProcess on another reactor
             started.addErrback(lambda failure: self._report(failure.value))
         self.crawler_process.start()
