@@ -233,3 +233,42 @@ def test_an_unfinished_file_of_a_killed_crawl_without_jobdir_is_named_with_its_r
         f"'wackycrawl trec recover {corpus}' closes it; a new crawl would write their documents "
         f"again: give it another WACKY_OUTPUT_DIR; or resume that crawl: its command again, "
         f"with -s JOBDIR={tmp_path / 'job'}\n") in run.stderr, run.stderr[-3000:]
+
+
+def test_a_folder_claimed_by_a_crawl_that_has_written_nothing_yet_is_refused(tmp_path):
+    """Two crawls (other JOBDIRs, other DOCNO prefixes) into one folder: the second one,
+    started before the first has written its first document, is refused while the first runs,
+    and still when the first was stopped (its JOBDIR resumes into the folder), naming it; the
+    first then resumes there and writes every page once."""
+    from tests.crawlrun import finish, start_crawl, wait_for
+    from wackycrawl.crawl.owner import MARKER
+
+    corpus = tmp_path / "corpus"
+    first_job = {**SETTINGS, "DEPTH_LIMIT": "0", "WACKY_OUTPUT_DIR": str(corpus),
+                 "JOBDIR": str(tmp_path / "job1")}
+    seeds = ["http://h0.chain.test/p0.html"]
+    with LocalWeb() as web:
+        expected = build_chain_web(web, hosts=1, per_host=3)
+        proc, stats = start_crawl(web, seeds, tmp_path / "first",
+                                  {**first_job, "DOWNLOAD_DELAY": "30"})
+        assert wait_for(lambda: (corpus / MARKER).exists() and web.hits, timeout=60)
+        second = {**first_job, "JOBDIR": str(tmp_path / "job2"), "WACKY_DOCNO_PREFIX": "OTHER"}
+        running = run_crawl(web, seeds, tmp_path / "second", second)
+        assert proc.poll() is None and not list(corpus.glob("*.trec.gz*"))
+        proc.terminate()
+        stopped = finish(proc, tmp_path / "first", stats)
+        assert stopped.stats.get("finish_reason") == "shutdown", stopped.log[-3000:]
+        later = run_crawl(web, seeds, tmp_path / "later", second)
+        resumed = run_crawl(web, seeds, tmp_path / "first", first_job)
+    for refused, why in ((running, "which is running now"),
+                         (later, "which has written no document yet and is resumed into it")):
+        assert refused.returncode == 1, refused.log[-3000:]
+        errors = [line for line in refused.log.splitlines() if " ERROR: " in line]
+        assert len(errors) == 1 and f"WACKY_OUTPUT_DIR {corpus} is the folder of the crawl " \
+            f"of JOBDIR {tmp_path / 'job1'}, {why}" in errors[0], errors
+        assert "Spider opened" not in refused.log
+    assert not (tmp_path / "job2" / FILENAME).exists()
+    assert resumed.returncode == 0, resumed.log[-3000:]
+    urls = [d.url for d in corpus_docs(corpus)]
+    assert len(urls) == len(set(urls)) and set(urls) == expected
+    assert all(d.docno.startswith("WACKY-") for d in corpus_docs(corpus))

@@ -412,6 +412,9 @@ WACKY_STAGE_WORKER_NICE = 5
 WACKY_STAGE_WORKER_POLICY = "other"
 
 EXTENSIONS = {
+    # spider.state written atomically; a full disk or an unreadable file is one log line
+    "scrapy.extensions.spiderstate.SpiderState": None,
+    "wackycrawl.extensions.spiderstate.SpiderState": 0,
     "wackycrawl.extensions.drops.DropsLog": 700,
     "wackycrawl.extensions.progress.Progress": 800,  # before Summary: yield stats
     "wackycrawl.extensions.summary.Summary": 900,

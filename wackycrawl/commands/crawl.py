@@ -2,9 +2,11 @@
 (:func:`wackycrawl.distributed.local.check_free`, an ``flock``) is refused in one ERROR line
 with exit status 1, before any component opens a file of that job (its TREC files, dedup
 state). A crawl that loses the race anyway is closed by the scheduler with the finish reason
-``frontier_locked``, also exit status 1. A distributed crawl whose Redis does not answer at the
-start (not running, a wrong REDIS_URL) stops in one ERROR line, exit status 1, instead of
-waiting WACKY_REDIS_OUTAGE_SECONDS as a running worker does through an outage. The seeds
+``frontier_locked``, also exit status 1, as is one whose SQLite frontier cannot be opened or
+written (a full disk, a damaged file: ``frontier_error``). A distributed crawl whose Redis
+does not answer at the start (not running, a wrong REDIS_URL) stops in one ERROR line, exit
+status 1, instead of waiting WACKY_REDIS_OUTAGE_SECONDS as a running worker does through an
+outage. The seeds
 spider's arguments are checked first too: no seed list where one is needed is an ERROR line and
 exit status 2 (a usage error), a seed file that does not exist, or holds no http(s) URL (outside
 a distributed crawl, whose seeds may all be pushed), one and exit status 1, without a
@@ -40,7 +42,12 @@ from wackycrawl.crawl import owner
 from wackycrawl.crawl.settingnames import unknown_settings
 from wackycrawl.distributed.dupefilter import seen_store
 from wackycrawl.distributed.local import FILENAME, FrontierLockedError, check_free
-from wackycrawl.distributed.scheduler import LOCKED_REASON, crawl_name, frontier_mode
+from wackycrawl.distributed.scheduler import (
+    FRONTIER_ERROR_REASON,
+    LOCKED_REASON,
+    crawl_name,
+    frontier_mode,
+)
 from wackycrawl.pipelines.offline import NamedSettings
 from wackycrawl.pipelines.rejects import SUBDIR as REJECTS_SUBDIR
 from wackycrawl.pipelines.rejects import reject_reasons
@@ -163,6 +170,29 @@ def warc_files(folder: str) -> int:
     return sum(name.endswith((SUFFIX, SUFFIX + OPEN_SUFFIX)) for name in os.listdir(folder))
 
 
+def _stop_once_open(process, crawler, started: asyncio.Future) -> None:
+    """A graceful stop (Ctrl-C, SIGTERM, Scrapyd's cancel) that arrives while the spider is
+    opening (its stage workers loading the language model...) waits until it has opened, then
+    stops it as Scrapy stops a running crawl: closed with reason ``shutdown``, its stats and
+    summary written. Scrapy's own stop skips an engine that is not running yet and stops the
+    reactor under it: the crawl ended without any close (no reason, no stats file, asyncio
+    "Task was destroyed" errors, exit status 0). ``process``: the crawler process, whose
+    ``stop`` its signal handlers call (the engine's own close calls the crawler's, which is
+    left alone); ``started``: the crawl's task."""
+    stop = process.stop
+    waited = []
+
+    async def stop_once_open() -> None:
+        if not waited:  # the first stop only: Scrapy calls this again as the reactor stops
+            waited.append(True)
+            while not started.done() and not (crawler.engine is not None
+                                               and crawler.engine.running):
+                await asyncio.sleep(0.05)
+        await stop()
+
+    process.stop = stop_once_open
+
+
 class Command(ScrapyCrawl):
     def process_options(self, args, opts) -> None:
         """Scrapy's, then the settings (the ones the crawler process and every crawler copy)
@@ -171,7 +201,10 @@ class Command(ScrapyCrawl):
         super().process_options(args, opts)
         self.settings.__class__ = NamedSettings  # the same object Scrapy's cmdline goes on with
 
+    _held_folders: list = []
+
     def run(self, args, opts) -> None:
+        self._held_folders = []
         if unknown := self._unknown_settings():
             for message in unknown:
                 logger.error("cannot start the crawl: %s", message)
@@ -230,11 +263,13 @@ class Command(ScrapyCrawl):
         started = self.crawler_process.crawl(crawler, **opts.spargs)
         if isinstance(started, asyncio.Future):
             started.add_done_callback(self._retrieve)
+            _stop_once_open(self.crawler_process, crawler, started)
         else:  # a Deferred: Scrapy's CrawlerProcess on another reactor
             started.addErrback(lambda failure: self._report(failure.value))
         self.crawler_process.start()
         if self.crawler_process.bootstrap_failed or (
-                crawler.stats.get_value("finish_reason") == LOCKED_REASON):
+                crawler.stats.get_value("finish_reason") in (LOCKED_REASON,
+                                                             FRONTIER_ERROR_REASON)):
             self.exitcode = 1
 
     def _unknown_settings(self) -> list[str]:
@@ -271,6 +306,8 @@ class Command(ScrapyCrawl):
                     owner.claim(folder, me, record)
             except OSError as exc:
                 return f"cannot start the crawl: {setting} {folder}: {exc}"
+            if folder:  # held until this process exits: no other crawl claims it meanwhile
+                self._held_folders.append(owner.hold(folder))
         return None
 
     def _bad_arguments(self, spargs) -> bool:

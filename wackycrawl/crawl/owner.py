@@ -11,16 +11,21 @@ the name of the crawl writing it in :data:`MARKER`, and a JOBDIR the folder its 
 :func:`refusal` says why a crawl may not start on a folder: its TREC files belong to another
 crawl (the marker names another one), or a resumed JOBDIR crawl was given another folder than
 the one its documents went to (which still exists). A folder without TREC files is anybody's:
-its marker is rewritten. Files written before markers existed carry none and are judged by
+its marker is rewritten, unless the crawl it names runs now (it holds :data:`LIVE_LOCK`) or is
+a JOBDIR crawl whose JOBDIR still records this folder (stopped before its first document, it
+is resumed into it). Files written before markers existed carry none and are judged by
 the older rule (a new crawl refuses any folder holding TREC files).
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
 
 MARKER = "wacky-crawl.txt"
 JOBDIR_RECORD = "wacky-output.txt"
+#: held (a shared ``flock``) by every crawl writing into the folder while it runs
+LIVE_LOCK = ".wacky-crawl.lock"
 
 
 def identity(jobdir: str | None, redis_crawl: str | None, worker: str) -> str:
@@ -66,6 +71,18 @@ def refusal(output: str, me: str, jobdir: str | None, has_trec_files: bool,
         return (f"JOBDIR {jobdir} wrote its documents to {before}; resume it with -s "
                 f"WACKY_OUTPUT_DIR={before} (another folder would get them a second time)")
     owner = _read(os.path.join(output, MARKER))
+    if not has_trec_files and owner and owner != me:
+        if in_use(output):
+            return (f"{setting} {output} is the folder of {describe(owner)}, which is running "
+                    f"now; this crawl ({describe(me)}) would mix its documents into theirs: "
+                    "give it a folder of its own")
+        other = owner.removeprefix("jobdir ")
+        if setting == "WACKY_OUTPUT_DIR" and owner.startswith("jobdir ") and \
+                _read(os.path.join(other, JOBDIR_RECORD)) == out:
+            return (f"{setting} {output} is the folder of {describe(owner)}, which has written "
+                    f"no document yet and is resumed into it; this crawl ({describe(me)}) "
+                    f"would mix its documents into theirs: give it a folder of its own (or "
+                    f"remove {other} if that crawl is abandoned)")
     if has_trec_files and owner and owner != me:
         if setting == "WACKY_WARC_DIR":
             return (f"WACKY_WARC_DIR {output} holds the WARC files of {describe(owner)}; this "
@@ -93,3 +110,32 @@ def _write(path: str, text: str) -> None:
     with open(tmp, "w", encoding="utf-8") as f:
         f.write(text + "\n")
     os.replace(tmp, path)
+
+
+def in_use(folder: str) -> bool:
+    """Whether a running crawl holds ``folder`` (:func:`hold`)."""
+    try:
+        with open(os.path.join(folder, LIVE_LOCK), "rb") as f:
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return True
+    except OSError:
+        return False
+    return False
+
+
+def hold(folder: str):
+    """Mark ``folder`` as written by this running process until it exits (a shared lock:
+    the workers of one distributed crawl hold it together); returns the open lock file, or
+    None when it cannot be made."""
+    try:
+        f = open(os.path.join(folder, LIVE_LOCK), "ab")  # noqa: SIM115 - held while we run
+    except OSError:
+        return None
+    try:
+        fcntl.flock(f, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:
+        f.close()
+        return None
+    return f

@@ -18,7 +18,8 @@ import itertools
 import os
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from wackycrawl.distributed.leasequeue import Leased
 
@@ -91,6 +92,26 @@ class LocalFrontier:
         self.db.execute("CREATE INDEX IF NOT EXISTS queue_parked ON queue (not_before)")
         self._seq = self.db.execute("SELECT COALESCE(MAX(seq), 0) FROM queue").fetchone()[0]
         return self.db.execute("UPDATE queue SET token = NULL WHERE token IS NOT NULL").rowcount
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """The statements inside as one transaction, committed together or not at all (a
+        request recorded as seen is queued too: a full disk cannot keep the one without the
+        other, which would lose the link for good)."""
+        if self.db.in_transaction:
+            yield
+            return
+        self.db.execute("BEGIN")
+        try:
+            yield
+            self.db.execute("COMMIT")
+        except BaseException:
+            if self.db.in_transaction:
+                try:
+                    self.db.execute("ROLLBACK")
+                except sqlite3.Error:
+                    pass
+            raise
 
     def close(self) -> None:
         if self.db is not None:

@@ -47,11 +47,12 @@ requeued,filtered,repeated,reclaimed,lease_lost,parked,seeds,dead_letter}``.
 from __future__ import annotations
 
 import logging
+import sqlite3
 import time
 from weakref import WeakValueDictionary
 
 import redis
-from scrapy import Request
+from scrapy import Request, signals
 from scrapy.core.scheduler import Scheduler
 from scrapy.exceptions import CloseSpider
 from scrapy.utils.defer import deferred_from_coro
@@ -76,6 +77,9 @@ QUEUE_KEY = "wacky:%(spider)s:queue"
 
 
 LOCKED_REASON = "frontier_locked"  # finish reason of a crawl whose JOBDIR is in use
+#: finish reason of a crawl whose SQLite frontier (JOBDIR) cannot be opened or written: a full
+#: disk, a damaged or unwritable file
+FRONTIER_ERROR_REASON = "frontier_error"
 
 
 def frontier_mode(settings) -> str:
@@ -145,6 +149,7 @@ class FrontierScheduler(scrapy_redis_scheduler.Scheduler):
         self._idle_since: float | None = None
         self.queue = None
         self._closing = False
+        self._frontier_broken = False  # the SQLite frontier failed: nothing more goes to it
         self._published = 0.0
         self._started = time.time()
         self._pages, self._last_page = 0, self._started
@@ -176,6 +181,16 @@ class FrontierScheduler(scrapy_redis_scheduler.Scheduler):
             logger.error("%s: another crawl runs on JOBDIR %s; wait for it or stop it (Ctrl-C "
                          "once) before resuming", exc, key)
             raise CloseSpider(LOCKED_REASON) from None
+        except (sqlite3.Error, OSError) as exc:  # a full disk, a damaged or unwritable file
+            if self.server is not None:
+                raise
+            self._frontier_broken = True
+            logger.error("cannot start the crawl: the frontier of JOBDIR %s cannot be opened "
+                         "(%s)", key, exc)
+            # closed once every component has opened (they all close cleanly then); the
+            # scheduler answers as an empty one until then
+            self.crawler.signals.connect(self._not_opened, signal=signals.spider_opened)
+            return
         if self.server is not None:  # before anything of the crawl is written: a new crawl?
             connection.CrawlState.open(self.server, self.keys)
         if self.server is None:
@@ -198,11 +213,19 @@ class FrontierScheduler(scrapy_redis_scheduler.Scheduler):
             self._publish("running")
         self._heartbeat.start(self.renew_every, now=False)
 
+    @staticmethod
+    def _not_opened(spider) -> None:
+        raise CloseSpider(FRONTIER_ERROR_REASON)
+
     def close(self, reason: str) -> None:
         if self.queue is None:  # never opened (JOBDIR in use)
             return
         if self._heartbeat.running:
             self._heartbeat.stop()
+        if self._frontier_broken:  # no acknowledgement after a failed write (a link not
+            # queued must not lose the page it came from): leases go back at the next open
+            self.queue.close()
+            return
         try:
             self.queue.ack_finished(self._slot().inprogress)
             self.stats.inc_value("wacky/frontier/requeued", self.queue.give_back())
@@ -216,6 +239,10 @@ class FrontierScheduler(scrapy_redis_scheduler.Scheduler):
                 logger.log(logging.WARNING if connection.Outage.stopping() else logging.ERROR,
                            "Redis frontier not updated at close (%s): leases expire and go "
                            "back", exc)
+        except sqlite3.Error as exc:
+            self.stats.inc_value("wacky/frontier/errors")
+            logger.error("frontier %s not updated at close (%s): its leases go back to the "
+                         "queue when the crawl is resumed", self.queue.backend.path, exc)
         self.queue.close()
         if self.server is not None:
             connection.CrawlState.reset()
@@ -260,7 +287,16 @@ class FrontierScheduler(scrapy_redis_scheduler.Scheduler):
                         "work arrives", self.name, self.idle_close)
 
     def enqueue_request(self, request) -> bool:
-        return self._redis_safe(lambda: self._enqueue(request), False)
+        return self._redis_safe(lambda: self._enqueue_in_one_step(request), False)
+
+    def _enqueue_in_one_step(self, request) -> bool:
+        """:meth:`_enqueue`; with the SQLite frontier in one transaction, so the seen set
+        never holds a request the queue lacks (:meth:`.LocalFrontier.transaction`)."""
+        transaction = getattr(self.queue.backend, "transaction", None)
+        if self.server is not None or transaction is None:
+            return self._enqueue(request)
+        with transaction():
+            return self._enqueue(request)
 
     def _enqueue(self, request) -> bool:
         if (key := self._atomic_seen_key()) is not None:
@@ -327,11 +363,30 @@ class FrontierScheduler(scrapy_redis_scheduler.Scheduler):
 
     def _redis_safe(self, call, default):
         """``call()``; past WACKY_REDIS_OUTAGE_SECONDS of outage: ERROR, close, ``default``."""
+        if self._frontier_broken:
+            return default
         try:
             return call()
         except redis.RedisError as exc:
             self._redis_failed(exc)
             return default
+        except sqlite3.Error as exc:
+            self._frontier_failed(exc)
+            return default
+
+    def _frontier_failed(self, exc: Exception) -> None:
+        """The SQLite frontier cannot be written (a full disk) or read: one ERROR, and the
+        crawl closes (:data:`FRONTIER_ERROR_REASON`) without touching it again; its file
+        keeps what was committed, the leases go back at the next open, and the TREC files
+        say which pages were written, so the resume fetches and writes the rest once."""
+        self._frontier_broken = True
+        self.stats.inc_value("wacky/frontier/errors")
+        if not self._closing:
+            logger.error("frontier %s unusable (%s): closing the crawl; resume it with the "
+                         "same command once that is fixed (e.g. space freed)",
+                         getattr(self.queue.backend, "path", self.crawler.settings.get("JOBDIR")),
+                         exc)
+        self._close(FRONTIER_ERROR_REASON)
 
     def _redis_failed(self, exc: Exception) -> None:
         if connection.CrawlState.lost:  # Redis lost the crawl's state: ERROR logged once
@@ -348,6 +403,8 @@ class FrontierScheduler(scrapy_redis_scheduler.Scheduler):
         self._close("redis_outage")
 
     def _beat(self) -> None:
+        if self._frontier_broken:
+            return
         try:
             if self.server is not None:
                 connection.CrawlState.verify(self.server)  # keys removed, no reconnection
@@ -358,6 +415,8 @@ class FrontierScheduler(scrapy_redis_scheduler.Scheduler):
             self._slot().nextcall.schedule()  # pushed seeds, reclaimed requests, idle close
         except redis.RedisError as exc:
             self._redis_failed(exc)
+        except sqlite3.Error as exc:
+            self._frontier_failed(exc)
         except Exception:  # noqa: BLE001 - the heartbeat must outlive any one failure
             logger.exception("frontier heartbeat failed; retried at the next beat")
 

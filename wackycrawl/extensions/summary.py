@@ -69,12 +69,24 @@ class Summary:
         logger.info("%s%s (close reason: %s)", summary_line(stats, self._corpus(stats)), off,
                     reason)
         if self.stats_file:
+            self._write_stats({**stats, "finish_reason": reason})
+
+    def _write_stats(self, stats: dict) -> None:
+        """WACKY_STATS_FILE, whole or not at all (written beside it, then renamed); a file
+        that cannot be written (a full disk, a folder of that name) is one ERROR line."""
+        tmp = self.stats_file + ".tmp"
+        try:
             os.makedirs(os.path.dirname(os.path.abspath(self.stats_file)), exist_ok=True)
-            tmp = self.stats_file + ".tmp"
             with open(tmp, "w", encoding="utf-8") as f:
-                json.dump({**stats, "finish_reason": reason}, f, indent=1, sort_keys=True,
+                json.dump(stats, f, indent=1, sort_keys=True,
                           default=lambda o: o.isoformat() if isinstance(o, datetime) else str(o))
             os.replace(tmp, self.stats_file)
+        except OSError as exc:
+            logger.error("stats not written to %s: %s", self.stats_file, exc)
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
 
     def _corpus(self, stats: dict) -> Totals | None:
         """The output directory's totals when they are more than this run's."""

@@ -36,15 +36,18 @@ from weakref import WeakKeyDictionary
 
 from scrapy import signals
 from scrapy.exceptions import NotConfigured, StopDownload
+from scrapy.utils.defer import deferred_from_coro
 
 from wackycrawl import __version__
 from wackycrawl.archive import writer
 from wackycrawl.middlewares.sizewindow import SizeWindowMiddleware
-from wackycrawl.pipelines import crawl_worker_id, rejection
+from wackycrawl.pipelines import PAGE_NOT_WRITTEN, crawl_worker_id, rejection
 from wackycrawl.pipelines.offline import split_drop
 from wackycrawl.pipelines.trec import status_line
 
 logger = logging.getLogger(__name__)
+
+WRITE_ERROR_REASON = "warc_write_error"  # the crawl's finish reason when the archive fails
 
 
 def _pairs(headers) -> list[tuple[str, str]]:
@@ -90,6 +93,7 @@ class WarcMiddleware:
         self.all = all_responses
         self.options = options
         self.writer: writer.WarcWriter | None = None
+        self.stopping = False
         self._waiting: WeakKeyDictionary = WeakKeyDictionary()  # request -> Exchange
         self._records: WeakKeyDictionary = WeakKeyDictionary()  # request -> response record id
         for handler, signal in ((self.opened, signals.spider_opened),
@@ -167,9 +171,26 @@ class WarcMiddleware:
         except OSError as exc:
             logger.error("cannot write %s to WARC %s: %s", ex.url, self.writer.path, exc)
             self.stats.inc_value("wacky/warc/write_errors")
+            self._stop(request.url, exc)
             return
         self.stats.inc_value("wacky/warc/responses")
         self.stats.inc_value("wacky/warc/bytes", self.writer.bytes_written - before)
+
+    def _stop(self, url: str, exc: OSError) -> None:
+        """A response that cannot be archived (a full disk): the frontier keeps its page
+        (:data:`~wackycrawl.pipelines.PAGE_NOT_WRITTEN`: fetched again on resume, then
+        archived, its document dropped as ``already_written`` if it was written) and the
+        crawl closes with reason ``warc_write_error``, as for the TREC writer, instead of
+        going on with pages missing from the archive."""
+        self.crawler.signals.send_catch_log(PAGE_NOT_WRITTEN, url=url)
+        engine = getattr(self.crawler, "engine", None)
+        if self.stopping or engine is None:
+            return
+        self.stopping = True
+        logger.error("closing the crawl: responses cannot be archived in %s (%s); fix that "
+                     "and resume the crawl (its JOBDIR or Redis frontier keeps the pages not "
+                     "archived)", self.writer.directory, exc)
+        deferred_from_coro(engine.close_spider_async(reason=WRITE_ERROR_REASON))
 
     def _decision(self, item, response, exception) -> None:
         request = getattr(response, "request", None)

@@ -25,9 +25,10 @@ import os
 
 from scrapy import signals
 from scrapy.exceptions import NotConfigured
+from scrapy.utils.defer import deferred_from_coro
 
 from wackycrawl.corpus.refilter import REJECTED, REJECTED_DETAIL, compact
-from wackycrawl.pipelines import crawl_worker_id, rejection
+from wackycrawl.pipelines import PAGE_NOT_WRITTEN, crawl_worker_id, rejection
 from wackycrawl.pipelines.trec import item_to_doc
 from wackycrawl.trec import writer
 
@@ -38,6 +39,7 @@ QUALITY_REASONS = ("too_short", "badwords", "not_prose", "wrong_language", "exac
                    "near_duplicate")
 SUBDIR = "rejects"
 STEM_SUFFIX = "-rejects"
+WRITE_ERROR_REASON = "rejects_write_error"  # the crawl's finish reason when rejects fail
 
 
 def reject_reasons(settings) -> frozenset[str]:
@@ -55,8 +57,10 @@ class RejectsWriter:
     ``WACKY_TREC_COMPRESSLEVEL``."""
 
     def __init__(self, crawler, reasons: frozenset[str], **options):
-        self.stats, self.reasons, self.options = crawler.stats, reasons, options
+        self.crawler, self.stats, self.reasons, self.options = crawler, crawler.stats, reasons, \
+            options
         self.writer: writer.TrecWriter | None = None
+        self.stopping = False
 
     @classmethod
     def from_crawler(cls, crawler):
@@ -101,10 +105,26 @@ class RejectsWriter:
         except OSError as exc:
             logger.error("cannot write reject %s to %s: %s", doc.url, self.writer.path, exc)
             self.stats.inc_value("wacky/rejects/write_error")
+            self._stop(state.get("url") or doc.url, exc)
             return
         self.stats.inc_value("wacky/rejects/docs")
         self.stats.inc_value(f"wacky/rejects/{reason}")
         self.stats.inc_value("wacky/rejects/bytes_written", written.length)
+
+    def _stop(self, url: str, exc: OSError) -> None:
+        """A reject that cannot be written (a full disk): in a crawl, the frontier keeps its
+        page (:data:`~wackycrawl.pipelines.PAGE_NOT_WRITTEN`: fetched and judged again on
+        resume) and the crawl closes with reason ``rejects_write_error``, as for the TREC
+        writer, instead of going on losing rejects."""
+        self.crawler.signals.send_catch_log(PAGE_NOT_WRITTEN, url=url)
+        engine = getattr(self.crawler, "engine", None)  # none in `wackycrawl process`
+        if self.stopping or engine is None:
+            return
+        self.stopping = True
+        logger.error("closing the crawl: rejects cannot be written to %s (%s); fix that and "
+                     "resume the crawl (its JOBDIR or Redis frontier keeps their pages)",
+                     self.writer.directory, exc)
+        deferred_from_coro(engine.close_spider_async(reason=WRITE_ERROR_REASON))
 
     def spider_closed(self) -> None:
         if self.writer:
