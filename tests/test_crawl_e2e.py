@@ -274,6 +274,7 @@ def test_a_document_that_cannot_be_written_closes_the_crawl_and_its_page_stays_q
         job = {**settings, "JOBDIR": str(out / "job")}
         failed = run_crawl(web, seeds, out, {**job, "WACKY_DOCNO_PREFIX": "x" * 250})
         assert failed.stats.get("finish_reason") == "trec_write_error", failed.log[-3000:]
+        assert failed.returncode == 1  # closed by a failure
         assert failed.stat("wacky/drop/trec_write_error") >= 1
         assert failed.stat("wacky/frontier/requeued") >= 1
         assert failed.stat("response_received_count") < len(expected)  # stopped early

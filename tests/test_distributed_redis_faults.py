@@ -69,6 +69,7 @@ def test_redis_frozen_past_the_limit_closes_the_workers(tmp_path):
             srv.proc.send_signal(signal.SIGCONT)
         result = finish(proc, tmp_path / "w0", stats, timeout=30)
     assert result.stats.get("finish_reason") == "redis_outage", result.log[-3000:]
+    assert result.returncode == 1
     assert took < 20, f"closed {took:.1f} s after the server froze (limit 4 s)"
     assert "Traceback" not in result.log, result.log[-3000:]
     assert result.log.count("crawl paused until it answers") == 1
@@ -94,7 +95,7 @@ def test_redis_restarted_without_its_data_closes_the_crawl(tmp_path):
         results = [finish(p, tmp_path / f"w{i}", f, timeout=90) for i, (p, f) in enumerate(procs)]
         hits = page_hits(web)
     for result in results:
-        assert result.returncode == 0, result.log[-3000:]
+        assert result.returncode == 1, result.log[-3000:]  # closed by a failure
         assert result.stats.get("finish_reason") == "redis_state_lost", result.log[-3000:]
         assert result.stat("wacky/redis/state_lost") == 1
         assert "Traceback" not in result.log, result.log[-3000:]

@@ -49,6 +49,7 @@ def test_rejects_that_cannot_be_written_close_the_crawl_and_the_resume_writes_th
                       "tests.test_rejects_faults.FullDiskRejects": 950}
         failed = run_crawl(web, seeds, out, {**job, "EXTENSIONS": json.dumps(extensions)})
         assert failed.stats.get("finish_reason") == "rejects_write_error", failed.log[-3000:]
+        assert failed.returncode == 1  # closed by a failure
         assert "Traceback" not in failed.log
         assert "closing the crawl: rejects cannot be written" in failed.log
         assert 0 < failed.stat("wacky/rejects/docs") < len(expected)

@@ -61,6 +61,7 @@ def test_an_archive_that_cannot_be_written_closes_the_crawl_and_the_resume_archi
             '{"wackycrawl.middlewares.warc.WarcMiddleware": null, '
             '"tests.test_warc_faults.FullDiskWarc": 945}')})
         assert failed.stats.get("finish_reason") == "warc_write_error", failed.log[-3000:]
+        assert failed.returncode == 1  # closed by a failure
         assert "Traceback" not in failed.log
         assert "closing the crawl: responses cannot be archived" in failed.log
         assert failed.stat("wacky/warc/responses") < len(expected)

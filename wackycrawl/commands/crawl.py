@@ -3,7 +3,9 @@
 with exit status 1, before any component opens a file of that job (its TREC files, dedup
 state). A crawl that loses the race anyway is closed by the scheduler with the finish reason
 ``frontier_locked``, also exit status 1, as is one whose SQLite frontier cannot be opened or
-written (a full disk, a damaged file: ``frontier_error``). A distributed crawl whose Redis
+written (a full disk, a damaged file: ``frontier_error``), and every other crawl a failure
+closed (:data:`FAILED_REASONS`: a write error, a Redis outage past its limit, a Redis that lost
+the crawl's state). A distributed crawl whose Redis
 does not answer at the start (not running, a wrong REDIS_URL) stops in one ERROR line, exit
 status 1, instead of waiting WACKY_REDIS_OUTAGE_SECONDS as a running worker does through an
 outage. The seeds
@@ -48,7 +50,10 @@ from wackycrawl.distributed.scheduler import (
     crawl_name,
     frontier_mode,
 )
+from wackycrawl.distributed.connection import STATE_LOST_REASON
+from wackycrawl.middlewares.warc import WRITE_ERROR_REASON as WARC_WRITE_ERROR_REASON
 from wackycrawl.pipelines.offline import NamedSettings
+from wackycrawl.pipelines.rejects import WRITE_ERROR_REASON as REJECTS_WRITE_ERROR_REASON
 from wackycrawl.pipelines.rejects import SUBDIR as REJECTS_SUBDIR
 from wackycrawl.pipelines.rejects import reject_reasons
 from wackycrawl.spiders.seeds import (
@@ -61,6 +66,12 @@ from wackycrawl.trec import writer
 from wackycrawl.trec.reader import corpus_files
 
 logger = logging.getLogger(__name__)
+#: finish reasons of a crawl stopped by a failure (exit status 1): its JOBDIR in use or its
+#: frontier unwritable, a document, archive record or reject that could not be written, a Redis
+#: outage past WACKY_REDIS_OUTAGE_SECONDS, a Redis that lost the crawl's state
+FAILED_REASONS = frozenset([LOCKED_REASON, FRONTIER_ERROR_REASON, "trec_write_error",
+                            WARC_WRITE_ERROR_REASON, REJECTS_WRITE_ERROR_REASON, "redis_outage",
+                            STATE_LOST_REASON])
 
 
 PROBE_SECONDS = 5.0  # how long the start waits for the crawl's Redis to answer
@@ -268,8 +279,7 @@ class Command(ScrapyCrawl):
             started.addErrback(lambda failure: self._report(failure.value))
         self.crawler_process.start()
         if self.crawler_process.bootstrap_failed or (
-                crawler.stats.get_value("finish_reason") in (LOCKED_REASON,
-                                                             FRONTIER_ERROR_REASON)):
+                crawler.stats.get_value("finish_reason") in FAILED_REASONS):
             self.exitcode = 1
 
     def _unknown_settings(self) -> list[str]:
