@@ -14,6 +14,8 @@ import pickle
 
 from scrapy.extensions.spiderstate import SpiderState as ScrapySpiderState
 
+from wackycrawl.extensions import write_whole
+
 logger = logging.getLogger(__name__)
 
 
@@ -21,17 +23,11 @@ class SpiderState(ScrapySpiderState):
     def spider_closed(self, spider) -> None:
         if not self.jobdir:
             return
-        tmp = self.statefn + ".tmp"
+        state = getattr(spider, "state", {})
         try:
-            with open(tmp, "wb") as f:
-                pickle.dump(getattr(spider, "state", {}), f, protocol=4)
-            os.replace(tmp, self.statefn)
+            write_whole(self.statefn, "wb", lambda f: pickle.dump(state, f, protocol=4))
         except OSError as exc:
             logger.error("spider state not saved to %s: %s", self.statefn, exc)
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
 
     def spider_opened(self, spider) -> None:
         spider.state = {}

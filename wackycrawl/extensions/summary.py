@@ -25,6 +25,7 @@ from scrapy import signals
 
 from wackycrawl.crawl.drops import drops_by_reason
 from wackycrawl.crawl.totals import Totals, quick_totals
+from wackycrawl.extensions import write_whole
 
 logger = logging.getLogger(__name__)
 
@@ -74,19 +75,14 @@ class Summary:
     def _write_stats(self, stats: dict) -> None:
         """WACKY_STATS_FILE, whole or not at all (written beside it, then renamed); a file
         that cannot be written (a full disk, a folder of that name) is one ERROR line."""
-        tmp = self.stats_file + ".tmp"
         try:
             os.makedirs(os.path.dirname(os.path.abspath(self.stats_file)), exist_ok=True)
-            with open(tmp, "w", encoding="utf-8") as f:
-                json.dump(stats, f, indent=1, sort_keys=True,
-                          default=lambda o: o.isoformat() if isinstance(o, datetime) else str(o))
-            os.replace(tmp, self.stats_file)
+            write_whole(self.stats_file, "w", lambda f: json.dump(
+                stats, f, indent=1, sort_keys=True,
+                default=lambda o: o.isoformat() if isinstance(o, datetime) else str(o)),
+                encoding="utf-8")
         except OSError as exc:
             logger.error("stats not written to %s: %s", self.stats_file, exc)
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
 
     def _corpus(self, stats: dict) -> Totals | None:
         """The output directory's totals when they are more than this run's."""

@@ -36,12 +36,11 @@ from weakref import WeakKeyDictionary
 
 from scrapy import signals
 from scrapy.exceptions import NotConfigured, StopDownload
-from scrapy.utils.defer import deferred_from_coro
 
 from wackycrawl import __version__
 from wackycrawl.archive import writer
 from wackycrawl.middlewares.sizewindow import SizeWindowMiddleware
-from wackycrawl.pipelines import PAGE_NOT_WRITTEN, crawl_worker_id, rejection
+from wackycrawl.pipelines import close_on_write_error, crawl_worker_id, rejection
 from wackycrawl.pipelines.offline import split_drop
 from wackycrawl.pipelines.trec import status_line
 
@@ -182,15 +181,10 @@ class WarcMiddleware:
         archived, its document dropped as ``already_written`` if it was written) and the
         crawl closes with reason ``warc_write_error``, as for the TREC writer, instead of
         going on with pages missing from the archive."""
-        self.crawler.signals.send_catch_log(PAGE_NOT_WRITTEN, url=url)
-        engine = getattr(self.crawler, "engine", None)
-        if self.stopping or engine is None:
-            return
-        self.stopping = True
-        logger.error("closing the crawl: responses cannot be archived in %s (%s); fix that "
-                     "and resume the crawl (its JOBDIR or Redis frontier keeps the pages not "
-                     "archived)", self.writer.directory, exc)
-        deferred_from_coro(engine.close_spider_async(reason=WRITE_ERROR_REASON))
+        close_on_write_error(self, url, WRITE_ERROR_REASON, logger,
+                             f"responses cannot be archived in {self.writer.directory} ({exc}); "
+                             "fix that and resume the crawl (its JOBDIR or Redis frontier keeps "
+                             "the pages not archived)")
 
     def _decision(self, item, response, exception) -> None:
         request = getattr(response, "request", None)

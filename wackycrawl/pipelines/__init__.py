@@ -3,12 +3,13 @@
 ``crawler.stats`` under ``wacky/`` and drops with :func:`drop`."""
 
 from scrapy.exceptions import DropItem
+from scrapy.utils.defer import deferred_from_coro
 
 from wackycrawl.crawl.drops import DROP_PREFIX
 from wackycrawl.crawl.drops import message as drop_message
 from wackycrawl.crawl.worker import crawl_worker_id
 
-__all__ = ["PAGE_NOT_PROCESSED", "PAGE_NOT_WRITTEN", "SPIDER_NAME", "crawl_worker_id", "drop", "dropped",
+__all__ = ["PAGE_NOT_PROCESSED", "PAGE_NOT_WRITTEN", "close_on_write_error", "SPIDER_NAME", "crawl_worker_id", "drop", "dropped",
            "rejection"]
 
 #: The crawl name of a stage that has no spider at hand, when ``WACKY_CRAWL_NAME`` is unset
@@ -48,3 +49,18 @@ def dropped(reason: str, item: dict | None, detail: str = "",
 def rejection(exc: BaseException) -> tuple[str, str, dict | None] | None:
     """``(reason, detail, item as dropped)`` of a DropItem made by :func:`drop`, else None."""
     return getattr(exc, "wacky_drop", None)
+
+
+def close_on_write_error(component, url: str, reason: str, log, message: str) -> None:
+    """A page whose output ``component`` could not write (a full disk): the frontier keeps it
+    (:data:`PAGE_NOT_WRITTEN`: fetched again on resume) and the crawl closes with ``reason``
+    after one ERROR line on ``log``, ``closing the crawl: <message>``, once per component (its
+    ``stopping`` flag is set). Where there is no engine (``wackycrawl process``) only the
+    signal is sent."""
+    component.crawler.signals.send_catch_log(PAGE_NOT_WRITTEN, url=url)
+    engine = getattr(component.crawler, "engine", None)
+    if component.stopping or engine is None:
+        return
+    component.stopping = True
+    log.error("closing the crawl: %s", message)
+    deferred_from_coro(engine.close_spider_async(reason=reason))

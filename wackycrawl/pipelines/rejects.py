@@ -25,10 +25,9 @@ import os
 
 from scrapy import signals
 from scrapy.exceptions import NotConfigured
-from scrapy.utils.defer import deferred_from_coro
 
 from wackycrawl.corpus.refilter import REJECTED, REJECTED_DETAIL, compact
-from wackycrawl.pipelines import PAGE_NOT_WRITTEN, crawl_worker_id, rejection
+from wackycrawl.pipelines import close_on_write_error, crawl_worker_id, rejection
 from wackycrawl.pipelines.trec import item_to_doc
 from wackycrawl.trec import writer
 
@@ -116,15 +115,10 @@ class RejectsWriter:
         page (:data:`~wackycrawl.pipelines.PAGE_NOT_WRITTEN`: fetched and judged again on
         resume) and the crawl closes with reason ``rejects_write_error``, as for the TREC
         writer, instead of going on losing rejects."""
-        self.crawler.signals.send_catch_log(PAGE_NOT_WRITTEN, url=url)
-        engine = getattr(self.crawler, "engine", None)  # none in `wackycrawl process`
-        if self.stopping or engine is None:
-            return
-        self.stopping = True
-        logger.error("closing the crawl: rejects cannot be written to %s (%s); fix that and "
-                     "resume the crawl (its JOBDIR or Redis frontier keeps their pages)",
-                     self.writer.directory, exc)
-        deferred_from_coro(engine.close_spider_async(reason=WRITE_ERROR_REASON))
+        close_on_write_error(self, url, WRITE_ERROR_REASON, logger,
+                             f"rejects cannot be written to {self.writer.directory} ({exc}); "
+                             "fix that and resume the crawl (its JOBDIR or Redis frontier keeps "
+                             "their pages)")
 
     def spider_closed(self) -> None:
         if self.writer:

@@ -21,9 +21,8 @@ import logging
 from http import HTTPStatus
 
 from scrapy.exceptions import NotConfigured
-from scrapy.utils.defer import deferred_from_coro
 
-from wackycrawl.pipelines import PAGE_NOT_WRITTEN, crawl_worker_id, drop
+from wackycrawl.pipelines import close_on_write_error, crawl_worker_id, drop
 from wackycrawl.trec import writer
 from wackycrawl.trec.format import TrecContentError, TrecDoc, format_body, format_head
 from wackycrawl.trec.parts import Prepared, deflate_part
@@ -174,15 +173,10 @@ class TrecWriterPipeline:
         keeps its page (:data:`~wackycrawl.pipelines.PAGE_NOT_WRITTEN`) and the crawl closes
         with reason ``trec_write_error``, instead of fetching pages whose documents would all
         be lost; resumed (JOBDIR or Redis) once the cause is fixed, it fetches them again."""
-        self.crawler.signals.send_catch_log(PAGE_NOT_WRITTEN, url=url)
-        engine = getattr(self.crawler, "engine", None)  # none in `wackycrawl process`
-        if self.stopping or engine is None:
-            return
-        self.stopping = True
-        logger.error("closing the crawl: documents cannot be written to %s (%s); fix that "
-                     "and resume the crawl (its JOBDIR or Redis frontier keeps the pages "
-                     "not written)", self.writer.directory, exc)
-        deferred_from_coro(engine.close_spider_async(reason="trec_write_error"))
+        close_on_write_error(self, url, "trec_write_error", logger,
+                             f"documents cannot be written to {self.writer.directory} ({exc}); "
+                             "fix that and resume the crawl (its JOBDIR or Redis frontier keeps "
+                             "the pages not written)")
 
     def close_spider(self) -> None:
         if self.writer:
