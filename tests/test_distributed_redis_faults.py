@@ -11,6 +11,7 @@ import signal
 import time
 
 import pytest
+from scrapy.settings import Settings
 
 from tests.crawlrun import finish, start_crawl, wait_for
 from tests.localweb import LocalWeb
@@ -18,6 +19,7 @@ from tests.redisserver import RedisServer
 from tests.test_crawl_e2e import build_chain_web, corpus_docs
 from tests.test_distributed_crawl import SEED, page_hits, worker_settings
 from tests.test_distributed_faults import assert_clean_pause
+from wackycrawl.distributed import connection
 from wackycrawl.distributed.keys import CrawlKeys
 
 pytestmark = pytest.mark.crawl
@@ -126,3 +128,23 @@ def test_identity_key_of_a_new_crawl_and_of_an_older_one(tmp_path, caplog):
             assert adopted != first
         finally:
             CrawlState.reset()
+
+
+def test_command_timeout_is_derived_from_the_leases_unless_given():
+    # (lease - 2 renewals) / 2 within 0.5..5 s; WACKY_REDIS_TIMEOUT wins; REDIS_PARAMS'
+    # socket timeouts win over both, for the blocking and the asyncio client
+    def timeout(**values):
+        return connection.command_timeout(Settings(values))
+
+    assert timeout() == 5.0  # leases of 60 s renewed every 10 s
+    assert timeout(WACKY_LEASE_SECONDS=3, WACKY_LEASE_RENEW_SECONDS=0.5) == 1.0
+    assert timeout(WACKY_LEASE_SECONDS=1, WACKY_LEASE_RENEW_SECONDS=0.4) == 0.5
+    assert timeout(WACKY_REDIS_TIMEOUT=2) == 2.0
+    with RedisServer() as srv:
+        base = {"REDIS_URL": srv.url, "WACKY_FRONTIER": "redis"}
+        derived = connection.from_settings(Settings(base))
+        given = Settings({**base, "REDIS_PARAMS": {"socket_timeout": 9}})
+        kwargs = [c.connection_pool.connection_kwargs for c in (
+            derived, connection.from_settings(given), connection.async_from_settings(given))]
+        assert [k["socket_timeout"] for k in kwargs] == [5.0, 9, 9]
+        assert [k["socket_connect_timeout"] for k in kwargs] == [5.0, 5.0, 5.0]
