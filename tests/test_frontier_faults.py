@@ -7,13 +7,16 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import subprocess
+import sys
+import textwrap
 
 import pytest
 
 from tests.crawlrun import run_crawl
 from tests.localweb import LocalWeb
 from tests.test_crawl_e2e import SETTINGS, build_chain_web, corpus_docs
-from wackycrawl.distributed.local import LocalFrontier
+from wackycrawl.distributed.local import FILENAME, LocalFrontier
 from wackycrawl.distributed.queue import FrontierQueue
 
 
@@ -120,3 +123,24 @@ def test_a_frontier_that_cannot_be_written_closes_the_crawl_and_the_resume_write
     urls = [d.url for d in corpus_docs(out / "corpus")]
     assert len(urls) == len(set(urls)), "a document was written twice"
     assert set(urls) == expected
+
+
+def test_a_frontier_file_that_cannot_be_made_is_not_left_behind(tmp_path):
+    # A full disk at the start (here: a file-size limit of 0 bytes, SIGXFSZ ignored): the
+    # frontier cannot be made, and the empty file it began is removed, so the next run is a
+    # new crawl again, not a resume of one that never started (which would skip the check
+    # that its output folder holds no other crawl's files).
+    code = textwrap.dedent(f"""
+        import resource, signal, sqlite3, sys
+        from wackycrawl.distributed.local import LocalFrontier
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (0, resource.RLIM_INFINITY))
+        try:
+            LocalFrontier({str(tmp_path / "job")!r}).open()
+        except (sqlite3.Error, OSError) as exc:
+            sys.exit(f"refused: {{exc}}")
+        """)
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.returncode == 1 and run.stderr.startswith("refused: "), run.stderr
+    assert not (tmp_path / "job" / FILENAME).exists()
+    assert LocalFrontier(str(tmp_path / "job")).open() == 0  # then a new crawl starts there

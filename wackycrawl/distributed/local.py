@@ -76,9 +76,25 @@ class LocalFrontier:
         self._seq = 0
 
     def open(self) -> int:
-        """Open (creating) the file; returns the leases of a dead run put back in the queue."""
+        """Open (creating) the file; returns the leases of a dead run put back in the queue.
+        A file this call created is removed again when it cannot be made (a full disk), so
+        the next run is not taken for a resume of a crawl that never started."""
         os.makedirs(os.path.dirname(self.path), exist_ok=True)
         self._lock = _take_lock(self.path)
+        new = not os.path.exists(self.path)
+        try:
+            return self._open()
+        except (sqlite3.Error, OSError):
+            if new:
+                self.close()
+                for suffix in ("", "-wal", "-shm", "-journal"):
+                    try:
+                        os.unlink(self.path + suffix)
+                    except OSError:
+                        pass
+            raise
+
+    def _open(self) -> int:
         self.db = sqlite3.connect(self.path, isolation_level=None)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")  # survives kill -9, not power loss
