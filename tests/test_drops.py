@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 import logging
 import os
+import subprocess
+import sys
+import textwrap
 
 from scrapy.utils.test import get_crawler
 
@@ -60,6 +63,32 @@ def test_a_resumed_run_appends_and_a_torn_line_is_skipped(tmp_path):
     second.close()
     assert path.read_text().count("time\turl") == 1
     assert drops.count_reasons([str(path)]) == {"a": 1, "b": 1}
+
+
+def test_a_row_the_disk_cannot_hold_is_cut_off_again(tmp_path):
+    # A full disk (here: a file-size limit, SIGXFSZ ignored) in the middle of a row: the
+    # write fails, and the file keeps its whole rows only, no torn one.
+    path = tmp_path / "drops.tsv"
+    code = textwrap.dedent(f"""
+        import resource, signal
+        from wackycrawl.crawl.drops import DropsFile
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (300, resource.RLIM_INFINITY))
+        f = DropsFile({str(path)!r})
+        for n in range(20):
+            try:
+                f.write("too_short", f"http://a.test/page-{{n}}.html", "12 words < 70")
+            except OSError:
+                print(n)
+                break
+        """)
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    failed_at = int(run.stdout)
+    data = path.read_bytes()
+    assert 0 < failed_at < 20 and data.endswith(b"\n") and len(data) <= 300
+    assert [row[1] for row in drops.read_drops(str(path))] == [
+        f"http://a.test/page-{n}.html" for n in range(failed_at)]
+    assert data.count(b"\n") == failed_at + 1  # the header and the whole rows
 
 
 def test_an_unwritable_drops_file_is_logged_once_and_the_crawl_goes_on(tmp_path, caplog):

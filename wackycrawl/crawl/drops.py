@@ -18,6 +18,7 @@ message has the same shape. No Scrapy import here.
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 from collections import Counter
@@ -71,8 +72,9 @@ class DropsFile:
     """Appends drop rows to a TSV file (header line first when the file is new or empty).
 
     The file is opened at the first row (a crawl without drops leaves no file), appended to
-    (a resumed run with the same path continues it), flushed after each row so a ``kill -9``
-    loses none. Raises OSError as ``open`` and ``write`` do.
+    (a resumed run with the same path continues it), each row written at once (unbuffered)
+    so a ``kill -9`` loses none. A row that cannot be written whole (a full disk) is cut off
+    again, so no torn row stays behind. Raises OSError as ``open`` and ``write`` do.
     """
 
     def __init__(self, path: str):
@@ -81,17 +83,32 @@ class DropsFile:
         self._f = None
 
     def write(self, reason: str, url: str, detail: str = "", when: datetime | None = None):
+        head = ""
         if self._f is None:
             os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
-            self._f = open_regular(self.path, "a", encoding="utf-8", newline="")
-            if self._f.tell() == 0:
-                self._f.write("\t".join(COLUMNS) + "\n")
+            self._f = open_regular(self.path, "ab", buffering=0)
+            if os.fstat(self._f.fileno()).st_size == 0:
+                head = "\t".join(COLUMNS) + "\n"
             elif not _ends_with_newline(self.path):  # a row torn by kill -9: end it
-                self._f.write("\n")
+                head = "\n"
         when = (when or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%SZ")
-        self._f.write("\t".join(escape_field(v) for v in (when, url, reason, detail)) + "\n")
-        self._f.flush()
+        row = "\t".join(escape_field(v) for v in (when, url, reason, detail)) + "\n"
+        self._append((head + row).encode("utf-8"))
         self.rows += 1
+
+    def _append(self, data: bytes) -> None:
+        """``data`` appended whole, or the file cut back to its size before (OSError)."""
+        fd = self._f.fileno()
+        size = os.fstat(fd).st_size
+        try:
+            if self._f.write(data) != len(data):
+                raise OSError(errno.ENOSPC, "short write (no space left?)")
+        except OSError:
+            try:
+                os.ftruncate(fd, size)
+            except OSError:
+                pass
+            raise
 
     def close(self) -> None:
         if self._f is not None:
