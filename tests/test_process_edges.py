@@ -54,3 +54,46 @@ def test_a_body_its_content_encoding_lies_about_is_bad_encoding_as_in_the_crawl(
     assert sorted((row[1], row[2]) for row in drops) == [
         ("http://deflate.test/", "bad_encoding"), ("http://plain.test/", "bad_encoding")]
     assert "Content-Encoding lies" in drops[0][3]
+
+
+def test_a_body_cut_inside_its_compressed_stream_is_truncated_as_in_the_crawl(tmp_path):
+    """A complete record whose gzip or deflate body ends inside its compressed stream (the
+    server's own cut, Content-Length matching the bytes sent): warcio hands on the part it
+    decoded without a word; the crawl's size window drops such a page as ``truncated``, and
+    so does ``process``."""
+    import gzip
+    import io
+    import zlib
+
+    from warcio.statusandheaders import StatusAndHeaders
+    from warcio.warcwriter import WARCWriter
+
+    from tests.webpages import page, prose
+    from wackycrawl.trec.reader import iter_docs
+
+    def cut(data: bytes) -> bytes:
+        return data[: len(data) * 2 // 3]
+
+    text = [page(f"T{n}", prose(n, min_chars=12000)).encode() for n in range(4)]
+    bodies = {"http://cutgzip.test/": ("gzip", cut(gzip.compress(text[0]))),
+              "http://cutzlib.test/": ("deflate", cut(zlib.compress(text[1]))),
+              "http://gzip.test/": ("gzip", gzip.compress(text[2])),
+              "http://zlib.test/": ("deflate", zlib.compress(text[3]))}
+    warc = tmp_path / "cut.warc.gz"
+    with open(warc, "wb") as f:
+        w = WARCWriter(f, gzip=True)
+        for url, (coding, body) in bodies.items():
+            headers = StatusAndHeaders("200 OK", [
+                ("Content-Type", "text/html; charset=utf-8"), ("Content-Encoding", coding),
+                ("Content-Length", str(len(body)))], protocol="HTTP/1.1")
+            w.write_record(w.create_warc_record(url, "response", payload=io.BytesIO(body),
+                                                http_headers=headers))
+    out = tmp_path / "out"
+    assert main(["process", str(warc), "-o", str(out), "--no-progress"]) == 0
+    kept = {doc.url for f in out.glob("*.trec.gz") for _, doc in iter_docs(str(f))}
+    assert kept == {"http://gzip.test/", "http://zlib.test/"}
+    drops = [line.split("\t") for line in
+             next(out.glob("drops-*.tsv")).read_text(encoding="utf-8").splitlines()[1:]]
+    assert sorted((row[1], row[2]) for row in drops) == [
+        ("http://cutgzip.test/", "truncated"), ("http://cutzlib.test/", "truncated")]
+    assert all("stream ends early" in row[3] for row in drops)

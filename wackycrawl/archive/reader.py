@@ -69,6 +69,7 @@ class Capture:
     damage: str = ""  # the record is damaged: the drop reason (truncated, damaged_record)
     damage_detail: str = ""
     record_id: str = ""  # WARC-Record-ID (a metadata record's WARC-Refers-To names it)
+    cut: str = ""  # the body ends inside its compressed stream (why): the drop truncated
 
 
 def iter_records(path: str, max_bytes: int, counts: dict[str, int] | None = None,
@@ -384,7 +385,7 @@ def _capture(record, max_bytes: int, read: bool = True) -> Capture:
     """The capture of a response record; its body is not read without ``read``."""
     http = record.http_headers
     warc = record.rec_headers
-    body, error, over = b"", "", None
+    body, error, over, cut = b"", "", None, ""
     truncated = warc.get_header("WARC-Truncated") or ""
     codings = sw.content_codings([http.get_header("Content-Encoding") or ""])
     if not read:
@@ -403,6 +404,9 @@ def _capture(record, max_bytes: int, read: bool = True) -> Capture:
             if body and _undecoded(stream):
                 error = (f"body is not {', '.join(codings)} data (Content-Encoding lies): "
                          "not decoded")
+            elif len(body) <= max_bytes and not _stream_ended(stream):
+                cut = (f"the {', '.join(codings)} stream ends early: {len(body)} B decoded "
+                       "(a body cut inside its compressed stream)")
     date = warc.get_header("WARC-Date") or ""
     return Capture(
         url=warc.get_header("WARC-Target-URI") or "",
@@ -413,7 +417,21 @@ def _capture(record, max_bytes: int, read: bool = True) -> Capture:
         headers=[(k, v) for k, v in http.headers],
         body=body, over=len(body) > max_bytes if over is None else over, offset=0,
         error=error, truncated=truncated, record_id=warc.get_header("WARC-Record-ID") or "",
+        cut=cut,
     )
+
+
+def _stream_ended(stream) -> bool:
+    """Whether warcio's decoding ``stream``, read to its end, saw the end of its compressed
+    stream (a gzip member, a zlib or brotli stream complete); True when it decodes nothing.
+    False for a body cut inside its compressed stream, which warcio hands on shortened
+    without a word, as Scrapy's decoders do (the crawl's size window: ``truncated``)."""
+    decompressor = getattr(stream, "decompressor", None)
+    if decompressor is None:
+        return True
+    if hasattr(decompressor, "is_finished"):  # brotli
+        return decompressor.is_finished()
+    return getattr(decompressor, "eof", True)
 
 
 def _undecoded(stream) -> bool:

@@ -235,6 +235,8 @@ def _outside(capture, item: dict, settings, stats) -> tuple | None:
         verdict = capture.damage, capture.damage_detail
     elif capture.error:
         verdict = "bad_encoding", f"{len(capture.body)} B decoded, {capture.error}"
+    elif capture.cut:  # as the crawl's size window judges a stream that ends early
+        verdict = "truncated", capture.cut
     else:
         verdict = window_verdict(item, settings, capture.truncated, capture.over)
     if verdict is None:
