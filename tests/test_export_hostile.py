@@ -94,3 +94,13 @@ def test_a_metadata_key_starting_with_a_digit_is_a_valid_attribute_name(tmp_path
     root = ET.fromstring(f"<corpus>{out.read_text(encoding='utf-8')}</corpus>")
     assert root[0].get("_2nd_pass") == "yes"
     assert "+_2nd_pass" in capsys.readouterr().err  # declared to cwb-encode as written
+
+
+def test_two_metadata_keys_with_one_attribute_name_are_both_kept(tmp_path, capsys):
+    corpus = write_corpus(tmp_path / "corpus",
+                          [hostile_doc(**{"Weird-Key!": "one", "Weird-Key?": "two"})])
+    out = tmp_path / "c.vrt"
+    assert main(["export", str(corpus), "-o", str(out)]) == 0
+    root = ET.fromstring(f"<corpus>{out.read_text(encoding='utf-8')}</corpus>")
+    assert (root[0].get("weird_key_"), root[0].get("weird_key__2")) == ("one", "two")
+    assert "+weird_key__2" in capsys.readouterr().err  # declared to cwb-encode too

@@ -100,9 +100,13 @@ def text_attributes(doc: TrecDoc) -> dict[str, str]:
              "crawl_date": f"{f[:4]}-{f[4:6]}-{f[6:8]}" if len(f) >= 8 and f.isdigit() else UNKNOWN,
              "lang": doc.meta.get("Language") or UND}
     for key, value in doc.meta.items():
-        name = attribute_name(key)
-        if key != "Language" and name not in attrs:
-            attrs[name] = value
+        if key == "Language":
+            continue
+        name = base = attribute_name(key)
+        n = 2
+        while name in attrs:  # two keys with one name (Weird-Key!, Weird-Key?): _2, _3...
+            name, n = f"{base}_{n}", n + 1
+        attrs[name] = value
     return attrs
 
 
