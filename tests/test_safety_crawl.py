@@ -84,3 +84,22 @@ def test_private_target_refused_through_proxy(tmp_path):
     assert result.stat("wacky/safety/loopback") == 1
     assert result.stat("wacky/safety/link_local") == 1
     assert result.stat("wacky/kept") == 1
+
+
+def test_a_robots_txt_redirected_to_a_private_address_is_unavailable_not_a_page_drop(tmp_path):
+    """The redirect target of a robots.txt at a private address is not fetched; the robots.txt
+    is then unavailable (allow all, RFC 9309 2.3.1.2) as for any redirect not followed, and no
+    page drop is recorded for it: the host's page is fetched and kept."""
+    with LocalWeb() as web:
+        web.add("http://www.alpha.test/robots.txt", status=301,
+                headers={"Location": "http://10.1.2.3/robots.txt"})
+        web.add("http://www.alpha.test/", page("Alpha", prose(0)))
+        result = run_crawl(web, ["http://www.alpha.test/"], tmp_path, SAFE, timeout=60)
+        hits = {(h.host, h.path) for h in web.hits}
+    assert result.returncode == 0, result.log[-3000:]
+    assert {("www.alpha.test", "/robots.txt"), ("www.alpha.test", "/")} <= hits
+    assert {host for host, _ in hits} == {"www.alpha.test"}
+    assert result.stat("wacky/safety/private") == 1
+    assert result.stat("wacky/robots/unavailable_redirects") == 1
+    assert not result.stat("wacky/drop/unsafe_address")
+    assert result.stat("wacky/kept") == 1

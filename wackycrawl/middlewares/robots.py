@@ -107,8 +107,9 @@ class RobotsFetch:
         self.target = target
 
     def refuse(self, reason: str, detail: str) -> None:
-        """A redirect of the chain is not followed (``reason``: the drop a page would get);
-        the fetch takes the robots.txt as unavailable (RFC 9309 2.3.1.2)."""
+        """A redirect of the chain is not followed, or its target is at an address the
+        safety middleware refuses (``reason``: the drop a page would get); the fetch takes
+        the robots.txt as unavailable (RFC 9309 2.3.1.2), and no page drop is recorded."""
         self.refused, self.refused_detail = reason, detail
 
 

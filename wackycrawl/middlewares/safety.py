@@ -30,6 +30,7 @@ from scrapy.utils.httpobj import urlparse_cached
 
 from wackycrawl.crawl import drops
 from wackycrawl.crawl.safety import address_class, literal_ip
+from wackycrawl.middlewares.robots import ROBOTS_FETCH_META
 
 logger = logging.getLogger(__name__)
 
@@ -86,5 +87,11 @@ class SafetyMiddleware:
             logger.warning("Refused %s: %s address %s (WACKY_ALLOW_PRIVATE_ADDRESSES is off; "
                            "a server of your own: -s WACKY_PROFILE=local)",
                            host, cls, address)
-        drops.record(self.crawler, "unsafe_address", request.url, f"{cls} address {address}")
-        raise IgnoreRequest(f"{cls} address {address}")
+        detail = f"{cls} address {address}"
+        if (fetch := request.meta.get(ROBOTS_FETCH_META)) is not None:
+            # a robots.txt (or its redirect's target) at such an address is no page drop: the
+            # fetch takes the robots.txt as unavailable, as for any redirect not followed
+            fetch.refuse("unsafe_address", detail)
+        else:
+            drops.record(self.crawler, "unsafe_address", request.url, detail)
+        raise IgnoreRequest(detail)
