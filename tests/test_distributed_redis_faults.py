@@ -13,7 +13,7 @@ import time
 import pytest
 from scrapy.settings import Settings
 
-from tests.crawlrun import finish, start_crawl, wait_for
+from tests.crawlrun import finish, run_crawl, start_crawl, wait_for
 from tests.localweb import LocalWeb
 from tests.redisserver import RedisServer
 from tests.test_crawl_e2e import build_chain_web, corpus_docs
@@ -107,6 +107,35 @@ def test_redis_restarted_without_its_data_closes_the_crawl(tmp_path):
     urls = [d.url for d in corpus_docs(corpus)]
     assert len(urls) == len(set(urls)), [u for u in urls if urls.count(u) > 1]
     assert max(hits.values()) <= 2
+
+
+def test_a_worker_started_on_a_redis_that_lost_a_finished_crawl_writes_nothing(tmp_path):
+    """All workers had stopped when Redis lost its data: a worker started then finds no state
+    in Redis, but the output folder recorded the crawl's identity. Taken for a new crawl it
+    would fetch and write every page again into that folder; it says so in one ERROR, writes
+    nothing and closes with reason redis_state_lost (exit status 1)."""
+    crawl = "forgotten"
+    corpus = tmp_path / "corpus"
+    with RedisServer() as srv, LocalWeb() as web:
+        expected = build_chain_web(web, hosts=2, per_host=4)
+        s = worker_settings(srv, crawl, corpus, "w0")
+        first = run_crawl(web, [SEED], tmp_path / "w0", s)
+        assert first.stats.get("finish_reason") == "finished", first.log[-3000:]
+        assert (corpus / "wacky-crawl-id.txt").read_text().strip() == \
+            srv.client().get(CrawlKeys(crawl).id).decode()
+        srv.client().flushall()  # as a restart without AOF or RDB leaves it
+        served = len(web.hits)
+        again = run_crawl(web, [SEED], tmp_path / "w1", {**s, "WACKY_WORKER_ID": "w1"})
+        fetched_again = len(web.hits) - served
+    assert again.returncode == 1, again.log[-3000:]
+    assert again.stats.get("finish_reason") == "redis_state_lost", again.log[-3000:]
+    assert again.stat("wacky/redis/state_lost") == 1
+    assert "Traceback" not in again.log, again.log[-3000:]
+    errors = [line for line in again.log.splitlines() if " ERROR: " in line]
+    assert len(errors) == 1 and "holds no state of crawl forgotten" in errors[0], errors
+    assert fetched_again == 0
+    urls = [d.url for d in corpus_docs(corpus)]
+    assert sorted(urls) == sorted(expected)
 
 
 def test_identity_key_of_a_new_crawl_and_of_an_older_one(tmp_path, caplog):

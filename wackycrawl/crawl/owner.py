@@ -24,6 +24,9 @@ import os
 
 MARKER = "wacky-crawl.txt"
 JOBDIR_RECORD = "wacky-output.txt"
+#: the Redis identity (``wacky:NAME:id``) of the distributed crawl whose documents the folder
+#: holds: a Redis that lost the crawl's state is found out even by a worker started later
+CRAWL_ID_RECORD = "wacky-crawl-id.txt"
 #: held (a shared ``flock``) by every crawl writing into the folder while it runs
 LIVE_LOCK = ".wacky-crawl.lock"
 
@@ -101,6 +104,16 @@ def claim(output: str, me: str, jobdir: str | None) -> None:
     if jobdir:
         os.makedirs(jobdir, exist_ok=True)
         _write(os.path.join(jobdir, JOBDIR_RECORD), os.path.abspath(output))
+
+
+def read_crawl_id(output: str) -> str | None:
+    """The Redis identity recorded in ``output`` (:data:`CRAWL_ID_RECORD`), or None."""
+    return _read(os.path.join(output, CRAWL_ID_RECORD))
+
+
+def record_crawl_id(output: str, crawl_id: str) -> None:
+    """Record the Redis identity of the crawl writing into ``output``. Raises OSError."""
+    _write(os.path.join(output, CRAWL_ID_RECORD), crawl_id)
 
 
 def _write(path: str, text: str) -> None:

@@ -158,15 +158,33 @@ class CrawlState:
     address: tuple | None = None  # the server's (host, port, unix path, db)
 
     @classmethod
-    def open(cls, server, keys) -> str:
+    def open(cls, server, keys, recorded: str | None = None) -> str:
         """Read (or write) the identity of the crawl of ``keys`` (a
         :class:`~wackycrawl.distributed.keys.CrawlKeys`) at a worker's start and watch it
         from then on. The key exists: this crawl. Missing, and none of the crawl's state keys
         (queue, leases, seen set, written set, workers) exists: a new crawl, a new random id
         is written. Missing but state keys exist: a crawl made before identity keys (or one
         whose key was removed by hand) - adopted, a new id is written, INFO. Workers starting
-        at once agree (``SET NX``). Returns the id."""
+        at once agree (``SET NX``). ``recorded``: the id the crawl's output folder recorded
+        (:func:`wackycrawl.crawl.owner.read_crawl_id`); when Redis holds no id, or another
+        one, Redis lost the crawl's state even though no worker saw it happen (all had
+        stopped): one ERROR, and :attr:`lost` makes the next command fail (the scheduler
+        closes the crawl, ``redis_state_lost``). Returns the id."""
         found = server.get(keys.id)
+        value = found.decode() if isinstance(found, bytes) else found
+        if recorded and value != recorded:
+            cls.key, cls.crawl, cls.expected = keys.id, keys.crawl, recorded
+            cls.lost = True
+            logger.error(
+                "Redis holds no state of crawl %s, whose documents its output folder holds "
+                "(identity %s recorded there; in Redis, %s): the server restarted without "
+                "its data (no AOF or RDB) or the crawl's keys were removed. A new crawl under "
+                "this name would fetch and write every page again into that folder, so this "
+                "worker writes nothing and closes (reason %s). Restore the Redis data from "
+                "its AOF/RDB and start the workers again, or start a new crawl (another "
+                "WACKY_CRAWL_NAME and output folder)", keys.crawl, recorded,
+                "none" if value is None else f"another one, {value}", STATE_LOST_REASON)
+            return recorded
         if found is None:
             older = server.exists(keys.queue, keys.requests, keys.inflight, keys.seen,
                                   keys.bloom_count, keys.written, keys.workers)

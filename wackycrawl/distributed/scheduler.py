@@ -60,6 +60,7 @@ from scrapy.utils.misc import load_object
 from scrapy_redis import scheduler as scrapy_redis_scheduler
 from twisted.internet import task
 
+from wackycrawl.crawl import owner
 from wackycrawl.distributed import connection
 from wackycrawl.distributed.dupefilter import FrontierDupeFilter
 from wackycrawl.distributed.keys import CrawlKeys
@@ -191,8 +192,13 @@ class FrontierScheduler(scrapy_redis_scheduler.Scheduler):
             # scheduler answers as an empty one until then
             self.crawler.signals.connect(self._not_opened, signal=signals.spider_opened)
             return
-        if self.server is not None:  # before anything of the crawl is written: a new crawl?
-            connection.CrawlState.open(self.server, self.keys)
+        if self.server is not None and not self._open_identity():
+            # Redis lost the crawl's state (ERROR logged): nothing goes to or comes from the
+            # frontier; closed once every component has opened, as for a broken frontier
+            self._frontier_broken = True
+            self.stats.set_value("wacky/redis/state_lost", 1)
+            self.crawler.signals.connect(self._state_lost, signal=signals.spider_opened)
+            return
         if self.server is None:
             s = self.crawler.settings
             self.df = FrontierDupeFilter(self.queue.backend, self.stats,
@@ -216,6 +222,10 @@ class FrontierScheduler(scrapy_redis_scheduler.Scheduler):
     @staticmethod
     def _not_opened(spider) -> None:
         raise CloseSpider(FRONTIER_ERROR_REASON)
+
+    @staticmethod
+    def _state_lost(spider) -> None:
+        raise CloseSpider(connection.STATE_LOST_REASON)
 
     def close(self, reason: str) -> None:
         if self.queue is None:  # never opened (JOBDIR in use)
@@ -387,6 +397,22 @@ class FrontierScheduler(scrapy_redis_scheduler.Scheduler):
                          getattr(self.queue.backend, "path", self.crawler.settings.get("JOBDIR")),
                          exc)
         self._close(FRONTIER_ERROR_REASON)
+
+    def _open_identity(self) -> bool:
+        """The crawl's identity in Redis, checked against the one its output folder recorded
+        (:data:`~wackycrawl.crawl.owner.CRAWL_ID_RECORD`), and recorded there; False when
+        Redis lost the crawl's state."""
+        output = self.crawler.settings.get("WACKY_OUTPUT_DIR")
+        recorded = owner.read_crawl_id(output) if output else None
+        crawl_id = connection.CrawlState.open(self.server, self.keys, recorded)
+        if connection.CrawlState.lost:
+            return False
+        if output and crawl_id != recorded:
+            try:
+                owner.record_crawl_id(output, crawl_id)
+            except OSError as exc:  # the TREC writer will say more about the folder
+                logger.warning("crawl identity not recorded in %s: %s", output, exc)
+        return True
 
     def _redis_failed(self, exc: Exception) -> None:
         if connection.CrawlState.lost:  # Redis lost the crawl's state: ERROR logged once
