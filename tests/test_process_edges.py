@@ -3,9 +3,30 @@ the crawl would not keep."""
 
 from __future__ import annotations
 
+import io
+from pathlib import Path
+
 import pytest
+from warcio.statusandheaders import StatusAndHeaders
+from warcio.warcwriter import WARCWriter
 
 from wackycrawl.cli import main
+
+
+def process_responses(warc: Path, bodies: dict) -> Path:
+    """Write ``bodies`` (``url -> (Content-Encoding, body bytes)``) as 200 responses of a
+    WARC file and run ``wackycrawl process`` over it (exit 0 asserted); returns OUTDIR."""
+    with open(warc, "wb") as f:
+        w = WARCWriter(f, gzip=True)
+        for url, (coding, body) in bodies.items():
+            headers = StatusAndHeaders("200 OK", [
+                ("Content-Type", "text/html; charset=utf-8"), ("Content-Encoding", coding),
+                ("Content-Length", str(len(body)))], protocol="HTTP/1.1")
+            w.write_record(w.create_warc_record(url, "response", payload=io.BytesIO(body),
+                                                http_headers=headers))
+    out = warc.parent / "out"
+    assert main(["process", str(warc), "-o", str(out), "--no-progress"]) == 0
+    return out
 
 
 @pytest.mark.parametrize("jobs", ["0", "-2", "two"])
@@ -23,11 +44,7 @@ def test_a_body_its_content_encoding_lies_about_is_bad_encoding_as_in_the_crawl(
     crawl's decoder fails on it (``bad_encoding``): so does ``process``, also for deflate,
     while a body that is what it says is kept."""
     import gzip
-    import io
     import zlib
-
-    from warcio.statusandheaders import StatusAndHeaders
-    from warcio.warcwriter import WARCWriter
 
     from tests.webpages import page, prose
     from wackycrawl.trec.reader import iter_docs
@@ -36,17 +53,7 @@ def test_a_body_its_content_encoding_lies_about_is_bad_encoding_as_in_the_crawl(
               "http://deflate.test/": ("deflate", page("D", prose(2)).encode()),
               "http://good.test/": ("gzip", gzip.compress(page("G", prose(3)).encode())),
               "http://zlib.test/": ("deflate", zlib.compress(page("Z", prose(4)).encode()))}
-    warc = tmp_path / "lies.warc.gz"
-    with open(warc, "wb") as f:
-        w = WARCWriter(f, gzip=True)
-        for url, (coding, body) in bodies.items():
-            headers = StatusAndHeaders("200 OK", [
-                ("Content-Type", "text/html; charset=utf-8"), ("Content-Encoding", coding),
-                ("Content-Length", str(len(body)))], protocol="HTTP/1.1")
-            w.write_record(w.create_warc_record(url, "response", payload=io.BytesIO(body),
-                                                http_headers=headers))
-    out = tmp_path / "out"
-    assert main(["process", str(warc), "-o", str(out), "--no-progress"]) == 0
+    out = process_responses(tmp_path / "lies.warc.gz", bodies)
     kept = {doc.url for f in out.glob("*.trec.gz") for _, doc in iter_docs(str(f))}
     assert kept == {"http://good.test/", "http://zlib.test/"}
     drops = [line.split("\t") for line in
@@ -62,11 +69,7 @@ def test_a_body_cut_inside_its_compressed_stream_is_truncated_as_in_the_crawl(tm
     decoded without a word; the crawl's size window drops such a page as ``truncated``, and
     so does ``process``."""
     import gzip
-    import io
     import zlib
-
-    from warcio.statusandheaders import StatusAndHeaders
-    from warcio.warcwriter import WARCWriter
 
     from tests.webpages import page, prose
     from wackycrawl.trec.reader import iter_docs
@@ -79,17 +82,7 @@ def test_a_body_cut_inside_its_compressed_stream_is_truncated_as_in_the_crawl(tm
               "http://cutzlib.test/": ("deflate", cut(zlib.compress(text[1]))),
               "http://gzip.test/": ("gzip", gzip.compress(text[2])),
               "http://zlib.test/": ("deflate", zlib.compress(text[3]))}
-    warc = tmp_path / "cut.warc.gz"
-    with open(warc, "wb") as f:
-        w = WARCWriter(f, gzip=True)
-        for url, (coding, body) in bodies.items():
-            headers = StatusAndHeaders("200 OK", [
-                ("Content-Type", "text/html; charset=utf-8"), ("Content-Encoding", coding),
-                ("Content-Length", str(len(body)))], protocol="HTTP/1.1")
-            w.write_record(w.create_warc_record(url, "response", payload=io.BytesIO(body),
-                                                http_headers=headers))
-    out = tmp_path / "out"
-    assert main(["process", str(warc), "-o", str(out), "--no-progress"]) == 0
+    out = process_responses(tmp_path / "cut.warc.gz", bodies)
     kept = {doc.url for f in out.glob("*.trec.gz") for _, doc in iter_docs(str(f))}
     assert kept == {"http://gzip.test/", "http://zlib.test/"}
     drops = [line.split("\t") for line in
