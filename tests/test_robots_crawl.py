@@ -271,6 +271,30 @@ def test_robots_txt_redirected_to_a_name_that_does_not_resolve_is_unreachable(tm
     assert "at its redirect target http://nohost.test:" in result.log
 
 
+def crawl_obeying(tmp_path, robots: dict):
+    """Crawl hosts each with a page and a page under ``/private/``, whose robots.txt
+    (``robots``: host -> (body, LocalWeb.add keyword arguments)) disallows ``/private/``;
+    asserts each host's robots.txt was parsed and obeyed (robots.txt, then the page only) and
+    no network failure counted. Returns the crawl's result."""
+    with LocalWeb() as web:
+        for host, (body, kw) in robots.items():
+            web.add(f"http://{host}/robots.txt", body, content_type=TXT, **kw)
+            web.add(f"http://{host}/p.html", PAGE)
+            web.add(f"http://{host}/private/x.html", PAGE)
+        seeds = [f"http://{h}/{p}" for h in robots for p in ("p.html", "private/x.html")]
+        settings = {**NO_PIPELINES, "WACKY_ROBOTS_RETRY_SECONDS": "1",
+                    "WACKY_ROBOTS_MAX_DEFERRALS": "1"}
+        result = run_crawl(web, seeds, tmp_path, settings, timeout=60)
+        seen = {h: paths(web, h) for h in robots}
+    assert result.returncode == 0, result.log[-3000:]
+    for host, got in seen.items():
+        assert got == ["/robots.txt", "/p.html"], host
+    n = len(robots)
+    assert result.stat("wacky/robots/ok") == n and result.stat("wacky/robots/forbidden") == n
+    assert result.stat("wacky/robots/unreachable_network") == 0
+    return result
+
+
 def test_large_gzip_robots_txt_with_content_length_is_cut_and_parsed(tmp_path):
     """RFC 9309 2.5: a robots.txt over WACKY_ROBOTS_MAX_BYTES is read up to it and parsed.
     A gzip one with a Content-Length over the decoded bound used to be cancelled at the headers
@@ -284,24 +308,11 @@ def test_large_gzip_robots_txt_with_content_length_is_cut_and_parsed(tmp_path):
                                  for _ in range(70)) + b"\n" for _ in range(9000))
     body = gzip.compress(b"User-agent: *\nDisallow: /private/\n" + pad, 0)
     assert len(body) > 512000 + 64 * 1024
-    with LocalWeb() as web:
-        for host, chunked in (("length.test", False), ("chunked.test", True)):
-            web.add(f"http://{host}/robots.txt", body, content_type=TXT, chunked=chunked,
-                    chunk_size=32768, headers={"Content-Encoding": "gzip"})
-            web.add(f"http://{host}/p.html", PAGE)
-            web.add(f"http://{host}/private/x.html", PAGE)
-        seeds = [f"http://{h}/{p}" for h in ("length.test", "chunked.test")
-                 for p in ("p.html", "private/x.html")]
-        settings = {**NO_PIPELINES, "WACKY_ROBOTS_RETRY_SECONDS": "1",
-                    "WACKY_ROBOTS_MAX_DEFERRALS": "1"}
-        result = run_crawl(web, seeds, tmp_path, settings, timeout=60)
-        seen = {h: paths(web, h) for h in ("length.test", "chunked.test")}
-    assert result.returncode == 0, result.log[-3000:]
-    for host, got in seen.items():
-        assert got == ["/robots.txt", "/p.html"], host
-    assert result.stat("wacky/robots/ok") == 2 and result.stat("wacky/robots/forbidden") == 2
+    result = crawl_obeying(tmp_path, {
+        host: (body, {"chunked": chunked, "chunk_size": 32768,
+                      "headers": {"Content-Encoding": "gzip"}})
+        for host, chunked in (("length.test", False), ("chunked.test", True))})
     assert result.stat("wacky/robots/cut_off") == 2
-    assert result.stat("wacky/robots/unreachable_network") == 0
     assert "expected response size" not in result.log
 
 
@@ -310,22 +321,8 @@ def test_plain_robots_txt_labelled_gzip_or_br_is_read_as_sent(tmp_path):
     HttpCompressionMiddleware (BadGzipFile, brotli.error) and counted as a network failure
     (host disallowed). The answer arrived (RFC 9309 2.3.1.1): its bytes are parsed as sent and
     the parseable rules used (2.3.1.5), counted as ``bad_encoding``."""
-    with LocalWeb() as web:
-        for host, coding in (("fakegz.test", "gzip"), ("fakebr.test", "br")):
-            web.add(f"http://{host}/robots.txt", "User-agent: *\nDisallow: /private/\n",
-                    content_type=TXT, headers={"Content-Encoding": coding})
-            web.add(f"http://{host}/p.html", PAGE)
-            web.add(f"http://{host}/private/x.html", PAGE)
-        seeds = [f"http://{h}/{p}" for h in ("fakegz.test", "fakebr.test")
-                 for p in ("p.html", "private/x.html")]
-        settings = {**NO_PIPELINES, "WACKY_ROBOTS_RETRY_SECONDS": "1",
-                    "WACKY_ROBOTS_MAX_DEFERRALS": "1"}
-        result = run_crawl(web, seeds, tmp_path, settings, timeout=60)
-        seen = {h: paths(web, h) for h in ("fakegz.test", "fakebr.test")}
-    assert result.returncode == 0, result.log[-3000:]
-    for host, got in seen.items():
-        assert got == ["/robots.txt", "/p.html"], host
+    result = crawl_obeying(tmp_path, {
+        host: ("User-agent: *\nDisallow: /private/\n", {"headers": {"Content-Encoding": coding}})
+        for host, coding in (("fakegz.test", "gzip"), ("fakebr.test", "br"))})
     assert result.stat("wacky/robots/bad_encoding") == 2
-    assert result.stat("wacky/robots/ok") == 2 and result.stat("wacky/robots/forbidden") == 2
-    assert result.stat("wacky/robots/unreachable_network") == 0
     assert "robots.txt http://fakegz.test/robots.txt: body is not gzip" in result.log
