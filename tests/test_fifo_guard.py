@@ -88,3 +88,19 @@ def test_process_leaves_a_fifo_warc_open_file_and_a_fifo_in_its_outdir(tmp_path)
     done = wackycrawl("process", warcs, "-o", out, "--no-progress", timeout=TIMEOUT)
     assert done.returncode == 0, done.stderr
     assert "not a regular file" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_files_the_writers_create_are_not_executable(tmp_path):
+    """Indexes, drops and lock files get the permissions ``open`` gives (0o666 less the
+    umask), not ``os.open``'s default 0o777."""
+    old = os.umask(0o022)
+    try:
+        _corpus(tmp_path / "c")
+        with open_regular(tmp_path / "new.tsv", "a") as f:
+            f.write("x\n")
+    finally:
+        os.umask(old)
+    made = [p for p in (tmp_path / "c").iterdir() if p.is_file()] + [tmp_path / "new.tsv"]
+    assert any(p.name.endswith(".idx.tsv") for p in made)
+    for p in made:
+        assert p.stat().st_mode & 0o777 == 0o644, (p.name, oct(p.stat().st_mode))

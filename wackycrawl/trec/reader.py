@@ -76,10 +76,11 @@ def open_regular(path: str, mode: str = "rb", **kwargs):
     for anything else without waiting: the file is opened with ``O_NONBLOCK`` (the open of a
     FIFO waits for its other end without it) and looked at with ``fstat`` before any byte is
     read or written, so a FIFO named like a corpus file (``x.trec.gz.open``, an index, a lock
-    or drops file) cannot hang a reader or a writer that resumes."""
+    or drops file) cannot hang a reader or a writer that resumes. A file it creates gets
+    ``open``'s own permissions (0o666 less the umask: no execute bits)."""
     def opener(name, flags):
         try:
-            fd = os.open(name, flags | os.O_NONBLOCK | os.O_NOCTTY)
+            fd = os.open(name, flags | os.O_NONBLOCK | os.O_NOCTTY, 0o666)
         except OSError as exc:  # ENXIO: a FIFO without reader opened to write, a socket
             if exc.errno in (errno.ENXIO, errno.EISDIR):
                 raise NotRegularFile(path) from None
