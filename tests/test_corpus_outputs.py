@@ -264,6 +264,23 @@ def test_export_and_report_refuse_an_output_that_is_an_input_or_in_an_input_fold
     assert not (corpus / "rejects" / "r.jsonl").exists()
 
 
+def test_export_creates_the_missing_folder_of_its_output_file(corpus, tmp_path, capsys):
+    """``-o out/new/corpus.txt`` works as ``--one-per-file -o out/new/dir``, ``report`` and
+    ``filter`` do with a missing folder, instead of failing on ``corpus.txt.partial``."""
+    for fmt, name in (("txt", "corpus.txt"), ("vrt", "corpus.vrt.gz"), ("jsonl", "c.jsonl")):
+        target = tmp_path / "out" / fmt / name
+        assert main(["export", str(corpus), "--format", fmt, "-o", str(target)]) == 0
+        assert target.is_file() and not Path(str(target) + ".partial").exists()
+        assert "cannot write" not in capsys.readouterr().err
+    assert (tmp_path / "out" / "txt" / "corpus.txt").read_text().count("\n\n") == 6
+    blocker = tmp_path / "file"
+    blocker.write_text("x\n")
+    assert main(["export", str(corpus), "--format", "txt", "-o", str(blocker / "c.txt")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"wackycrawl export: cannot write {blocker / 'c.txt'}: ")
+    assert "Traceback" not in err and blocker.read_text() == "x\n"
+
+
 def test_one_file_per_document_refuses_a_folder_that_holds_files(corpus, tmp_path, capsys):
     out = tmp_path / "texts"
     out.mkdir()

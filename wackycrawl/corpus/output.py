@@ -22,13 +22,17 @@ MARK = ".wackycrawl-partial"
 
 
 class PartialFile:
-    """``with PartialFile(path) as out:`` write ``out.partial``, then ``out.commit()``."""
+    """``with PartialFile(path) as out:`` write ``out.partial``, then ``out.commit()``.
+
+    Entering creates the file's folder when it is missing (as :class:`PartialDir` creates
+    its parents); raises OSError when it cannot be created."""
 
     def __init__(self, path: str):
         self.path, self.partial = path, path + PARTIAL
         self.committed = False
 
     def __enter__(self) -> PartialFile:
+        os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
         return self
 
     def commit(self) -> None:
