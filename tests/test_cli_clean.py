@@ -1,5 +1,6 @@
 """``wackycrawl clean -o OUTDIR FILE.html...``: output files, messages and exit codes."""
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -67,9 +68,13 @@ def test_inputs_of_one_name_keep_their_folders_and_a_repeated_input_is_cleaned_o
     assert "anderer Text" in (out / "de" / "p1.txt").read_text(encoding="utf-8")
     assert "different page" in (out / "en" / "p1.txt").read_text(encoding="utf-8")
     assert sorted(p.name for p in out.iterdir()) == ["boilerplate", "de", "en"]
-    # the same input twice: cleaned once, the repeat named
-    assert main(["clean", "-o", str(tmp_path / "again"), str(ARTICLE), str(ARTICLE)]) == 1
-    assert "already written" in capsys.readouterr().err
+    # the same input twice (two spellings of its path): cleaned once, the repeat named, no error
+    again, relative = tmp_path / "again", Path(os.path.relpath(ARTICLE))
+    assert main(["clean", "-o", str(again), str(ARTICLE), str(relative), str(ARTICLE)]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err == [f"wackycrawl clean: {name}: given more than once, cleaned once into "
+                   f"{again / 'article_lists.txt'}" for name in (relative, ARTICLE)]
+    assert [p.name for p in again.iterdir()] == ["article_lists.txt"]
 
 
 def test_when_names_collide_every_input_keeps_its_folder(tmp_path):

@@ -13,7 +13,8 @@ counts the blocks of every file, the second cleans. A page's site is the host of
 ``<link rel="canonical">``, ``og:url`` or ``<base href>``, else the folder it lies in.
 
 A file that cannot be read or decoded is reported on stderr and skipped; the others are
-cleaned. Exit codes: 0 when every file was cleaned (a page without text gives an empty file
+cleaned. A file given more than once (under any spelling of its path) is cleaned once, with
+a note. Exit codes: 0 when every file was cleaned (a page without text gives an empty file
 and a note), 1 when some file could not be read or decoded (each named on stderr), 2 for
 usage errors (argparse).
 """
@@ -104,13 +105,16 @@ def clean(args) -> int:
         store, sites = learn_templates(args.files, args.template_min_pages)
     outdir = Path(args.outdir)
     outdir.mkdir(parents=True, exist_ok=True)
-    status, written = 0, set()
+    status, written = 0, {}  # target -> the input (absolute path) it was written from
     targets = output_names(args.files)
     for name in args.files:
         target = outdir / targets[name]
         if target in written:
-            _err(f"{name}: skipped, {target} was already written from another input")
-            status = 1
+            if written[target] == os.path.abspath(name):  # one file given twice: one input
+                _err(f"{name}: given more than once, cleaned once into {target}")
+            else:
+                _err(f"{name}: skipped, {target} was already written from another input")
+                status = 1
             continue
         try:
             text = _read(name)
@@ -129,7 +133,7 @@ def clean(args) -> int:
             _err(f"{name}: not cleaned: internal error {type(exc).__name__}: {exc}")
             status = 1
             continue
-        written.add(target)
+        written[target] = os.path.abspath(name)
         if not paragraphs:
             why = "no text left after boilerplate removal" if text.strip() else "empty file"
             _err(f"{name}: {why} ({target} is empty)")
