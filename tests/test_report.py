@@ -188,6 +188,23 @@ def test_unreadable_inputs_are_errors_naming_the_file(tmp_path, capsys):
         assert err.startswith(f"wackycrawl report: {argv[-1]}: ") and "Traceback" not in err
 
 
+def test_a_stats_file_that_is_no_json_is_named_as_such(tmp_path, capsys):
+    """A seed list or a binary file given as --stats is "not a stats file", not a bare
+    JSON decoder message."""
+    (tmp_path / "empty").mkdir()
+    seeds = tmp_path / "seeds.txt"
+    seeds.write_text("http://a.test/\n")
+    binary = tmp_path / "stats.bin"
+    binary.write_bytes(b"\x1f\x8b\x08\x00\xff\xfe" * 20)
+    for stats in (seeds, binary):
+        assert main(["report", str(tmp_path / "empty"), "--stats", str(stats), "-o",
+                     str(tmp_path / "out")]) == 1
+        err = capsys.readouterr().err
+        assert err.startswith(f"wackycrawl report: {stats}: not a stats file "
+                              "(WACKY_STATS_FILE): not JSON (")
+        assert len(err.splitlines()) == 1 and not (tmp_path / "out").exists()
+
+
 def test_a_missing_stats_file_says_where_one_comes_from(tmp_path, capsys):
     (tmp_path / "empty").mkdir()
     missing = tmp_path / "stats.json"

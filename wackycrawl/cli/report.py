@@ -61,7 +61,10 @@ def _load_json(path: str) -> dict:
         raise ValueError("no such file: a crawl writes its stats file when run with -s "
                          "WACKY_STATS_FILE=FILE") from None
     with f:
-        data = json.load(f)
+        try:
+            data = json.load(f)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise ValueError(f"not a stats file (WACKY_STATS_FILE): not JSON ({exc})") from None
     if not isinstance(data, dict):
         raise ValueError("not a stats file (WACKY_STATS_FILE): no JSON object")
     return data
