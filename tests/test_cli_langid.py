@@ -125,3 +125,21 @@ def test_lines_split_at_newlines_only():
     assert langid.split_lines(text)[0] == (
         "first line\u2028still the first\u2029and\x85more\x0cand\rmore")
     assert langid.split_lines("a\r\nb\n") == ["a", "b"] and langid.split_lines("") == []
+
+
+def test_utf16_and_utf32_files_with_a_byte_order_mark_are_read(tmp_path, capsys):
+    """Text or HTML saved as "Unicode" (UTF-16 with BOM, Windows Notepad's) or UTF-32 is read
+    in its encoding, as the crawl and ``clean`` read it, not refused as binary for its NULs."""
+    names = []
+    for codec in ("utf-16", "utf-16-be", "utf-32"):
+        bom = {"utf-16-be": b"\xfe\xff"}.get(codec, b"")
+        (tmp_path / f"{codec}.txt").write_bytes(bom + DE.encode(codec))
+        (tmp_path / f"{codec}.html").write_bytes(bom + PAGE.encode(codec))
+        names += [str(tmp_path / f"{codec}.txt"), str(tmp_path / f"{codec}.html")]
+    status, out = run(names)
+    assert status == 0, capsys.readouterr().err
+    assert [row.split("\t")[1] for row in out.splitlines()] == ["de"] * 6
+    assert capsys.readouterr().err.count("HTML: ") == 3  # the pages' text, not their markup
+    status, out = run(["--lines", "--min-chars", "10", "-"],
+                      stdin=("\n".join([DE, EN]) + "\n").encode("utf-16"))
+    assert status == 0 and [r.split("\t")[1] for r in out.splitlines()] == ["de", "en"]

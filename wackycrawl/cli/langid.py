@@ -9,7 +9,8 @@ their line). No FILE (or ``-``) reads stdin.
 cleaned by the crawl's extractor first, so the language is that of the text a crawl would
 keep; ``--html no`` reads it as text, ``--lines`` refuses HTML (exit 1). A document shorter
 than ``--min-chars`` is ``und`` with method ``short``; a note on stderr says its length and
-the option. A binary file is refused; a text file that is not UTF-8 is read with its bad bytes
+the option. A file with a UTF-16 or UTF-32 byte order mark is read in that encoding (text
+or HTML). A binary file is refused; a text file that is not UTF-8 is read with its bad bytes
 as U+FFFD, with a note. A name holding a TAB or a line break (or bytes that are no UTF-8,
 or starting with ``"``) is printed as a JSON string (:func:`wackycrawl.cli.tsv_name`). Exit 1
 when some FILE could not be read or was refused.
@@ -18,6 +19,8 @@ when some FILE could not be read or was refused.
 import re
 import sys
 from functools import partial
+
+from w3lib.encoding import read_bom
 
 from wackycrawl import settings
 from wackycrawl.cli import error, tsv_name
@@ -76,6 +79,19 @@ def _read(name: str) -> bytes | None:
         return None
 
 
+def wide_to_utf8(data: bytes) -> bytes:
+    """``data`` (bytes) starting with a UTF-16 or UTF-32 byte order mark, as UTF-8 bytes
+    after a UTF-8 BOM (the file's text, as the crawl, ``clean`` and ``encoding`` read it);
+    any other data, or such data that does not decode under its BOM, unchanged."""
+    codec, bom = read_bom(data[:4])
+    if codec is None or not codec.startswith(("utf-16", "utf-32")):
+        return data
+    try:
+        return b"\xef\xbb\xbf" + data[len(bom):].decode(codec).encode("utf-8")
+    except UnicodeError:
+        return data
+
+
 def _documents(names: list[str], lines: bool, html: str):
     """(name, text or None when refused/unreadable) per document."""
     extract = get_extractor(settings.WACKY_EXTRACTOR, settings.WACKY_MAX_LINK_DENSITY,
@@ -85,6 +101,7 @@ def _documents(names: list[str], lines: bool, html: str):
         if data is None:
             yield name, None
             continue
+        data = wide_to_utf8(data)
         if html == "yes" or (html == "auto" and looks_like_html(data)):
             if lines:
                 _err(f"{name}: HTML markup found; --lines reads plain text only (run "
@@ -108,7 +125,7 @@ def _documents(names: list[str], lines: bool, html: str):
             yield name, None
             continue
         try:
-            text = data.decode("utf-8")
+            text = data.decode("utf-8").removeprefix("\ufeff")
         except UnicodeDecodeError as exc:
             text = data.decode("utf-8", errors="replace")
             _err(f"{name}: not UTF-8 (byte {exc.start}: {exc.reason}), bad bytes read as U+FFFD "
