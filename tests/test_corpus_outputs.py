@@ -281,6 +281,24 @@ def test_export_creates_the_missing_folder_of_its_output_file(corpus, tmp_path, 
     assert "Traceback" not in err and blocker.read_text() == "x\n"
 
 
+def test_export_refuses_an_existing_folder_as_its_output_file_before_any_work(
+        corpus, tmp_path, capsys, monkeypatch):
+    """``-o DIR`` without ``--one-per-file`` would fail only at the final rename, after the
+    whole export (``Is a directory: 'DIR.partial' -> 'DIR'``): it is refused at once."""
+    out = tmp_path / "out"
+    out.mkdir()
+    monkeypatch.chdir(tmp_path)
+    for fmt in ("txt", "vrt", "jsonl"):
+        for target in (str(out), "out/", "out"):
+            assert main(["export", str(corpus), "--format", fmt, "-o", target]) == 2
+            err = capsys.readouterr().err
+            assert err == (f"wackycrawl export: {target} is a folder: give a file name for -o "
+                           "(a folder of files is --format txt --one-per-file -o DIR; nothing "
+                           "written)\n")
+    assert set(tmp_path.iterdir()) == {corpus, out}
+    assert not any(out.iterdir())
+
+
 def test_one_file_per_document_refuses_a_folder_that_holds_files(corpus, tmp_path, capsys):
     out = tmp_path / "texts"
     out.mkdir()

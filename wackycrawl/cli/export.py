@@ -13,8 +13,8 @@ the complete documents of a damaged file are written); once it is in place, a Ct
 SIGTERM no longer fails the command (exit 0, a note on stderr). Formats:
 :mod:`wackycrawl.corpus.export`. Exit codes: 0 done, 1 unreadable input, an input that is no
 TREC file or a damaged file (nothing written; run ``wackycrawl trec recover`` on it), 2
-usage errors and an output that is an input file or lies inside an input folder (nothing
-written), 130 interrupted before the output was in place.
+usage errors, an output that is an input file or lies inside an input folder, and an ``-o``
+that is a folder without ``--one-per-file`` (nothing written), 130 interrupted before the output was in place.
 """
 
 import gzip
@@ -70,6 +70,10 @@ def run(args) -> int:
     if to_file and (clash := input_clash(args.output, args.corpus, files)):
         _err(f"{clash}: it would be overwritten or mixed into the corpus; write the export "
              "elsewhere (nothing written)")
+        return 2
+    if to_file and not args.one_per_file and os.path.isdir(args.output):
+        _err(f"{args.output} is a folder: give a file name for -o (a folder of files is "
+             "--format txt --one-per-file -o DIR; nothing written)")
         return 2
     if args.one_per_file and os.path.lexists(args.output):
         if not os.path.isdir(args.output):
