@@ -299,6 +299,21 @@ def test_export_refuses_an_existing_folder_as_its_output_file_before_any_work(
     assert not any(out.iterdir())
 
 
+def test_report_and_filter_refuse_an_output_that_is_a_file_before_any_work(
+        corpus, tmp_path, capsys):
+    """``-o FILE`` (an existing file, not a folder) failed only when the finished output
+    was moved into place (``Not a directory: 'FILE/.'``): it is refused at once."""
+    target = tmp_path / "notes.txt"
+    target.write_text("mine\n")
+    for argv in (["report", str(corpus)], ["filter", str(corpus)]):
+        assert main([*argv, "-o", str(target)]) == 2
+        assert capsys.readouterr().err == (
+            f"wackycrawl {argv[0]}: {target} exists and is not a folder: give a new folder "
+            "for -o (nothing written)\n")
+    assert target.read_text() == "mine\n"
+    assert set(tmp_path.iterdir()) == {corpus, target}
+
+
 def test_one_file_per_document_refuses_a_folder_that_holds_files(corpus, tmp_path, capsys):
     out = tmp_path / "texts"
     out.mkdir()

@@ -18,7 +18,8 @@ after an error, a damaged input, Ctrl-C or SIGTERM nothing is left, and the same
 run again; a Ctrl-C or SIGTERM after the move (while the summary is printed) exits 0.
 Decisions: :mod:`wackycrawl.corpus.refilter`. Exit codes: 0 done, 1 unreadable
 input, an input that is no TREC file or a damaged file (nothing written; run ``wackycrawl trec
-recover`` on it), 2 usage errors (a setting the crawl would refuse too), 130 interrupted.
+recover`` on it), 2 usage errors (a setting the crawl would refuse too; an OUTDIR that
+exists and is no folder), 130 interrupted.
 """
 
 import os
@@ -32,7 +33,7 @@ from scrapy.utils.misc import load_object
 
 from wackycrawl.cli import damage_exit, error, note_left_open, work_done
 from wackycrawl.corpus.refilter import DEDUP_MODES, Policy, Refilter
-from wackycrawl.corpus.output import PARTIAL, PartialDir
+from wackycrawl.corpus.output import PARTIAL, PartialDir, not_a_folder
 from wackycrawl.crawl.settingnames import check_names
 from wackycrawl.corpus.source import (
     INPUT_ERRORS,
@@ -132,6 +133,9 @@ def run(args) -> int:
     if not files:
         _err(nothing_found(args.corpus))
         return 1
+    if problem := not_a_folder(args.output):
+        _err(problem)
+        return 2
     out = os.path.abspath(args.output)
     outputs = [d for o in (out, out + PARTIAL) for d in (o, os.path.join(o, REJECTS_SUBDIR))]
     if any(os.path.abspath(os.path.dirname(f)) in outputs for f in files):

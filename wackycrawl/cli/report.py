@@ -10,7 +10,8 @@ the crawl's stats file (``WACKY_STATS_FILE``). What is counted and fitted:
 TREC file, a damaged file (run ``wackycrawl trec recover`` on it) or an unwritable DIR
 (nothing is written, as export and filter do: the report is written into ``DIR.partial``
 and moved into DIR once complete, :mod:`wackycrawl.corpus.output`), 2 usage errors and a DIR that is or lies
-inside an input folder, or would overwrite an input file (nothing written).
+inside an input folder, would overwrite an input file, or exists and is no folder
+(nothing written).
 """
 
 import gzip
@@ -20,7 +21,7 @@ import sys
 from functools import partial
 
 from wackycrawl.cli import damage_exit, error, note_left_open, positive_int
-from wackycrawl.corpus.output import PartialDir, input_clash
+from wackycrawl.corpus.output import PartialDir, input_clash, not_a_folder
 from wackycrawl.corpus.export import paragraphs_of, read_vertical, text_attributes, tokenized
 from wackycrawl.corpus.source import (
     SourceErrors,
@@ -111,6 +112,9 @@ def run(args) -> int:
             return 1
         if clash := _clash(args.output, args.corpus, files + vertical):
             _err(f"{clash}; write the report elsewhere (nothing written)")
+            return 2
+        if problem := not_a_folder(args.output):
+            _err(problem)
             return 2
         for path in vertical:
             _named(path, lambda path=path: add_vertical(stats, path))

@@ -99,6 +99,15 @@ def _inside(path: str, folder: str) -> bool:
     return os.path.commonpath([path, folder]) == folder
 
 
+def not_a_folder(output: str) -> str | None:
+    """Why the output folder ``output`` cannot be written: it exists and is no folder (a
+    file); else None. Checked before the work, which would otherwise fail at the end."""
+    if os.path.lexists(output) and not os.path.isdir(output):
+        return (f"{output} exists and is not a folder: give a new folder for -o "
+                "(nothing written)")
+    return None
+
+
 def input_clash(output: str, inputs, files=()) -> str | None:
     """Why ``output`` (a file or folder a command is about to write) must not be written:
     it is one of the input ``files`` (the same file under any name), or is or lies inside a
