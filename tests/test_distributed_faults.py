@@ -139,3 +139,52 @@ def test_ctrl_c_during_an_outage_waits_for_redis_and_twice_stops_now(tmp_path):
     doubled = {u for u in urls if urls.count(u) > 1}
     # only a document written just before the outage whose URL was not recorded, each named
     assert all(u in first for u in doubled), doubled
+
+
+def test_a_worker_stopped_past_its_leases_sends_none_of_the_requests_given_to_others(tmp_path):
+    """One of two workers is frozen (SIGSTOP) for longer than its leases: the other worker
+    takes its requests over. Continued (SIGCONT), the stalled worker renews its leases before
+    it sends anything, finds them lost and sends none of the requests it was still holding
+    (waiting for their host's turn): a page is fetched twice only if the stalled worker had
+    it in flight (sent, or past its host's turn on the way to the wire: at most one per host
+    it held the turn of), and every page is written once."""
+    crawl = "zombie"
+    corpus = tmp_path / "corpus"
+    with RedisServer() as srv, LocalWeb() as web:
+        expected = build_chain_web(web, hosts=6, per_host=6)
+        s = {**worker_settings(srv, crawl, corpus, "w0", "0.2"), "WACKY_LEASE_SECONDS": "3",
+             "WACKY_IDLE_CLOSE_SECONDS": "4"}
+        procs = [start_crawl(web, [SEED], tmp_path / f"w{i}", {**s, "WACKY_WORKER_ID": f"w{i}"})
+                 for i in range(2)]
+        assert wait_for(lambda: len(corpus_docs(corpus)) >= 6, timeout=90)
+        zombie = procs[0][0]
+        zombie.send_signal(signal.SIGSTOP)
+        stopped = time.time()
+        r, keys = srv.client(), CrawlKeys(crawl)
+        turns = {host for host in (f"h{i}.chain.test" for i in range(6))
+                 if (r.hget(keys.host(host), "owner") or b"").startswith(b"w0#")}
+        time.sleep(8)  # well past the 3 s leases: the other worker reclaims them
+        zombie.send_signal(signal.SIGCONT)
+        results = [finish(p, tmp_path / f"w{i}", f, timeout=120) for i, (p, f) in enumerate(procs)]
+        arrivals: dict[tuple[str, str], list[float]] = {}
+        for hit in web.hits:
+            if hit.path != "/robots.txt":
+                arrivals.setdefault((hit.host, hit.path), []).append(hit.time)
+    for result in results:
+        assert result.returncode == 0, result.log[-3000:]
+        assert result.stats.get("finish_reason") == "finished"
+        assert "Traceback" not in result.log and " ERROR: " not in result.log, result.log[-3000:]
+    zombie_result = results[0]
+    assert zombie_result.stat("wacky/frontier/lease_lost") >= 1, zombie_result.log[-3000:]
+    assert zombie_result.stat("wacky/frontier/lease_lost_not_sent") >= 1
+    assert zombie_result.log.count("expired and were given to others") == 1
+    # a page fetched twice was first fetched before the freeze (the stalled worker had it in
+    # flight: the other one fetched it again) or is the one request per host that had its
+    # host's turn when the worker froze and was sent when it was continued (the other worker
+    # fetched it first); the old code sent every request it still held
+    twice = {page: sorted(times) for page, times in arrivals.items() if len(times) > 1}
+    late = [page for page, times in twice.items() if times[0] > stopped + 0.5]
+    assert all(host in turns for host, _ in late), (late, turns)
+    assert len({host for host, _ in late}) == len(late), late
+    urls = [d.url for d in corpus_docs(corpus)]
+    assert len(urls) == len(set(urls)) and set(urls) == expected

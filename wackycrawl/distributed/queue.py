@@ -105,6 +105,7 @@ class FrontierQueue(Base):
         s = crawler.settings
         self.stats, self.worker = crawler.stats, crawl_worker_id(crawler)
         self.lease_seconds = s.getfloat("WACKY_LEASE_SECONDS", LEASE_SECONDS)
+        self.renew_every = s.getfloat("WACKY_LEASE_RENEW_SECONDS", 10.0)
         if server is None:
             self.backend = local.LocalFrontier(self.key, self.worker)
             back = self.backend.open()
@@ -119,6 +120,7 @@ class FrontierQueue(Base):
         self._ids: dict[str, Request] = {}
         self._outages = Outage.count
         self._lost: set[str] = set()  # tokens of held leases found lost (warned about once)
+        self._renewed = time.monotonic()  # when the last renewal of every held lease was sent
         #: raw seed (bytes) -> the requests to queue for it ([] if all were filtered),
         #: or None if it makes no request (a dead letter); the scheduler sets it
         self.seed_requests = None
@@ -313,19 +315,42 @@ class FrontierQueue(Base):
         ran on while nobody could renew; :meth:`.LeaseQueue.reclaim`). A lease found lost is
         warned about once (here, or when its request is acknowledged)."""
         self.ack_finished(in_progress)
-        held = [lease for lease in self.held.values() if lease[1] not in self._lost]
-        lost = [lease for lease, kept in zip(held, self.backend.renew_each(held), strict=True)
-                if not kept]
-        if lost:
-            self._lost.update(token for _, token in lost)
-            logger.warning("%d leases of this worker expired and were given to others",
-                           len(lost))
-            self.stats.inc_value("wacky/frontier/lease_lost", len(lost))
+        self._renew()
         outages = Outage.count
         if back := self.backend.reclaim(outage=outages != self._outages):
             logger.warning("%d requests of a dead worker put back into the queue", back)
             self.stats.inc_value("wacky/frontier/reclaimed", back)
         self._outages = outages
+
+    def _renew(self) -> None:
+        """Renew every held lease not yet found lost; warn once about those found lost."""
+        sent = time.monotonic()  # a lease renewed now lasts at least lease_seconds from here
+        held = [lease for lease in self.held.values() if lease[1] not in self._lost]
+        lost = [lease for lease, kept in zip(held, self.backend.renew_each(held), strict=True)
+                if not kept]
+        self._renewed = sent
+        if lost:
+            self._lost.update(token for _, token in lost)
+            logger.warning("%d leases of this worker expired and were given to others; those "
+                           "of their requests not sent yet are not fetched here", len(lost))
+            self.stats.inc_value("wacky/frontier/lease_lost", len(lost))
+
+    def lease_lost(self, request: Request) -> bool:
+        """Whether this worker's lease of ``request`` is lost (it expired, so another worker
+        may fetch the page): then the request must not be sent. Asked just before a request
+        is sent. A request this queue did not lease (robots.txt) has no lease: False. When
+        the leases were last renewed more than two renewal intervals
+        (``WACKY_LEASE_RENEW_SECONDS``) ago - the process was stopped (SIGSTOP, a stalled
+        machine) or its event loop blocked - every held lease is renewed first, one round
+        trip; otherwise no Redis command is sent. Raises redis's errors as the renewal does
+        (an outage past ``WACKY_REDIS_OUTAGE_SECONDS``)."""
+        lease = self.held.get(request)
+        if lease is None:
+            return False
+        if (lease[1] not in self._lost and self.server is not None
+                and time.monotonic() - self._renewed > 2 * self.renew_every):
+            self._renew()
+        return lease[1] in self._lost
 
     def give_back(self) -> int:
         """A graceful stop: every lease still held goes back to the queue at its place."""

@@ -41,7 +41,7 @@ worker with reason ``redis_outage``; a Redis that lost the crawl's state (its id
 :class:`~wackycrawl.distributed.connection.CrawlState`, read at the start, on each new
 connection and at every heartbeat, is gone or changed: a restart without AOF/RDB) closes it
 with reason ``redis_state_lost`` after one ERROR (``wacky/redis/state_lost``). Stats: ``wacky/frontier/{enqueued,dequeued,acked,
-requeued,filtered,repeated,reclaimed,lease_lost,parked,seeds,dead_letter}``.
+requeued,filtered,repeated,reclaimed,lease_lost,lease_lost_not_sent,parked,seeds,dead_letter}``.
 """
 
 from __future__ import annotations

@@ -192,9 +192,23 @@ class PolitenessMiddleware:
                 del ranks[request.priority]
             if not ranks:
                 self._ranks.pop(host, None)
+        if self._lease_lost(request):
+            self.schedule.release(keys, request)
+            self.stats.inc_value("wacky/frontier/lease_lost_not_sent")
+            logger.info("not sent: %s (its lease expired and the page was given to another "
+                        "worker)", request)
+            raise IgnoreRequest("lease lost: the page is another worker's")
         request.meta[_KEYS_META] = keys
         request.meta[_SENT_META] = self.schedule.clock()
         return None
+
+    def _lease_lost(self, request: Request) -> bool:
+        """True when the frontier leased ``request`` to this worker and the lease is lost
+        (:meth:`.FrontierQueue.lease_lost`): sent now, the page would be fetched twice."""
+        slot = getattr(self.crawler.engine, "_slot", None)
+        queue = getattr(getattr(slot, "scheduler", None), "queue", None)
+        lost = getattr(queue, "lease_lost", None)
+        return lost is not None and lost(request)
 
     def process_response(self, request: Request, response: Response) -> Response:
         """First in the response chain: back off or relax the host, then let the next one go
