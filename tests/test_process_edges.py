@@ -90,3 +90,42 @@ def test_a_body_cut_inside_its_compressed_stream_is_truncated_as_in_the_crawl(tm
     assert sorted((row[1], row[2]) for row in drops) == [
         ("http://cutgzip.test/", "truncated"), ("http://cutzlib.test/", "truncated")]
     assert all("stream ends early" in row[3] for row in drops)
+
+
+def test_every_content_coding_the_crawl_decodes_is_decoded_by_process(tmp_path):
+    """The crawl asks for gzip, deflate, br and zstd and archives the body as sent; warcio
+    decodes one coding per body and fails on the brotli module's API (``'Decompressor' object
+    has no attribute 'unused_data'``): ``process`` took every br page for ``bad_encoding`` and
+    measured zstd, x-gzip and stacked bodies compressed (``too_small``). They are decoded as
+    the crawl decodes them, and a bomb in any of them stops at the bound."""
+    import gzip
+
+    import brotli
+
+    from tests.webpages import page, prose
+    from wackycrawl.crawl.sizewindow import zstd
+    from wackycrawl.trec.reader import iter_docs
+
+    text = [page(f"T{n}", prose(n)).encode() for n in range(6)]
+    bomb = text[0] + b" " * 5_000_000
+    bodies = {"http://br.test/": ("br", brotli.compress(text[0])),
+              "http://zstd.test/": ("zstd", zstd.compress(text[1])),
+              "http://xgzip.test/": ("x-gzip", gzip.compress(text[2])),
+              "http://gzipbr.test/": ("gzip, br", brotli.compress(gzip.compress(text[3]))),
+              "http://gzipgzip.test/": ("gzip, gzip", gzip.compress(gzip.compress(text[4]))),
+              "http://zstdgzip.test/": ("zstd, gzip", gzip.compress(zstd.compress(text[5]))),
+              "http://bombbr.test/": ("br", brotli.compress(bomb)),
+              "http://bombzstd.test/": ("zstd", zstd.compress(bomb)),
+              "http://bombstack.test/": ("gzip, br", brotli.compress(gzip.compress(bomb))),
+              "http://liebr.test/": ("br", text[1])}
+    out = process_responses(tmp_path / "codings.warc.gz", bodies)
+    kept = {doc.url: doc for f in out.glob("*.trec.gz") for _, doc in iter_docs(str(f))}
+    assert set(kept) == {"http://br.test/", "http://zstd.test/", "http://xgzip.test/",
+                         "http://gzipbr.test/", "http://gzipgzip.test/", "http://zstdgzip.test/"}
+    drops = {row[1]: row[2] for row in (
+        line.split("\t") for line in
+        next(out.glob("drops-*.tsv")).read_text(encoding="utf-8").splitlines()[1:])}
+    assert drops == {"http://bombbr.test/": "too_large_decoded",
+                     "http://bombzstd.test/": "too_large_decoded",
+                     "http://bombstack.test/": "too_large_decoded",
+                     "http://liebr.test/": "bad_encoding"}

@@ -4,9 +4,11 @@ Any WARC 1.0/1.1 (``.warc`` or ``.warc.gz``: ours, Common Crawl's, ``wget --warc
 or ARC file (Heritrix, Internet Archive; converted by warcio's ``arc2warc``) is read record by
 record: only ``response`` records with an HTTP status line are captures (``request``,
 ``metadata``, ``warcinfo``, ``resource``, ``revisit`` are counted and skipped). The body is
-warcio's ``content_stream()``: chunked transfer coding and Content-Encoding (gzip, deflate,
-br) removed, as Scrapy hands it to the spider, and read at most ``max_bytes + 1`` bytes (so a
-huge record costs no more memory than the size window allows).
+the HTTP payload with chunked transfer coding and Content-Encoding removed, as Scrapy hands it
+to the spider (the codings by the crawl's own decoders: gzip, x-gzip, deflate, br, zstd and
+stacked ones such as ``gzip, br``; a coding the crawl does not decode is left as it is), and
+read at most ``max_bytes + 1`` bytes (so a huge record costs no more memory than the size
+window allows).
 
 A record read to its end is checked (the digests with warcio's ``check_digests``): a block
 shorter than its WARC Content-Length (a file cut short, or a Content-Length too large: the
@@ -392,6 +394,8 @@ def _capture(record, max_bytes: int, read: bool = True) -> Capture:
         over = False
     elif truncated and max_bytes and sw.decoded_codings(codings):
         over, error = _meter(record, codings, max_bytes)  # the crawl's verdict, body unused
+    elif sw.decoded_codings(codings):  # decoded as the crawl decodes: every coding, stacked
+        body, over, error, cut = _decode(record, codings, max_bytes)
     else:
         try:
             stream = record.content_stream()
@@ -441,12 +445,42 @@ def _undecoded(stream) -> bool:
     return bool(getattr(stream, "decomp_type", None)) and stream.decompressor is None
 
 
-def _meter(record, codings: list[str], max_bytes: int) -> tuple[bool, str]:
-    """Feed the archived wire body of a download cut short to the crawl's meter, as the
-    crawl's size window did while it came in; (over the bound decoded, coding error)."""
+def _wire(record):
+    """The HTTP body of ``record`` as it came over the wire (chunked transfer coding undone,
+    content codings kept)."""
     stream = record.raw_stream
     if (record.http_headers.get_header("Transfer-Encoding") or "").lower() == "chunked":
         stream = ChunkedDataReader(stream)
+    return stream
+
+
+def _decode(record, codings: list[str], max_bytes: int) -> tuple[bytes, bool, str, str]:
+    """The body of a complete record with a Content-Encoding the crawl decodes, decoded by
+    the crawl's own decoders (:class:`~wackycrawl.crawl.sizewindow.DecodedMeter`: gzip,
+    x-gzip, deflate, br, zstd, stacked ones such as ``gzip, br``), at most ``max_bytes + 1``
+    bytes; (body, over the bound, coding error, stream cut short). warcio's own decoding
+    knows one coding per body and fails on the brotli module's current API."""
+    try:
+        meter = sw.DecodedMeter(codings, max_bytes, keep=True)
+    except ValueError as exc:  # too many codings: the crawl refuses them at the headers
+        return b"", False, str(exc), ""
+    stream = _wire(record)
+    while not (meter.over or meter.broken) and (data := stream.read(sw.CHUNK_BYTES)):
+        meter.feed(data)
+    body = meter.body
+    if meter.broken and not meter.over:
+        return body, False, (f"body is not {meter.encoding} data (Content-Encoding lies): "
+                             "not decoded"), ""
+    if not meter.over and not meter.complete:
+        return body, False, "", (f"the {meter.encoding} stream ends early: {len(body)} B "
+                                 "decoded (a body cut inside its compressed stream)")
+    return body, meter.over, "", ""
+
+
+def _meter(record, codings: list[str], max_bytes: int) -> tuple[bool, str]:
+    """Feed the archived wire body of a download cut short to the crawl's meter, as the
+    crawl's size window did while it came in; (over the bound decoded, coding error)."""
+    stream = _wire(record)
     try:
         meter, wire = sw.DecodedMeter(codings, max_bytes), 0
     except ValueError as exc:  # too many codings: the crawl stopped it at its headers
