@@ -822,7 +822,10 @@ def _decode_declared(body: bytes, declared: list[tuple[str, str]], max_repairs: 
             continue  # a UTF-16/32 label on ASCII markup lies
         if _single_byte(codec) and _utf8_in_disguise(body):
             continue
-        decoded = ev.decode(codec, max_repairs)
+        # a code page's undefined bytes (0x81, 0x8D... in windows-1252) are stray bytes to
+        # repair even where the page has few other non-ASCII characters: the declaration is
+        # the evidence (UTF-8 keeps the rule: its stray bytes are a code page's characters)
+        decoded = ev.decode(codec, max_repairs, rare=not _single_byte(codec))
         if decoded is None:
             continue
         if codec == "utf-8":  # valid UTF-8, or nearly (at most max_repairs stray bytes)
