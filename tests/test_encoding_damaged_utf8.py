@@ -93,3 +93,15 @@ def test_english_page_with_twelve_cesu8_emoji_is_utf8():
     decoded = decode_html(cesu8(html(text, times=2)), "text/html; charset=utf-8")
     assert (decoded.encoding, decoded.repairs) == ("utf-8", 0)
     assert "😀😀😀" in decoded.text
+
+
+@pytest.mark.parametrize("content_type", ["text/html; charset=utf-8", "text/html"])
+def test_lone_surrogate_in_utf8_is_dropped_not_read_as_three_cp1252_characters(content_type):
+    """Half of a CESU-8 pair (``\\xed\\xa0\\xbd``): Python reports its three bytes one by
+    one, and each was read as windows-1252 (``Straí\\xa0½ße``)."""
+    body = html(FRENCH, ENGLISH, times=3).encode("utf-8")
+    body = body.replace("garçon".encode(), "gar".encode() + b"\xed\xa0\xbd" + "çon".encode(), 2)
+    decoded = decode_html(body, content_type)
+    assert decoded.encoding == "utf-8"
+    assert decoded.text.count("Déjà le garçon de l'hôtel") == 3
+    assert decoded.repairs == 6

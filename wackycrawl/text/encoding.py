@@ -212,8 +212,18 @@ def _cp1252_byte(byte: int) -> str:
 _errors = threading.local()
 
 
+# A UTF-8-style sequence of a surrogate code point (U+D800-U+DFFF), which UTF-8 forbids: Python
+# reports its three bytes one by one.
+_SURROGATE = re.compile(rb"\xed[\xa0-\xbf][\x80-\xbf]")
+
+
 def _cp1252_fallback(err: UnicodeDecodeError) -> tuple[str, int]:
-    """Codec error handler: a single bad byte is read as cp1252, a longer sequence dropped."""
+    """Codec error handler: a single bad byte is read as cp1252, a longer sequence dropped
+    (also a lone surrogate's three bytes in UTF-8, not ``í\xa0½``)."""
+    if err.encoding.replace("-", "").lower() == "utf8" and (
+            lone := _SURROGATE.match(err.object, err.start)):
+        _errors.count += 3
+        return "", lone.end()
     span = err.object[err.start:err.end]
     mapped = _cp1252_byte(span[0]) if len(span) == 1 else ""
     _errors.count += len(span)
