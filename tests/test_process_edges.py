@@ -129,3 +129,24 @@ def test_every_content_coding_the_crawl_decodes_is_decoded_by_process(tmp_path):
                      "http://bombzstd.test/": "too_large_decoded",
                      "http://bombstack.test/": "too_large_decoded",
                      "http://liebr.test/": "bad_encoding"}
+
+
+def test_max_doc_bytes_zero_is_no_upper_bound_as_in_the_crawl(tmp_path):
+    """``WACKY_MAX_DOC_BYTES=0`` turns the crawl's upper bound off; ``process`` read
+    ``0 + 1`` byte of every body and dropped each page as ``too_small`` (1 B decoded)."""
+    import gzip
+
+    from tests.webpages import page, prose
+    from wackycrawl.trec.reader import iter_docs
+
+    big = page("Big", prose(7, min_chars=260_000)).encode()
+    bodies = {"http://plain.test/": ("identity", page("P", prose(1)).encode()),
+              "http://gzip.test/": ("gzip", gzip.compress(page("G", prose(2)).encode())),
+              "http://big.test/": ("gzip", gzip.compress(big))}
+    warc = tmp_path / "unbounded.warc.gz"
+    process_responses(warc, bodies)  # default bound: the big page is too large
+    out = tmp_path / "out0"
+    assert main(["process", str(warc), "-o", str(out), "--no-progress",
+                 "-s", "WACKY_MAX_DOC_BYTES=0"]) == 0
+    kept = {doc.url for f in out.glob("*.trec.gz") for _, doc in iter_docs(str(f))}
+    assert kept == set(bodies)

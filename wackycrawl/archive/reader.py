@@ -34,6 +34,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+import sys
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -85,6 +86,8 @@ def iter_records(path: str, max_bytes: int, counts: dict[str, int] | None = None
     record), after the captures before the damage (and after it, where reading can go on)
     were yielded: :class:`DamagedRecords` when damaged records were skipped and the records
     after them read (its ``tail`` tells whether the damage reaches the end of the file).
+    ``max_bytes`` bounds each body read (bytes, decoded); 0 is no bound, as
+    ``WACKY_MAX_DOC_BYTES = 0`` turns the crawl's upper bound off.
     """
     counts = {} if counts is None else counts
     end = 0
@@ -383,8 +386,15 @@ class DamagedRecords(ArchiveError):
         self.count, self.tail = count, tail
 
 
+#: The body bound of a reader given none (``max_bytes`` 0): larger than any body.
+_NO_BOUND = sys.maxsize - 1
+
+
 def _capture(record, max_bytes: int, read: bool = True) -> Capture:
-    """The capture of a response record; its body is not read without ``read``."""
+    """The capture of a response record; its body is not read without ``read``. A
+    ``max_bytes`` of 0 is no bound."""
+    bounded = bool(max_bytes)
+    max_bytes = max_bytes or _NO_BOUND
     http = record.http_headers
     warc = record.rec_headers
     body, error, over, cut = b"", "", None, ""
@@ -392,14 +402,14 @@ def _capture(record, max_bytes: int, read: bool = True) -> Capture:
     codings = sw.content_codings([http.get_header("Content-Encoding") or ""])
     if not read:
         over = False
-    elif truncated and max_bytes and sw.decoded_codings(codings):
+    elif truncated and bounded and sw.decoded_codings(codings):
         over, error = _meter(record, codings, max_bytes)  # the crawl's verdict, body unused
     elif sw.decoded_codings(codings):  # decoded as the crawl decodes: every coding, stacked
         body, over, error, cut = _decode(record, codings, max_bytes)
     else:
         try:
             stream = record.content_stream()
-            body = stream.read(max_bytes + 1)
+            body = stream.read(max_bytes + 1) if bounded else stream.read()
         except GzipDamage:
             raise
         except Exception as exc:  # noqa: BLE001 - zlib/brotli errors of a lying Content-Encoding
