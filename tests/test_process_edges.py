@@ -90,3 +90,63 @@ def test_a_body_cut_inside_its_compressed_stream_is_truncated_as_in_the_crawl(tm
     assert sorted((row[1], row[2]) for row in drops) == [
         ("http://cutgzip.test/", "truncated"), ("http://cutzlib.test/", "truncated")]
     assert all("stream ends early" in row[3] for row in drops)
+
+
+def test_every_content_coding_the_crawl_decodes_is_decoded_by_process(tmp_path):
+    """The crawl asks for gzip, deflate, br and zstd and archives the body as sent; warcio
+    decodes one coding per body and fails on the brotli module's API (``'Decompressor' object
+    has no attribute 'unused_data'``): ``process`` took every br page for ``bad_encoding`` and
+    measured zstd, x-gzip and stacked bodies compressed (``too_small``). They are decoded as
+    the crawl decodes them, and a bomb in any of them stops at the bound."""
+    import gzip
+
+    import brotli
+
+    from tests.webpages import page, prose
+    from wackycrawl.crawl.sizewindow import zstd
+    from wackycrawl.trec.reader import iter_docs
+
+    text = [page(f"T{n}", prose(n)).encode() for n in range(6)]
+    bomb = text[0] + b" " * 5_000_000
+    bodies = {"http://br.test/": ("br", brotli.compress(text[0])),
+              "http://zstd.test/": ("zstd", zstd.compress(text[1])),
+              "http://xgzip.test/": ("x-gzip", gzip.compress(text[2])),
+              "http://gzipbr.test/": ("gzip, br", brotli.compress(gzip.compress(text[3]))),
+              "http://gzipgzip.test/": ("gzip, gzip", gzip.compress(gzip.compress(text[4]))),
+              "http://zstdgzip.test/": ("zstd, gzip", gzip.compress(zstd.compress(text[5]))),
+              "http://bombbr.test/": ("br", brotli.compress(bomb)),
+              "http://bombzstd.test/": ("zstd", zstd.compress(bomb)),
+              "http://bombstack.test/": ("gzip, br", brotli.compress(gzip.compress(bomb))),
+              "http://liebr.test/": ("br", text[1])}
+    out = process_responses(tmp_path / "codings.warc.gz", bodies)
+    kept = {doc.url: doc for f in out.glob("*.trec.gz") for _, doc in iter_docs(str(f))}
+    assert set(kept) == {"http://br.test/", "http://zstd.test/", "http://xgzip.test/",
+                         "http://gzipbr.test/", "http://gzipgzip.test/", "http://zstdgzip.test/"}
+    drops = {row[1]: row[2] for row in (
+        line.split("\t") for line in
+        next(out.glob("drops-*.tsv")).read_text(encoding="utf-8").splitlines()[1:])}
+    assert drops == {"http://bombbr.test/": "too_large_decoded",
+                     "http://bombzstd.test/": "too_large_decoded",
+                     "http://bombstack.test/": "too_large_decoded",
+                     "http://liebr.test/": "bad_encoding"}
+
+
+def test_max_doc_bytes_zero_is_no_upper_bound_as_in_the_crawl(tmp_path):
+    """``WACKY_MAX_DOC_BYTES=0`` turns the crawl's upper bound off; ``process`` read
+    ``0 + 1`` byte of every body and dropped each page as ``too_small`` (1 B decoded)."""
+    import gzip
+
+    from tests.webpages import page, prose
+    from wackycrawl.trec.reader import iter_docs
+
+    big = page("Big", prose(7, min_chars=260_000)).encode()
+    bodies = {"http://plain.test/": ("identity", page("P", prose(1)).encode()),
+              "http://gzip.test/": ("gzip", gzip.compress(page("G", prose(2)).encode())),
+              "http://big.test/": ("gzip", gzip.compress(big))}
+    warc = tmp_path / "unbounded.warc.gz"
+    process_responses(warc, bodies)  # default bound: the big page is too large
+    out = tmp_path / "out0"
+    assert main(["process", str(warc), "-o", str(out), "--no-progress",
+                 "-s", "WACKY_MAX_DOC_BYTES=0"]) == 0
+    kept = {doc.url for f in out.glob("*.trec.gz") for _, doc in iter_docs(str(f))}
+    assert kept == set(bodies)

@@ -4,9 +4,11 @@ Any WARC 1.0/1.1 (``.warc`` or ``.warc.gz``: ours, Common Crawl's, ``wget --warc
 or ARC file (Heritrix, Internet Archive; converted by warcio's ``arc2warc``) is read record by
 record: only ``response`` records with an HTTP status line are captures (``request``,
 ``metadata``, ``warcinfo``, ``resource``, ``revisit`` are counted and skipped). The body is
-warcio's ``content_stream()``: chunked transfer coding and Content-Encoding (gzip, deflate,
-br) removed, as Scrapy hands it to the spider, and read at most ``max_bytes + 1`` bytes (so a
-huge record costs no more memory than the size window allows).
+the HTTP payload with chunked transfer coding and Content-Encoding removed, as Scrapy hands it
+to the spider (the codings by the crawl's own decoders: gzip, x-gzip, deflate, br, zstd and
+stacked ones such as ``gzip, br``; a coding the crawl does not decode is left as it is), and
+read at most ``max_bytes + 1`` bytes (so a huge record costs no more memory than the size
+window allows).
 
 A record read to its end is checked (the digests with warcio's ``check_digests``): a block
 shorter than its WARC Content-Length (a file cut short, or a Content-Length too large: the
@@ -32,6 +34,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+import sys
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -83,6 +86,8 @@ def iter_records(path: str, max_bytes: int, counts: dict[str, int] | None = None
     record), after the captures before the damage (and after it, where reading can go on)
     were yielded: :class:`DamagedRecords` when damaged records were skipped and the records
     after them read (its ``tail`` tells whether the damage reaches the end of the file).
+    ``max_bytes`` bounds each body read (bytes, decoded); 0 is no bound, as
+    ``WACKY_MAX_DOC_BYTES = 0`` turns the crawl's upper bound off.
     """
     counts = {} if counts is None else counts
     end = 0
@@ -381,8 +386,15 @@ class DamagedRecords(ArchiveError):
         self.count, self.tail = count, tail
 
 
+#: The body bound of a reader given none (``max_bytes`` 0): larger than any body.
+_NO_BOUND = sys.maxsize - 1
+
+
 def _capture(record, max_bytes: int, read: bool = True) -> Capture:
-    """The capture of a response record; its body is not read without ``read``."""
+    """The capture of a response record; its body is not read without ``read``. A
+    ``max_bytes`` of 0 is no bound."""
+    bounded = bool(max_bytes)
+    max_bytes = max_bytes or _NO_BOUND
     http = record.http_headers
     warc = record.rec_headers
     body, error, over, cut = b"", "", None, ""
@@ -390,12 +402,14 @@ def _capture(record, max_bytes: int, read: bool = True) -> Capture:
     codings = sw.content_codings([http.get_header("Content-Encoding") or ""])
     if not read:
         over = False
-    elif truncated and max_bytes and sw.decoded_codings(codings):
+    elif truncated and bounded and sw.decoded_codings(codings):
         over, error = _meter(record, codings, max_bytes)  # the crawl's verdict, body unused
+    elif sw.decoded_codings(codings):  # decoded as the crawl decodes: every coding, stacked
+        body, over, error, cut = _decode(record, codings, max_bytes)
     else:
         try:
             stream = record.content_stream()
-            body = stream.read(max_bytes + 1)
+            body = stream.read(max_bytes + 1) if bounded else stream.read()
         except GzipDamage:
             raise
         except Exception as exc:  # noqa: BLE001 - zlib/brotli errors of a lying Content-Encoding
@@ -441,12 +455,42 @@ def _undecoded(stream) -> bool:
     return bool(getattr(stream, "decomp_type", None)) and stream.decompressor is None
 
 
-def _meter(record, codings: list[str], max_bytes: int) -> tuple[bool, str]:
-    """Feed the archived wire body of a download cut short to the crawl's meter, as the
-    crawl's size window did while it came in; (over the bound decoded, coding error)."""
+def _wire(record):
+    """The HTTP body of ``record`` as it came over the wire (chunked transfer coding undone,
+    content codings kept)."""
     stream = record.raw_stream
     if (record.http_headers.get_header("Transfer-Encoding") or "").lower() == "chunked":
         stream = ChunkedDataReader(stream)
+    return stream
+
+
+def _decode(record, codings: list[str], max_bytes: int) -> tuple[bytes, bool, str, str]:
+    """The body of a complete record with a Content-Encoding the crawl decodes, decoded by
+    the crawl's own decoders (:class:`~wackycrawl.crawl.sizewindow.DecodedMeter`: gzip,
+    x-gzip, deflate, br, zstd, stacked ones such as ``gzip, br``), at most ``max_bytes + 1``
+    bytes; (body, over the bound, coding error, stream cut short). warcio's own decoding
+    knows one coding per body and fails on the brotli module's current API."""
+    try:
+        meter = sw.DecodedMeter(codings, max_bytes, keep=True)
+    except ValueError as exc:  # too many codings: the crawl refuses them at the headers
+        return b"", False, str(exc), ""
+    stream = _wire(record)
+    while not (meter.over or meter.broken) and (data := stream.read(sw.CHUNK_BYTES)):
+        meter.feed(data)
+    body = meter.body
+    if meter.broken and not meter.over:
+        return body, False, (f"body is not {meter.encoding} data (Content-Encoding lies): "
+                             "not decoded"), ""
+    if not meter.over and not meter.complete:
+        return body, False, "", (f"the {meter.encoding} stream ends early: {len(body)} B "
+                                 "decoded (a body cut inside its compressed stream)")
+    return body, meter.over, "", ""
+
+
+def _meter(record, codings: list[str], max_bytes: int) -> tuple[bool, str]:
+    """Feed the archived wire body of a download cut short to the crawl's meter, as the
+    crawl's size window did while it came in; (over the bound decoded, coding error)."""
+    stream = _wire(record)
     try:
         meter, wire = sw.DecodedMeter(codings, max_bytes), 0
     except ValueError as exc:  # too many codings: the crawl stopped it at its headers

@@ -192,7 +192,7 @@ def _later_fields(path: str, missing: set[str], fields: dict, limit: int = LATER
     if not os.path.isfile(later):
         return
     try:
-        for n, _ in enumerate(iter_records(later, 0, None, fields)):
+        for n, _ in enumerate(iter_records(later, 1, None, fields)):  # bodies not wanted
             if n >= limit or missing <= fields.keys():
                 return
     except (ArchiveError, OSError):  # its damage is reported when it is read itself

@@ -301,11 +301,13 @@ class DecodedMeter:
     byte count so far; ``over`` is True once any step passed ``limit``; ``complete`` once every
     coding's stream has ended (a body cut inside one never is); ``broken`` is True
     when the data are not valid for their coding (Scrapy's decoder would fail on them; the
-    meter then stops counting). Raises ValueError when no coding is one Scrapy decodes
-    (:data:`METERED_ENCODINGS`) or there are more than :data:`MAX_CODINGS`.
+    meter then stops counting). With ``keep``, the fully decoded bytes are kept too (at most
+    ``limit + 1`` bytes: :attr:`body`), so the meter is also the decoder of an archived body.
+    Raises ValueError when no coding is one Scrapy decodes (:data:`METERED_ENCODINGS`) or
+    there are more than :data:`MAX_CODINGS`.
     """
 
-    def __init__(self, encoding: str | list[str], limit: int):
+    def __init__(self, encoding: str | list[str], limit: int, keep: bool = False):
         codings = content_codings([encoding]) if isinstance(encoding, str) else list(encoding)
         steps = decoded_codings(codings)
         if not steps:
@@ -317,6 +319,12 @@ class DecodedMeter:
         self.broken = False
         self._steps = [_decoder(c) for c in steps]
         self._out = [0] * len(steps)
+        self._kept: list[bytes] | None = [] if keep else None
+
+    @property
+    def body(self) -> bytes:
+        """The decoded bytes so far (at most ``limit + 1``); ``b""`` without ``keep``."""
+        return b"".join(self._kept or ())[:self.limit + 1]
 
     @property
     def size(self) -> int:
@@ -351,3 +359,5 @@ class DecodedMeter:
             self._out[i] += len(out)
             if not last:
                 self._push(i + 1, out)
+            elif self._kept is not None:
+                self._kept.append(out)

@@ -193,6 +193,13 @@ _GREEK_CYRILLIC = "\u0370-\u03ff\u0400-\u04ff\u0590-\u06ff\u0e00-\u0e7f"  # + He
 _MIXED_SCRIPTS = re.compile(f"[{_LATIN_LETTER}][{_GREEK_CYRILLIC}]"
                             f"|[{_GREEK_CYRILLIC}][{_LATIN_LETTER}]")
 
+# One or two Han, kana or Hangul characters between two ASCII letters ("d茅j", "na茂ve",
+# "Caf챕" is not but "Stra횩e" is): UTF-8 Latin text read by a CJK codec, whose every
+# two-byte letter becomes one such character. CJK text writes Latin words apart from its
+# own characters or next to longer runs ("T恤", "iPhone手机", "CDを買った").
+_CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_GLUED_CJK = re.compile(f"(?<=[A-Za-z])[{_CJK_CHARS}]{{1,2}}(?=[A-Za-z])")
+
 
 @lru_cache(maxsize=1024)
 def _case_switch(lower: str, upper: str) -> re.Pattern:
@@ -235,6 +242,7 @@ def _classify(text: str) -> tuple[dict[str, int], int, int]:
     signs -= sum(n for ch, n in Counter(inside).items()
                  if _category(ch)[0] == "P" or _category(ch) in ("Sc", "No") or ch in _COMMON_SIGNS)
     junk += len(_MIXED_SCRIPTS.findall(text))  # xЃ: a Latin and a Cyrillic, Greek... letter
+    junk += sum(map(len, _GLUED_CJK.findall(text)))  # d茅j: Latin UTF-8 read as CJK
     if upper_chars:  # aB inside a word (KOI8-R read as windows-1251)
         junk += len(_case_switch("".join(sorted(lower_chars)),
                                       "".join(sorted(upper_chars))).findall(text))

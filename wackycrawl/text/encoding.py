@@ -212,8 +212,18 @@ def _cp1252_byte(byte: int) -> str:
 _errors = threading.local()
 
 
+# A UTF-8-style sequence of a surrogate code point (U+D800-U+DFFF), which UTF-8 forbids: Python
+# reports its three bytes one by one.
+_SURROGATE = re.compile(rb"\xed[\xa0-\xbf][\x80-\xbf]")
+
+
 def _cp1252_fallback(err: UnicodeDecodeError) -> tuple[str, int]:
-    """Codec error handler: a single bad byte is read as cp1252, a longer sequence dropped."""
+    """Codec error handler: a single bad byte is read as cp1252, a longer sequence dropped
+    (also a lone surrogate's three bytes in UTF-8, not ``í\xa0½``)."""
+    if err.encoding.replace("-", "").lower() == "utf8" and (
+            lone := _SURROGATE.match(err.object, err.start)):
+        _errors.count += 3
+        return "", lone.end()
     span = err.object[err.start:err.end]
     mapped = _cp1252_byte(span[0]) if len(span) == 1 else ""
     _errors.count += len(span)
@@ -465,10 +475,30 @@ def _decode_lenient(body: bytes, encoding: str, max_repairs: int,
     ``undoubled`` counts the characters restored). ``controls`` counts the page's control
     characters removed (:func:`_clean`). Raises :class:`BinaryContentError` when more than
     :data:`MAX_CONTROL_SHARE` of the characters are controls."""
+    if encoding == "utf-8" and b"\xed" in body:
+        body = _cesu_pairs(body)
     if encoding == "utf-8" and mojibake.suspect(body):
         return _undouble(body, max_repairs, rare)
     decoded = _decode_plain(body, encoding, max_repairs, rare)
     return None if decoded is None else (decoded[0], decoded[1], 0, decoded[2])
+
+
+# A surrogate pair written as two 3-byte UTF-8 sequences (CESU-8: Java's modified UTF-8,
+# MySQL's 3-byte "utf8" fed 4-byte characters, UTF-16 converted unit by unit), which UTF-8
+# forbids (RFC 3629 3): high surrogate U+D800-U+DBFF, then low surrogate U+DC00-U+DFFF.
+_CESU_PAIR = re.compile(rb"\xed[\xa0-\xaf][\x80-\xbf]\xed[\xb0-\xbf][\x80-\xbf]")
+
+
+def _cesu_pair(m: re.Match) -> bytes:
+    pair = m.group().decode("utf-8", "surrogatepass")
+    return pair.encode("utf-16-le", "surrogatepass").decode("utf-16-le").encode("utf-8")
+
+
+def _cesu_pairs(body: bytes) -> bytes:
+    """``body`` (UTF-8 bytes) with every surrogate pair written CESU-8 style (two 3-byte
+    sequences, 6 bytes) replaced by the 4-byte UTF-8 of the character it encodes (an emoji,
+    a CJK Extension B character...); a lone surrogate stays, a stray sequence to repair."""
+    return _CESU_PAIR.sub(_cesu_pair, body)
 
 
 def _decode_plain(body: bytes, encoding: str, max_repairs: int,
@@ -548,6 +578,34 @@ def _utf8_in_disguise(body: bytes) -> bool:
     return True
 
 
+# A well-formed UTF-8 multi-byte sequence (RFC 3629 4), and a byte outside ASCII.
+_UTF8_SEQUENCE = re.compile(
+    rb"[\xc2-\xdf][\x80-\xbf]|\xe0[\xa0-\xbf][\x80-\xbf]|[\xe1-\xec\xee\xef][\x80-\xbf]{2}"
+    rb"|\xed[\x80-\x9f][\x80-\xbf]|\xf0[\x90-\xbf][\x80-\xbf]{2}|[\xf1-\xf3][\x80-\xbf]{3}"
+    rb"|\xf4[\x80-\x8f][\x80-\xbf]{2}")
+_HIGH_BYTE = re.compile(rb"[\x80-\xff]")
+# Damaged UTF-8: at least this many well-formed multi-byte sequences per byte outside them.
+# Legacy pages (the chardet test files: EUC-JP, GB2312, Big5, TIS-620, code pages) have at
+# most 0.41; a UTF-8 page with stray bytes has several.
+UTF8_SEQUENCES_PER_STRAY_BYTE = 2.0
+
+
+def damaged_utf8(body: bytes) -> tuple[int, int] | None:
+    """(stray bytes, UTF-8 characters) when ``body`` is UTF-8 with bytes outside well-formed
+    sequences (stray bytes, lone surrogates) but at least
+    :data:`UTF8_SEQUENCES_PER_STRAY_BYTE` well-formed multi-byte sequences per such byte:
+    text whose other decodings (a CJK codec reads each of its sequences as one Han or Hangul
+    character: ``Caf茅`` for ``Café``) are mojibake. None for valid UTF-8, ASCII and other
+    bytes."""
+    if body.isascii():
+        return None
+    sequences = _UTF8_SEQUENCE.findall(body)
+    stray = len(_HIGH_BYTE.findall(body)) - sum(map(len, sequences))
+    if stray and len(sequences) >= UTF8_SEQUENCES_PER_STRAY_BYTE * stray:
+        return stray, len(sequences)
+    return None
+
+
 def _wide_guess(body: bytes) -> list[str]:
     """UTF-16/32 codecs whose NUL pattern the first bytes show (ASCII markup is half or three
     quarters NUL bytes in them)."""
@@ -606,6 +664,10 @@ class _Evidence:
                 raise
             self.binary = self.binary or exc
             return None
+
+    @functools.cached_property
+    def damaged_utf8(self) -> tuple[int, int] | None:
+        return damaged_utf8(self.body)
 
     @functools.cached_property
     def visible(self) -> bytes:
@@ -667,6 +729,8 @@ def guess(body: bytes, max_repairs: int = MAX_REPAIRS,
     if utf8 is not None:
         # the sample holds the stray bytes when there are some: then the repaired text is read
         return _Guess(ev.fit("utf-8") or ev.fit("utf-8", utf8[0]), "utf-8", *utf8)
+    if ev.damaged_utf8:  # UTF-8 with too many stray bytes: every other decoding is mojibake
+        return None
     best = _best_valid(ev, ev.code_pages(), max_repairs)
     if (best is None or best.fit.lang not in charsets.LATIN
             or best.fit.plausibility < TRUST_DECLARED):
@@ -768,7 +832,10 @@ def _decode_declared(body: bytes, declared: list[tuple[str, str]], max_repairs: 
             continue  # a UTF-16/32 label on ASCII markup lies
         if _single_byte(codec) and _utf8_in_disguise(body):
             continue
-        decoded = ev.decode(codec, max_repairs)
+        # a code page's undefined bytes (0x81, 0x8D... in windows-1252) are stray bytes to
+        # repair even where the page has few other non-ASCII characters: the declaration is
+        # the evidence (UTF-8 keeps the rule: its stray bytes are a code page's characters)
+        decoded = ev.decode(codec, max_repairs, rare=not _single_byte(codec))
         if decoded is None:
             continue
         if codec == "utf-8":  # valid UTF-8, or nearly (at most max_repairs stray bytes)
@@ -797,6 +864,10 @@ def _decode_declared(body: bytes, declared: list[tuple[str, str]], max_repairs: 
             if decoded is not None and not _implausible(ev.fit(codec, decoded[0]),
                                                         min_plausibility):
                 return _decoded(decoded, codec, f"declared:{source}")
+    if guessed is None and ev.damaged_utf8:
+        stray, chars = ev.damaged_utf8
+        raise EncodingError(f"damaged UTF-8: {stray} bytes outside UTF-8 sequences (at most "
+                            f"{max_repairs} repaired) among {chars} UTF-8 characters")
     if guessed is None:
         # every candidate failed; if some failed only on its control characters, the body
         # is binary data served as text
