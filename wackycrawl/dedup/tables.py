@@ -19,8 +19,8 @@ numba compiles these on first use and caches the machine code (``__pycache__`` b
 file, or numba's user cache directory where that is not writable): a later process loads
 it in about 0.15 s of CPU. Where numba finds no place for a cache (a zipped egg, as Scrapyd
 runs a project; a read-only install with no writable home or ``NUMBA_CACHE_DIR``) every
-process compiles them again, about 5 s of CPU on its first lookup, with one WARNING; so does
-a process that cannot load or save the cache (damaged files, a full disk:
+process compiles them again, 5-30 s of CPU (by the machine) on its first lookup, with one
+WARNING; so does a process that cannot load or save the cache (damaged files, a full disk:
 :func:`~wackycrawl.dedup.index._compiled`). The cache is keyed on this file alone, so a
 change of the layout constants (from :mod:`~wackycrawl.dedup.index`) must come with a
 change here.
@@ -54,7 +54,7 @@ def _compile(func):
         return njit(cache=True)(func)
     except RuntimeError as exc:
         if not _uncached:
-            logger.warning("dedup loops compiled in this process, not cached (about 5 s of "
+            logger.warning("dedup loops compiled in this process, not cached (5-30 s of "
                            "CPU; a writable NUMBA_CACHE_DIR caches them unless the code is "
                            "in a zip or egg): %s", exc)
         _uncached = True
