@@ -275,3 +275,36 @@ def test_a_body_cut_inside_its_compressed_stream_is_truncated_not_a_shorter_page
             in result.log
     docs = {doc.url for f in sorted(result.outdir.glob("*.trec.gz")) for _, doc in iter_docs(str(f))}
     assert docs == {"http://whole.test/"}
+
+
+def test_a_redirect_to_another_scheme_is_bad_redirect_for_pages_and_unavailable_for_robots(
+        tmp_path):
+    """A 3xx to ``file:``, ``data:`` or ``ftp:`` was handed on by Scrapy as the 3xx itself:
+    the page dropped as ``http_302`` ("HTTP 302"), the robots.txt counted as a 4xx; a meta
+    refresh there was ignored without a word."""
+    targets = {"file": "file:///etc/passwd", "data": "data:text/html,<p>x</p>",
+               "ftp": "ftp://ftp.elsewhere.test/pub/"}
+    with LocalWeb() as web:
+        for n, (name, location) in enumerate(targets.items()):
+            web.add(f"http://{name}.test/", status=302, headers={"Location": location})
+            web.add(f"http://robots{name}.test/robots.txt", status=301,
+                    headers={"Location": location})
+            web.add(f"http://robots{name}.test/", page(name, prose(50 + n)))
+        refresh = '<head><meta http-equiv=refresh content="0;url=file:///etc/passwd">'
+        web.add("http://refresh.test/", page("Refresh", prose(60)).replace("<head>", refresh, 1))
+        seeds = [f"http://{p}{name}.test/" for name in targets for p in ("", "robots")]
+        result = run_crawl(web, [*seeds, "http://refresh.test/"], tmp_path,
+                           {"WACKY_LANGUAGES": "en", "WACKY_FOLLOW_LINKS": "False"})
+    assert result.returncode == 0, result.log[-3000:]
+    assert "Traceback" not in result.log
+    assert result.stat("wacky/drop/bad_redirect") == 3
+    assert result.stat("wacky/redirect/bad_location") == 3
+    assert result.stat("wacky/drop/http_302") == 0 and result.stat("wacky/drop/http_301") == 0
+    assert result.stat("wacky/robots/unavailable_redirects") == 3
+    assert result.stat("wacky/robots/unavailable_4xx") == 4  # the hosts without a robots.txt
+    assert result.stat("wacky/redirect/bad_refresh") == 1
+    assert "302 to an unusable Location 'file:///etc/passwd': not an http(s) URL" in result.log
+    files = sorted(result.outdir.glob("*.trec.gz"))
+    assert all(check(str(f)).ok for f in files)
+    docs = {doc.url for f in files for _, doc in iter_docs(str(f))}
+    assert docs == {*(f"http://robots{name}.test/" for name in targets), "http://refresh.test/"}

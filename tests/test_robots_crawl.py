@@ -326,3 +326,25 @@ def test_plain_robots_txt_labelled_gzip_or_br_is_read_as_sent(tmp_path):
         for host, coding in (("fakegz.test", "gzip"), ("fakebr.test", "br"))})
     assert result.stat("wacky/robots/bad_encoding") == 2
     assert "robots.txt http://fakegz.test/robots.txt: body is not gzip" in result.log
+
+
+def test_a_host_name_no_name_can_have_is_robots_dns_at_once_not_parked(tmp_path):
+    """A link or redirect to ``http://exa mple.test/`` (a space, ``|`` in the host): Twisted
+    refused its robots.txt URL ("Invalid URI"), which counted as unreachable: the page parked
+    and retried every WACKY_ROBOTS_RETRY_SECONDS until the deferrals ran out or the crawl
+    closed idle, then dropped as robots_unreachable."""
+    with LocalWeb() as web:
+        web.add("http://names.test/", '<html><body><a href="http://exa mple.test/">x</a>'
+                '<a href="/next.html">next</a></body></html>')
+        web.add("http://names.test/next.html", status=302,
+                headers={"Location": "http://bad|host.test/page.html"})
+        result = run_crawl(web, ["http://names.test/"], tmp_path,
+                           {"ITEM_PIPELINES": "{}", "DEPTH_LIMIT": "2"}, timeout=60)
+    assert result.returncode == 0, result.log[-3000:]
+    assert "Traceback" not in result.log
+    assert result.stat("wacky/drop/robots_dns") == 2
+    assert result.stat("wacky/robots/dropped_dns") == 2
+    assert result.stat("wacky/robots/unreachable_network") == 0
+    assert result.stat("wacky/drop/robots_unreachable") == 0
+    assert "host name 'exa mple.test' holds ' ', which no host name has" in result.log
+    assert result.stat("finish_reason") == "finished"

@@ -238,3 +238,30 @@ def test_the_default_port_is_the_same_host_for_budget_and_yield(subdomain_crawl)
     assert "Trap: host upper.test used its budget of 3 requests" in result.log
     assert not [k for k in result.stats if k.startswith("wacky/yield/upper.test:")]
     assert "wacky/yield/upper.test" in result.stats
+
+
+def test_an_overlong_link_is_the_drop_trap_url_length_once_and_never_queued(tmp_path):
+    """Scrapy's URLLENGTH_LIMIT (2083, as WACKY_TRAP_MAX_URL_LENGTH) ignored such a link before
+    the trap rule saw it: no drop, no wacky/ counter, and a WACKY_TRAP_MAX_URL_LENGTH above
+    2083 had no effect."""
+    long1 = "/" + "x" * 10_000 + ".html"
+    long2 = "/p?" + "&".join(f"k{i}=v" for i in range(3)) + "&pad=" + "y" * 3100
+    mid = "/" + "m" * 2500 + ".html"  # over Scrapy's 2083, under the limit set below
+    with LocalWeb() as web:
+        web.add("http://long.test/", page("A", prose(70), links=[long1, long2, mid, "/b.html"]))
+        web.add("http://long.test/b.html", page("B", prose(71), links=[long1]))
+        web.add(f"http://long.test{mid}", page("M", prose(72)))
+        result = run_crawl(web, ["http://long.test/"], tmp_path,
+                           {"WACKY_LANGUAGES": "en", "DEPTH_LIMIT": "1",
+                            "WACKY_TRAP_MAX_URL_LENGTH": "3000"})
+        paths = [h.path for h in web.hits_for("long.test")]
+    assert result.returncode == 0, result.log[-3000:]
+    assert "Traceback" not in result.log
+    assert result.stat("wacky/drop/trap_url_length") == 2
+    assert result.stat("wacky/trap/url_length") == 2
+    assert result.stat("urllength/request_ignored_count") == 0
+    assert mid in paths and long1 not in paths and not any(len(p) > 3000 for p in paths)
+    rows = [line.split("\t") for f in result.outdir.glob("drops-*.tsv")
+            for line in f.read_text(encoding="utf-8").splitlines()[1:]]
+    assert sorted(len(r[1]) for r in rows if r[2] == "trap_url_length") == sorted(
+        [len("http://long.test" + long1), len("http://long.test" + long2)])

@@ -183,6 +183,10 @@ WACKY_YIELD_FILE = "host-yield-{worker}.tsv"
 DOWNLOADER_MIDDLEWARES["wackycrawl.middlewares.safety.SafetyMiddleware"] = 40
 DOWNLOADER_MIDDLEWARES["wackycrawl.middlewares.scope.ScopeMiddleware"] = 45
 DOWNLOADER_MIDDLEWARES["wackycrawl.middlewares.traps.TrapsMiddleware"] = 60
+# The links a page yields are held to WACKY_TRAP_MAX_URL_LENGTH before they are queued (a drop
+# trap_url_length), in place of Scrapy's URLLENGTH_LIMIT check, which ignored them unrecorded.
+SPIDER_MIDDLEWARES = {"scrapy.spidermiddlewares.urllength.UrlLengthMiddleware": None,
+                      "wackycrawl.middlewares.traps.UrlLengthMiddleware": 800}
 
 # --- Downloads -----------------------------------------------------------------------------
 DOWNLOAD_TIMEOUT = 30

@@ -172,3 +172,22 @@ def _is_ip(host: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+#: characters no host name holds (WHATWG URL "forbidden domain code point", less ``%``,
+#: which w3lib's IDNA step leaves alone): a name with one of them never resolves
+_FORBIDDEN_IN_HOST = frozenset("\x00\t\n\r #/<>?@[\\]^|\x7f") | frozenset(map(chr, range(32)))
+
+
+def bad_host_name(host: str) -> str | None:
+    """Why ``host`` (a URL's host, without port or brackets) can be no host name, or None:
+    empty, or holding a space, control or other character a name never has (an IPv6 literal,
+    with its colons, is left to the address checks)."""
+    if not host:
+        return "no host name"
+    if ":" in host:
+        return None
+    for ch in host:
+        if ch in _FORBIDDEN_IN_HOST:
+            return f"host name {host[:100]!r} holds {ch!r}, which no host name has"
+    return None

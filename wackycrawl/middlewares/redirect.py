@@ -12,7 +12,8 @@ by the chain) is forgotten: it was the redirect's.
 
 Refusals are drops (``wackycrawl.crawl.drops``): a Location that is no usable URL (w3lib's
 ``safe_url_string`` raises ValueError for a bad port or IPv6 literal, which would end the
-download with a traceback) is ``bad_redirect`` (stat ``wacky/redirect/bad_location`` too), a
+download with a traceback), or no http(s) URL (``file:``, ``data:``, ``ftp:``, which Scrapy
+would hand on as the 3xx response itself), is ``bad_redirect`` (stat ``wacky/redirect/bad_location`` too), a
 chain longer than REDIRECT_MAX_TIMES is ``too_many_redirects``, a 3xx back to a URL of its own
 chain (itself included, compared as the URLs they are) is ``redirect_loop`` (stat
 ``wacky/redirect/loop``; the log line names source, target and chain), where the dupefilter
@@ -32,6 +33,7 @@ chain is not followed: the page is judged as it is (``wacky/redirect/refresh_loo
 """
 
 import logging
+from urllib.parse import urlsplit
 
 from scrapy.downloadermiddlewares.redirect import MetaRefreshMiddleware as ScrapyMetaRefresh
 from scrapy.downloadermiddlewares.redirect import RedirectMiddleware as ScrapyRedirectMiddleware
@@ -71,6 +73,12 @@ class _FreshTarget:
     """Mixin: redirect targets start without the source's per-response meta; refusals drop."""
 
     def _build_redirect_request(self, source_request, response, *, url, **kwargs):
+        # Scrapy hands a 3xx to another scheme (file:, data:, ftp:...) on as the response
+        # itself (an http_302 "page") and ignores such a meta refresh without a word: a
+        # Location that is no http(s) URL is as unusable as one that is no URL at all
+        scheme = urlsplit(url).scheme.lower()
+        if scheme not in ("http", "https"):
+            raise ValueError(f"not an http(s) URL (scheme {scheme or 'none'!r})")
         redirected = super()._build_redirect_request(source_request, response, url=url,
                                                      **kwargs)
         fresh_meta(redirected.meta, redirected.url)
@@ -167,8 +175,8 @@ class MetaRefreshMiddleware(_FreshTarget, ScrapyMetaRefresh):
         """A page that refreshes to itself (a news page reloading every minute) or back into
         its own redirect chain is judged as the page it is (``wacky/redirect/refresh_loop``),
         and so is one whose refresh target, or the ``<base href>`` it is resolved against, is
-        no usable URL (``javascript:``, a bad port or IPv6 literal: ``wacky/redirect/
-        bad_refresh``)."""
+        no usable http(s) URL (``javascript:``, ``file:``, a bad port or IPv6 literal:
+        ``wacky/redirect/bad_refresh``)."""
         try:
             return super().process_response(request, response)
         except _Loop:

@@ -26,7 +26,8 @@ leaves the robots.txt unavailable (RFC 9309 2.3.1.2, then 2.3.1.3: allow all;
 ``unavailable_redirects``, no page drop). A network failure at a redirect target (its name
 does not resolve, refused...) is one of the fetch: unreachable, complete disallow and retry
 (RFC 9309 2.3.1.4); only the robots.txt's own host name not resolving drops the host's pages
-at once (``dropped_dns``, drop ``robots_dns``).
+at once (``dropped_dns``, drop ``robots_dns``), and so does a host that is no host name at all
+(:func:`~wackycrawl.crawl.urls.bad_host_name`: a space or ``|`` in it), before any fetch.
 
 Stats: ``wacky/robots/{ok,unavailable_4xx,unavailable_redirects,unreachable_5xx,
 unreachable_network,forbidden,deferred,dropped_unreachable,dropped_dns,cut_off,
@@ -53,6 +54,7 @@ from twisted.internet.error import DNSLookupError
 
 from wackycrawl.crawl import drops
 from wackycrawl.crawl.sizewindow import DecodedMeter
+from wackycrawl.crawl.urls import bad_host_name
 from wackycrawl.crawl.robots import (
     ALLOW,
     FORBID,
@@ -164,6 +166,12 @@ class RobotsMiddleware:
         url = urlparse_cached(request)
         if url.scheme not in ("http", "https"):
             return
+        if (why := bad_host_name(url.hostname or "")) is not None:
+            # Twisted refuses such a URL ("Invalid URI"): its robots.txt would count as
+            # unreachable and be retried WACKY_ROBOTS_MAX_DEFERRALS times, the page parked
+            self.stats.inc_value("wacky/robots/dropped_dns")
+            drops.record(self.crawler, "robots_dns", request.url, f"{why}: it cannot resolve")
+            raise IgnoreRequest("host name cannot resolve")
         key = robots_key(request.url)
         entry = await self._entry(key, f"{url.scheme}://{url.netloc}/robots.txt", request)
         decision = entry.decide(request.url, self._token(request))
