@@ -133,6 +133,35 @@ def test_compiled_loops_run_where_numba_cannot_cache_them(tmp_path):
     assert done.stderr.count("WARNING") == 1 and "compiled in this process" in done.stderr
 
 
+def test_compiled_loops_run_from_an_egg_are_cached_in_the_user_cache_directory(tmp_path):
+    # Scrapyd runs a project from its egg: numba caches no module inside an egg itself, so
+    # each job compiled the loops again; now the first run caches them under the home's
+    # cache directory and the second loads them from there
+    egg = tmp_path / "1700000000.egg"
+    package = Path(__file__).resolve().parent.parent / "wackycrawl"
+    with zipfile.ZipFile(egg, "w") as zf:
+        for path in package.rglob("*.py"):
+            zf.write(path, path.relative_to(package.parent).as_posix())
+    code = ("import logging, sys; logging.basicConfig(); sys.path.insert(0, sys.argv[1])\n"
+            "from wackycrawl.dedup.index import SimhashIndex\n"
+            "import wackycrawl; assert wackycrawl.__file__.startswith(sys.argv[1])\n"
+            "index = SimhashIndex([5, 7], k=3, buffer_size=2); index.add(6)\n"
+            "print(index.candidates(5))\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NUMBA_", "XDG_"))}
+    env.update(HOME=str(tmp_path / "home"), NUMBA_DEBUG_CACHE="1")
+    runs = [subprocess.run([sys.executable, "-c", code, str(egg)], capture_output=True,
+                           text=True, env=env, cwd=tmp_path, timeout=300, check=False)
+            for _ in range(2)]
+    assert [r.returncode for r in runs] == [0, 0], runs[-1].stderr[-2000:]
+    assert {r.stdout.splitlines()[-1] for r in runs} == {"[(0, 0, 5), (1, 1, 7), (2, 2, 6)]"}
+    assert "WARNING" not in runs[0].stderr + runs[1].stderr
+    cached = list((tmp_path / "home" / ".cache" / "numba").rglob("*.nbc"))
+    assert cached, runs[0].stdout[-2000:]
+    assert "[cache] data saved to" in runs[0].stdout
+    assert "[cache] data loaded from" in runs[1].stdout
+    assert "[cache] data saved to" not in runs[1].stdout
+
+
 def test_compiled_loops_run_when_numba_cache_files_are_damaged(tmp_path):
     # numba raises a damaged cache file's unpickling error on every call, a full disk's
     # OSError on the first: the loops are compiled again without the cache

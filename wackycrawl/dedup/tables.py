@@ -17,8 +17,9 @@ starts; ``ids`` is table 0's document id per entry.
 
 numba compiles these on first use and caches the machine code (``__pycache__`` beside this
 file, or numba's user cache directory where that is not writable): a later process loads
-it in about 0.15 s of CPU. Where numba finds no place for a cache (a zipped egg, as Scrapyd
-runs a project; a read-only install with no writable home or ``NUMBA_CACHE_DIR``) every
+it in about 0.15 s of CPU; code run from an egg (as Scrapyd runs a project) is cached in
+numba's user cache directory (:mod:`~wackycrawl.dedup.eggcache`). Where numba finds no place
+for a cache (a read-only install or an egg with no writable home or ``NUMBA_CACHE_DIR``) every
 process compiles them again, 5-30 s of CPU (by the machine) on its first lookup, with one
 WARNING; so does a process that cannot load or save the cache (damaged files, a full disk:
 :func:`~wackycrawl.dedup.index._compiled`). The cache is keyed on this file alone, so a
@@ -34,7 +35,7 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from wackycrawl.dedup import index
+from wackycrawl.dedup import eggcache, index
 from wackycrawl.dedup.index import (BUCKETS, ENTRY, HI_SHIFTS, LO_SHIFTS, SHIFTS,
                                      TABLES)
 
@@ -42,6 +43,7 @@ logger = logging.getLogger(__name__)
 _U64 = np.uint64
 _M16, _M32 = _U64(0xFFFF), _U64(0xFFFFFFFF)
 _uncached = False
+eggcache.register()  # run from an egg (Scrapyd): cached in numba's user cache directory
 
 
 def _compile(func):
@@ -55,8 +57,7 @@ def _compile(func):
     except RuntimeError as exc:
         if not _uncached:
             logger.warning("dedup loops compiled in this process, not cached (5-30 s of "
-                           "CPU; a writable NUMBA_CACHE_DIR caches them unless the code is "
-                           "in a zip or egg): %s", exc)
+                           "CPU; a writable NUMBA_CACHE_DIR or home caches them): %s", exc)
         _uncached = True
         return njit(func)
 
