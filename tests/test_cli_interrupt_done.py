@@ -50,8 +50,11 @@ def _blocked_in_write(pid: int) -> bool:
 def _interrupt_after(argv: list, output: Path, cwd: Path) -> tuple[int, str]:
     r, w = _full_pipe()
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONWARNINGS": "ignore"}
+    # SIGINT at its default in the command (a suite started in the background of a shell
+    # passes it on ignored), as a terminal's Ctrl-C finds it
     proc = subprocess.Popen([sys.executable, "-c", MAIN, *map(str, argv)], cwd=cwd, env=env,
-                            stdout=subprocess.DEVNULL, stderr=w)
+                            stdout=subprocess.DEVNULL, stderr=w,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     os.close(w)
     try:
         deadline = time.monotonic() + 120

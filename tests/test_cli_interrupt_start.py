@@ -42,7 +42,10 @@ def test_sigint_at_start_in_a_real_process(tmp_path):
             "sys.exit(c.main(['export', 'x']))\n")
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONPATH": os.getcwd()})
+                            env={**os.environ, "PYTHONPATH": os.getcwd()},
+                            # SIGINT at its default, as a terminal's Ctrl-C finds it (a suite
+                            # started in the background of a shell passes it on ignored)
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert proc.stdout.readline() == "loading\n"
     time.sleep(0.2)
     proc.send_signal(signal.SIGINT)
