@@ -110,14 +110,20 @@ def test_compiled_loops_load_only_when_an_index_is_used():
     assert out == ["False", "True"]
 
 
-def test_compiled_loops_run_where_numba_cannot_cache_them(tmp_path):
-    # a zipped egg (as Scrapyd runs a project) and no writable user cache directory: numba
-    # finds no place for its cache; the loops are compiled in the process, with a warning
+def _zipped_egg(tmp_path: Path) -> Path:
+    """The project's package as a zipped egg, as Scrapyd runs it."""
     egg = tmp_path / "1700000000.egg"
     package = Path(__file__).resolve().parent.parent / "wackycrawl"
     with zipfile.ZipFile(egg, "w") as zf:
         for path in package.rglob("*.py"):
             zf.write(path, path.relative_to(package.parent).as_posix())
+    return egg
+
+
+def test_compiled_loops_run_where_numba_cannot_cache_them(tmp_path):
+    # a zipped egg (as Scrapyd runs a project) and no writable user cache directory: numba
+    # finds no place for its cache; the loops are compiled in the process, with a warning
+    egg = _zipped_egg(tmp_path)
     code = ("import logging, sys; logging.basicConfig(); sys.path.insert(0, sys.argv[1])\n"
             "from wackycrawl.dedup.index import ChecksumSet, SimhashIndex\n"
             "import wackycrawl; assert wackycrawl.__file__.startswith(sys.argv[1])\n"
@@ -137,11 +143,7 @@ def test_compiled_loops_run_from_an_egg_are_cached_in_the_user_cache_directory(t
     # Scrapyd runs a project from its egg: numba caches no module inside an egg itself, so
     # each job compiled the loops again; now the first run caches them under the home's
     # cache directory and the second loads them from there
-    egg = tmp_path / "1700000000.egg"
-    package = Path(__file__).resolve().parent.parent / "wackycrawl"
-    with zipfile.ZipFile(egg, "w") as zf:
-        for path in package.rglob("*.py"):
-            zf.write(path, path.relative_to(package.parent).as_posix())
+    egg = _zipped_egg(tmp_path)
     code = ("import logging, sys; logging.basicConfig(); sys.path.insert(0, sys.argv[1])\n"
             "from wackycrawl.dedup.index import SimhashIndex\n"
             "import wackycrawl; assert wackycrawl.__file__.startswith(sys.argv[1])\n"
