@@ -28,6 +28,19 @@ def process_responses(warc: Path, bodies: dict) -> Path:
     assert main(["process", str(warc), "-o", str(out), "--no-progress"]) == 0
     return out
 
+def kept_docs(out: Path) -> dict:
+    """URL -> document of every TREC file in ``out``."""
+    from wackycrawl.trec.reader import iter_docs
+
+    return {doc.url: doc for f in out.glob("*.trec.gz") for _, doc in iter_docs(str(f))}
+
+
+def drop_rows(out: Path) -> list[list[str]]:
+    """The rows (time, URL, reason, detail) of the drops file in ``out``, header left out."""
+    return [line.split("\t") for line in
+            next(out.glob("drops-*.tsv")).read_text(encoding="utf-8").splitlines()[1:]]
+
+
 
 @pytest.mark.parametrize("jobs", ["0", "-2", "two"])
 def test_jobs_below_one_is_a_usage_error(tmp_path, capsys, jobs):
@@ -47,17 +60,15 @@ def test_a_body_its_content_encoding_lies_about_is_bad_encoding_as_in_the_crawl(
     import zlib
 
     from tests.webpages import page, prose
-    from wackycrawl.trec.reader import iter_docs
 
     bodies = {"http://plain.test/": ("gzip", page("P", prose(1)).encode()),
               "http://deflate.test/": ("deflate", page("D", prose(2)).encode()),
               "http://good.test/": ("gzip", gzip.compress(page("G", prose(3)).encode())),
               "http://zlib.test/": ("deflate", zlib.compress(page("Z", prose(4)).encode()))}
     out = process_responses(tmp_path / "lies.warc.gz", bodies)
-    kept = {doc.url for f in out.glob("*.trec.gz") for _, doc in iter_docs(str(f))}
+    kept = set(kept_docs(out))
     assert kept == {"http://good.test/", "http://zlib.test/"}
-    drops = [line.split("\t") for line in
-             next(out.glob("drops-*.tsv")).read_text(encoding="utf-8").splitlines()[1:]]
+    drops = drop_rows(out)
     assert sorted((row[1], row[2]) for row in drops) == [
         ("http://deflate.test/", "bad_encoding"), ("http://plain.test/", "bad_encoding")]
     assert "Content-Encoding lies" in drops[0][3]
@@ -72,7 +83,6 @@ def test_a_body_cut_inside_its_compressed_stream_is_truncated_as_in_the_crawl(tm
     import zlib
 
     from tests.webpages import page, prose
-    from wackycrawl.trec.reader import iter_docs
 
     def cut(data: bytes) -> bytes:
         return data[: len(data) * 2 // 3]
@@ -83,10 +93,9 @@ def test_a_body_cut_inside_its_compressed_stream_is_truncated_as_in_the_crawl(tm
               "http://gzip.test/": ("gzip", gzip.compress(text[2])),
               "http://zlib.test/": ("deflate", zlib.compress(text[3]))}
     out = process_responses(tmp_path / "cut.warc.gz", bodies)
-    kept = {doc.url for f in out.glob("*.trec.gz") for _, doc in iter_docs(str(f))}
+    kept = set(kept_docs(out))
     assert kept == {"http://gzip.test/", "http://zlib.test/"}
-    drops = [line.split("\t") for line in
-             next(out.glob("drops-*.tsv")).read_text(encoding="utf-8").splitlines()[1:]]
+    drops = drop_rows(out)
     assert sorted((row[1], row[2]) for row in drops) == [
         ("http://cutgzip.test/", "truncated"), ("http://cutzlib.test/", "truncated")]
     assert all("stream ends early" in row[3] for row in drops)
@@ -104,7 +113,6 @@ def test_every_content_coding_the_crawl_decodes_is_decoded_by_process(tmp_path):
 
     from tests.webpages import page, prose
     from wackycrawl.crawl.sizewindow import zstd
-    from wackycrawl.trec.reader import iter_docs
 
     text = [page(f"T{n}", prose(n)).encode() for n in range(6)]
     bomb = text[0] + b" " * 5_000_000
@@ -119,12 +127,10 @@ def test_every_content_coding_the_crawl_decodes_is_decoded_by_process(tmp_path):
               "http://bombstack.test/": ("gzip, br", brotli.compress(gzip.compress(bomb))),
               "http://liebr.test/": ("br", text[1])}
     out = process_responses(tmp_path / "codings.warc.gz", bodies)
-    kept = {doc.url: doc for f in out.glob("*.trec.gz") for _, doc in iter_docs(str(f))}
+    kept = kept_docs(out)
     assert set(kept) == {"http://br.test/", "http://zstd.test/", "http://xgzip.test/",
                          "http://gzipbr.test/", "http://gzipgzip.test/", "http://zstdgzip.test/"}
-    drops = {row[1]: row[2] for row in (
-        line.split("\t") for line in
-        next(out.glob("drops-*.tsv")).read_text(encoding="utf-8").splitlines()[1:])}
+    drops = {row[1]: row[2] for row in drop_rows(out)}
     assert drops == {"http://bombbr.test/": "too_large_decoded",
                      "http://bombzstd.test/": "too_large_decoded",
                      "http://bombstack.test/": "too_large_decoded",
@@ -137,7 +143,6 @@ def test_max_doc_bytes_zero_is_no_upper_bound_as_in_the_crawl(tmp_path):
     import gzip
 
     from tests.webpages import page, prose
-    from wackycrawl.trec.reader import iter_docs
 
     big = page("Big", prose(7, min_chars=260_000)).encode()
     bodies = {"http://plain.test/": ("identity", page("P", prose(1)).encode()),
@@ -148,5 +153,5 @@ def test_max_doc_bytes_zero_is_no_upper_bound_as_in_the_crawl(tmp_path):
     out = tmp_path / "out0"
     assert main(["process", str(warc), "-o", str(out), "--no-progress",
                  "-s", "WACKY_MAX_DOC_BYTES=0"]) == 0
-    kept = {doc.url for f in out.glob("*.trec.gz") for _, doc in iter_docs(str(f))}
+    kept = set(kept_docs(out))
     assert kept == set(bodies)
