@@ -435,3 +435,45 @@ def test_a_group_share_for_no_group_is_refused():
     with pytest.raises(ValueError, match=r"must be in \(0, 1\]"):
         fw.group_shares({"cs,sk": 1.5})
     assert fw.group_shares({"sk, cs": "0.7"}) == {frozenset({"cs", "sk"}): 0.7}
+
+
+# Written for these tests: Indonesian news prose (bahwa, karena: KBBI forms) closing with one
+# Malay sentence (sahaja: the DBP form, Indonesian saja), and Indonesian prose with seven
+# Indonesian forms and one Malay spelling (fikir, Indonesian pikir).
+ID_WITH_MALAY = ("Bupati menyatakan bahwa pembangunan jembatan baru akan dimulai tahun depan. "
+                 "Warga desa menyambut rencana itu karena selama ini mereka harus memutar jauh. "
+                 "Menurut kepala desa, jembatan lama sudah rusak karena sering dilewati truk "
+                 "besar. Projek itu hanya akan siap dalam masa dua tahun sahaja.")
+ID_ONE_MALAY_FORM = ("Pemerintah kota mengumumkan bahwa jalan utama akan ditutup pada bulan "
+                     "Desember. Warga diminta memakai mobil seperlunya saja karena proyek itu "
+                     "membutuhkan uang dan waktu yang cukup lama. Seorang warga berkata ia tidak "
+                     "fikir proyek itu akan selesai tepat waktu.")
+
+
+def test_text_mixing_indonesian_and_malay_forms_is_und_with_both_candidates():
+    words = fw._words(fw.normalise(ID_WITH_MALAY))
+    assert fw._markers("id", "ms", words) == (3, 1)  # bahwa, karena x2 / sahaja
+    # Without the rule the model's id (over 0.9 of the group) stood: a confident label on a
+    # text holding a form the Indonesian standard does not write.
+    assert fw.Identifier(min_chars=0, close_mixed_ratio={}).identify(ID_WITH_MALAY).lang == "id"
+    r = fw.Identifier(min_chars=0).identify(ID_WITH_MALAY)
+    assert (r.lang, r.method) == ("und", "close")
+    assert [lang for lang, _ in r.top2] == ["id", "ms"]
+    # Two types of Indonesian forms against one Malay: below fw.CLOSE_MIXED_RATIO (3).
+    assert fw.Identifier(min_chars=0, close_mixed_ratio={"ms,id": 2}).identify(
+        ID_WITH_MALAY).lang == "id"
+
+
+def test_one_malay_form_among_many_indonesian_ones_keeps_the_label():
+    r = fw.Identifier(min_chars=0).identify(ID_ONE_MALAY_FORM)
+    assert r.lang == "id"
+    assert fw.Identifier(min_chars=0, close_mixed_ratio={"id,ms": 8}).identify(
+        ID_ONE_MALAY_FORM).lang == "und"
+
+
+def test_a_mixed_ratio_for_no_group_is_refused():
+    with pytest.raises(ValueError, match="no close-language group"):
+        fw.Identifier(close_mixed_ratio={"id,jv": 3})
+    with pytest.raises(ValueError, match="must be positive"):
+        fw.group_ratios({"id,ms": 0})
+    assert fw.group_ratios({"ms, id": "2"}) == {frozenset({"id", "ms"}): 2.0}

@@ -178,6 +178,15 @@ def test_group_shares_read_from_settings_and_a_bad_name_stops_the_crawl():
         build(WACKY_LID_CLOSE_GROUP_SHARES={"hr,xx": 0.8})
 
 
+def test_mixed_ratio_read_from_settings_and_a_bad_name_stops_the_crawl():
+    assert build()[0].identifier.close_mixed_ratio == {frozenset({"id", "ms"}): 3.0}
+    pipe, _ = build(WACKY_LID_CLOSE_MIXED_RATIO='{"ms,id": 2}')
+    assert pipe.identifier.close_mixed_ratio == {frozenset({"id", "ms"}): 2.0}
+    assert build(WACKY_LID_CLOSE_MIXED_RATIO={})[0].identifier.close_mixed_ratio == {}
+    with pytest.raises(ValueError, match="WACKY_LID_CLOSE_MIXED_RATIO: 'id,xx'"):
+        build(WACKY_LID_CLOSE_MIXED_RATIO={"id,xx": 3})
+
+
 def test_purist_standards_read_from_settings():
     from tests.test_langcheck import BS_ONE
 

@@ -311,6 +311,13 @@ WACKY_LID_CLOSE_MIN_MARKERS = 2
 # standards): one distinctive token of another member, three times the purist's own, tells a
 # text apart from it (devset documents: bs recall 0.38 -> 0.62, no new error).
 WACKY_LID_CLOSE_PURIST = "hr"
+# Close groups whose standards write none of each other's distinctive forms (Indonesian KBBI
+# karena, bahwa, saja, uang / Malay DBP kerana, bahawa, sahaja, wang): a text holding
+# distinctive words of two members mixes the standards and gets a label only when the label's
+# distinctive words have this many times as many types (different words) as the other's; else
+# "und" naming both (devset documents: 5 of the 6 ms documents holding forms of both
+# standards that were labelled id become und, 1 in each half; no other label changes).
+WACKY_LID_CLOSE_MIXED_RATIO = {"id,ms": 3.0}
 # Language-Mix / Language-Foreign: a paragraph's lists decide with this many function-word
 # tokens; the model reads paragraphs of at least this many characters (one sentence).
 WACKY_LID_MIX_MIN_TOKENS = 3

@@ -26,7 +26,9 @@ Stages, each a plain function over ``str``:
    function-word and marker lists, ``data/funcwords/markers``: forms one standard writes and
    the other's does not; one token against a purist standard, ``close_purist``), counted
    over the whole text when the part read does not tell them apart; else ``"und"`` with the
-   two candidates in ``top2``. The model's
+   two candidates in ``top2``. In a group whose standards write none of each other's forms
+   (id/ms, ``close_mixed_ratio``), a text holding forms of two members gets a label only
+   with ``close_mixed_ratio`` times as many types of the label's forms. The model's
    ``nso`` (it has no class for Setswana, which it calls nso) needs Northern Sotho markers.
 5. :func:`is_connected_prose` - minimum function-word types, tokens and ratio.
 
@@ -88,6 +90,15 @@ CLOSE_MIN_MARKERS = 2
 # sentences and 5-6 % more of the es and pt ones; of the labels it gives that are not the gold
 # one, 17 of 18 are right by the sentence's own forms, Nynorsk sentences among the nb ones).
 CLOSE_GROUP_SHARES = {"da,nb,nn,sv": 0.8, "ca,es,gl,pt": 0.8}
+# Close groups whose standards write none of each other's distinctive forms (Indonesian, KBBI:
+# karena, bahwa, saja, uang; Malay, DBP: kerana, bahawa, sahaja, wang; SOURCES.md): a text
+# holding distinctive words of two members mixes the standards, and is given one of them only
+# when the label's distinctive words have at least this many times as many types (different
+# words) as the other's; else "und" with both candidates. Types, not tokens: one word
+# repeated by a page's boilerplate is one form (benchmarks/language_eval.py, devset
+# documents: of the 17 ms documents holding forms of both standards, the 6 labelled id become
+# 1, the others und, 1 in each half; no other document or sentence changes label).
+CLOSE_MIXED_RATIO = {"id,ms": 3.0}
 # Close languages whose standard is purist, admitting no form of its neighbours' standards
 # (Wikipedia, "Comparison of standard Bosnian, Croatian, Montenegrin and Serbian": the
 # Bosnian, Montenegrin and Serbian standards "tend to be inclusive", accepting a wider range
@@ -438,6 +449,7 @@ class Identifier:
         close_group_shares: dict[str, float] | None = None,
         close_min_markers: int = CLOSE_MIN_MARKERS,
         close_purist: tuple[str, ...] | frozenset[str] = CLOSE_PURIST,
+        close_mixed_ratio: dict[str, float] | None = None,
     ):
         self.min_chars = min_chars
         self.min_margin = min_margin
@@ -453,6 +465,8 @@ class Identifier:
             CLOSE_GROUP_SHARES if close_group_shares is None else close_group_shares)
         self.close_min_markers = close_min_markers
         self.close_purist = frozenset(close_purist)
+        self.close_mixed_ratio = group_ratios(
+            CLOSE_MIXED_RATIO if close_mixed_ratio is None else close_mixed_ratio)
 
     def identify(self, text: str) -> LangResult:
         """Decide the language of ``text`` (any length; never raises on odd input)."""
@@ -526,12 +540,13 @@ class Identifier:
         if total < (self.agree_min_prob if agree else self.model_min_prob):
             return result(UND, 0.0, "uncertain", ranked[:2])
         share = self.close_group_shares.get(members, self.close_min_share)
-        found = self._tell_apart(probs, total, words, share)
+        mixed = self.close_mixed_ratio.get(members)
+        found = self._tell_apart(probs, total, words, share, mixed)
         unread = None if found else list(rest)
         if unread:  # the whole text's evidence
             for piece in unread:
                 words.update(_words(piece))
-            found = self._tell_apart(probs, total, words, share)
+            found = self._tell_apart(probs, total, words, share, mixed)
         if not found:
             return result(UND, 0.0, "close", probs[:2])
         lang, p, method = found
@@ -539,19 +554,28 @@ class Identifier:
             method = "funcwords" if listed_first else "langid"
         return result(lang, p / total, method, probs[:2])
 
-    def _tell_apart(self, probs, total: float, words: Counter, share: float):
+    def _tell_apart(self, probs, total: float, words: Counter, share: float,
+                    mixed: float | None = None):
         """(lang, probability, ``"model"`` or ``"markers"``) of :meth:`_close`'s test on
-        ``words`` with the group's ``share``, or None."""
+        ``words`` with the group's ``share``, or None. With ``mixed`` (the group's
+        ``close_mixed_ratio``), None also when a member's distinctive words are in the text
+        and the label's have fewer than ``mixed`` times as many types."""
         first, p1 = probs[0]
+        found = None
         if p1 >= share * total and not any(
                 self._strong(x, first, words) for x, _ in probs[1:]):
-            return first, p1, "model"
-        contenders = [(lang, p) for lang, p in probs if p >= (1 - share) * total]
-        against = contenders if len(contenders) > 1 else probs[:2]
-        for lang, p in contenders:
-            if all(self._strong(lang, x, words) for x, _ in against if x != lang):
-                return lang, p, "markers"
-        return None
+            found = first, p1, "model"
+        else:
+            contenders = [(lang, p) for lang, p in probs if p >= (1 - share) * total]
+            against = contenders if len(contenders) > 1 else probs[:2]
+            for lang, p in contenders:
+                if all(self._strong(lang, x, words) for x, _ in against if x != lang):
+                    found = lang, p, "markers"
+                    break
+        if found and mixed and any(_mixes(found[0], x, words, mixed) for x, _ in probs
+                                   if x != found[0]):
+            return None
+        return found
 
     def told_apart(self, lang: str, norm: str) -> bool:
         """False when the model's label ``lang`` has a close relative the model has no class
@@ -602,17 +626,46 @@ def _markers(a: str, b: str, words: Counter) -> tuple[int, int]:
     return ma, mb
 
 
+def _mixes(a: str, b: str, words: Counter, ratio: float) -> bool:
+    """True when ``words`` (UTF-8 word frequencies) hold a distinctive word of ``b`` against
+    ``a`` and fewer than ``ratio`` times as many types (different words) of ``a``'s."""
+    lex_a, lex_b = _distinctive(a), _distinctive(b)
+    of_b = sum(1 for w in words if w in lex_b and w not in lex_a)
+    return bool(of_b) and sum(1 for w in words if w in lex_a and w not in lex_b) < ratio * of_b
+
+
+def group_ratios(ratios: dict[str, float]) -> dict[frozenset[str], float]:
+    """``{"id,ms": 3}`` (a close group named by its members, any order) ->
+    ``{frozenset({"id", "ms"}): 3.0}``. Raises ValueError for a name that is not one of
+    :data:`~wackycrawl.text.langmodel.CLOSE_GROUPS` or a ratio that is not positive."""
+    out = {}
+    for (name, ratio), members in zip(ratios.items(), _named_groups(ratios)):
+        if not float(ratio) > 0:
+            raise ValueError(f"ratio of {name!r} must be positive, not {ratio}")
+        out[members] = float(ratio)
+    return out
+
+
+def _named_groups(values: dict) -> list[frozenset[str]]:
+    """The groups the keys of ``values`` name (``"id,ms"``: members, any order, ``no`` for
+    ``nb``), in order; ValueError for a name that is no close-language group."""
+    out = []
+    for name in values:
+        members = frozenset(langmodel.normalise_code(c) for c in str(name).split(",") if c.strip())
+        if members not in langmodel.CLOSE_GROUPS:
+            groups = ", ".join(",".join(sorted(g)) for g in langmodel.CLOSE_GROUPS)
+            raise ValueError(f"{name!r} is no close-language group; the groups: {groups}")
+        out.append(members)
+    return out
+
+
 def group_shares(shares: dict[str, float]) -> dict[frozenset[str], float]:
     """``{"da,nb,nn,sv": 0.8}`` (a close group named by its members, any order, ``no`` for
     ``nb``) -> ``{frozenset({"da", "nb", "nn", "sv"}): 0.8}``. Raises ValueError for a name
     that is not one of :data:`~wackycrawl.text.langmodel.CLOSE_GROUPS` or a share outside
     ``(0, 1]``."""
     out = {}
-    for name, share in shares.items():
-        members = frozenset(langmodel.normalise_code(c) for c in str(name).split(",") if c.strip())
-        if members not in langmodel.CLOSE_GROUPS:
-            groups = ", ".join(",".join(sorted(g)) for g in langmodel.CLOSE_GROUPS)
-            raise ValueError(f"{name!r} is no close-language group; the groups: {groups}")
+    for (name, share), members in zip(shares.items(), _named_groups(shares)):
         if not 0 < float(share) <= 1:
             raise ValueError(f"share of {name!r} must be in (0, 1], not {share}")
         out[members] = float(share)
