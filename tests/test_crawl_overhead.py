@@ -82,3 +82,19 @@ def test_request_fingerprints_are_cached_and_unchanged_by_the_cache():
     assert first == again == urls.request_fingerprint.__wrapped__("GET", url, b"")
     assert (info.hits, info.misses, info.maxsize) == (1, 1, urls.FINGERPRINT_CACHE)
     assert urls.request_fingerprint("POST", url, b"") != first
+
+
+def test_the_written_url_key_reuses_the_fingerprint_of_the_fetched_request():
+    """The written-URL set's key of a page is the fingerprint its request got when it was
+    scheduled (method, URL, body), found in the cache, not computed a second time."""
+    from scrapy import Request
+
+    from wackycrawl.distributed.fingerprint import url_fingerprint
+
+    url = "http://example.com/story?id=4&utm_medium=x"
+    request = Request(url)
+    urls.request_fingerprint.cache_clear()
+    scheduled = urls.request_fingerprint(request.method, request.url, request.body)
+    assert url_fingerprint(url) == scheduled
+    info = urls.request_fingerprint.cache_info()
+    assert (info.hits, info.misses) == (1, 1)

@@ -16,5 +16,6 @@ __all__ = ["canonical", "fingerprint", "url_fingerprint"]
 
 
 def url_fingerprint(url: str) -> bytes:
-    """Fingerprint of a GET of ``url``: the key of the written-URL set."""
-    return fingerprint("GET", url)
+    """Fingerprint of a GET of ``url``: the key of the written-URL set. Called with the
+    arguments the scheduler's calls give a fetched request, so the cached value is found."""
+    return fingerprint("GET", url, b"")
