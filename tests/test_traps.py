@@ -188,3 +188,22 @@ def test_middleware_budget_keys_on_the_host_name_not_the_default_port():
         mw.process_request(Request("http://upper.test:80/p4.html"))
     assert mw.process_request(Request("http://upper.test:8080/p5.html")) is None
     assert stats.get_value("wacky/trap/budget") == 1
+
+
+def test_the_suffix_list_is_built_with_the_middleware_not_at_the_first_request(monkeypatch):
+    """tldextract builds its trie (thousands of objects) at its first lookup: the middleware
+    does that lookup when it is built, before gc.freeze at spider_opened, so the requests'
+    lookups create no objects that every later full collection would scan again."""
+    import gc
+
+    import tldextract
+
+    from wackycrawl.seeding import serp
+
+    monkeypatch.setattr(serp, "_PSL", tldextract.TLDExtract(
+        suffix_list_urls=(), cache_dir=None, include_psl_private_domains=True))
+    mw, _ = make_mw()
+    gc.collect()
+    before = len(gc.get_objects())
+    assert serp.registered_domain("news.bbc.co.uk") == "bbc.co.uk"
+    assert len(gc.get_objects()) - before < 100

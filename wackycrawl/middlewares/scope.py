@@ -75,6 +75,7 @@ class ScopeMiddleware:
         self.derived: set[str] = set()
         self.server = self.key = None
         if self.derive:
+            seed_prefix("http://www.example.com/", self.derive)  # the suffix trie, before gc.freeze
             crawler.signals.connect(self._seed_list, signal=signals.spider_opened)
             crawler.signals.connect(self._seen_seed, signal=signals.request_scheduled)
             crawler.signals.connect(self._seen_seed, signal=signals.request_dropped)

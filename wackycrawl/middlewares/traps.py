@@ -69,6 +69,9 @@ class TrapsMiddleware:
         self.detector = EndlessLinksDetector(s.getint("WACKY_TRAP_WINDOW"),
                                              s.getfloat("WACKY_TRAP_NEW_RATIO"))
         self.crawler, self.stats = crawler, crawler.stats
+        # tldextract builds its suffix trie (some 18,000 objects) at the first lookup: now,
+        # before gc.freeze at spider_opened, not later, where every full collection scans it
+        registered_domain("www.example.com")
         for handler, signal in ((self._scheduled, signals.request_scheduled),
                                 (self._dropped, signals.request_dropped),
                                 (self._fetched, signals.response_received),
