@@ -93,9 +93,9 @@ class Progress:
 
     def _queue(self) -> int | None:
         """Requests in the scheduler (Redis or SQLite frontier included), None if unknown."""
-        slot = getattr(self.crawler.engine, "_slot", None)
+        scheduler = self.crawler.engine.scheduler
         try:
-            return len(slot.scheduler) if slot is not None else None
+            return len(scheduler) if scheduler is not None else None
         except Exception:  # noqa: BLE001 - a frontier that cannot answer now: use the stats
             return None
 

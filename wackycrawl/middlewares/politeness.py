@@ -205,8 +205,7 @@ class PolitenessMiddleware:
     def _lease_lost(self, request: Request) -> bool:
         """True when the frontier leased ``request`` to this worker and the lease is lost
         (:meth:`.FrontierQueue.lease_lost`): sent now, the page would be fetched twice."""
-        slot = getattr(self.crawler.engine, "_slot", None)
-        queue = getattr(getattr(slot, "scheduler", None), "queue", None)
+        queue = getattr(self.crawler.engine.scheduler, "queue", None)
         lost = getattr(queue, "lease_lost", None)
         return lost is not None and lost(request)
 
@@ -249,8 +248,7 @@ class PolitenessMiddleware:
 
     def _can_park(self) -> bool:
         """True when the scheduler is a frontier that parks requests (SQLite or Redis)."""
-        slot = getattr(self.crawler.engine, "_slot", None)
-        return hasattr(getattr(slot, "scheduler", None), "queue")
+        return hasattr(self.crawler.engine.scheduler, "queue")
 
     def _stopping(self) -> bool:
         """True once a graceful stop began (the engine no longer starts requests)."""

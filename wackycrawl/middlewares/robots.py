@@ -346,8 +346,7 @@ class RobotsMiddleware:
         delay = max(0.0, entry.expires - self.table.clock())
         meta = {**request.meta, DEFERRALS_META: n + 1}
         self.stats.inc_value("wacky/robots/deferred")
-        scheduler = getattr(self.crawler.engine._slot, "scheduler", None)
-        if hasattr(scheduler, "queue"):  # the frontier keeps it
+        if hasattr(self.crawler.engine.scheduler, "queue"):  # the frontier keeps it
             meta[NOT_BEFORE_META] = time.time() + delay
             self.crawler.engine.crawl(request.replace(dont_filter=True, meta=meta))
             raise IgnoreRequest("robots.txt unreachable: parked in the frontier")
