@@ -682,35 +682,52 @@ class _Evidence:
     def languages(self) -> dict[str, int]:
         return charsets.language_evidence(self.body, shown=self.visible)
 
-    def fit(self, codec: str, text: str | None = None) -> charsets.Fit | None:
+    def fit(self, codec: str, text: str | None = None,
+            undefined: bytes = b"") -> charsets.Fit | None:
         """Fit of the sample decoded with ``codec`` (or of ``text``'s own non-ASCII words,
-        for codecs that are not ASCII-compatible); None if the sample does not decode."""
+        for codecs that are not ASCII-compatible); None if the sample does not decode. The
+        sample's ``undefined`` bytes (under ``codec``) are dropped first, each costing
+        :data:`charsets.UNDEFINED_WEIGHT`."""
         if text is not None:
             words = " ".join(w for w in text[:200_000].split() if not w.isascii())
             return charsets.fit(words, codec, self._languages_for(words))
-        if codec not in self._fits:
-            decoded = _strict(self.sample, codec)
-            self._fits[codec] = (None if decoded is None
-                                 else charsets.fit(decoded, codec, self._languages_for(decoded)))
-        return self._fits[codec]
+        key = codec if not undefined else f"{codec}-{undefined.hex()}"
+        if key not in self._fits:
+            sample = self.sample.translate(None, undefined) if undefined else self.sample
+            decoded = _strict(sample, codec)
+            fit = (None if decoded is None
+                   else charsets.fit(decoded, codec,
+                                     self.languages if undefined else self._languages_for(decoded)))
+            if fit is not None and undefined:
+                # a dropped byte is a bad character: an implausible decoding that drops
+                # enough of them is rejected (MIN_BAD_CHARS), not stored without them
+                dropped = len(self.sample) - len(sample)
+                fit = fit._replace(score=fit.score - charsets.UNDEFINED_WEIGHT * dropped,
+                                   junk=fit.junk + dropped)
+            self._fits[key] = fit
+        return self._fits[key]
 
     def _languages_for(self, text: str) -> dict[str, int] | None:
         # an all-ASCII text's fit needs no function-word evidence (charsets.fit): not computed
         return None if text.isascii() else self.languages
 
-    def code_pages(self) -> list[tuple[charsets.Fit, str]]:
-        """``[(fit, codec), ...]`` of every code page of :data:`charsets.PRIORS` that decodes
-        the sample cleanly; one fit per group of code pages that decode the sample's high
-        bytes alike (:func:`charsets.same_decodings`), the others' scores moved by their
-        priors."""
+    def code_pages(self, max_repairs: int = 0) -> list[tuple[charsets.Fit, str, bool]]:
+        """``[(fit, codec, repaired), ...]`` of every code page of :data:`charsets.PRIORS`
+        that decodes the sample with at most ``max_repairs`` of its bytes undefined
+        (:func:`charsets.undefined_bytes`: those are dropped, each costing
+        :data:`charsets.UNDEFINED_WEIGHT`, and ``repaired`` is True); one fit per group of code
+        pages that decode the sample's high bytes alike (:func:`charsets.same_decodings`), the
+        others' scores moved by their priors."""
         scored = []
-        for first, members in charsets.same_decodings(self.sample, list(charsets.PRIORS)).items():
-            fit = self.fit(first)
+        groups = charsets.same_decodings(self.sample, list(charsets.PRIORS), max_repairs)
+        for first, members in groups.items():
+            undefined = bytes(b for b in charsets.undefined_bytes(first) if b in self.sample)
+            fit = self.fit(first, undefined=undefined)
             if fit is None:
                 continue
             for codec in members:
                 shift = charsets.PRIORS[first] - charsets.PRIORS[codec]
-                scored.append((fit._replace(score=fit.score + shift), codec))
+                scored.append((fit._replace(score=fit.score + shift), codec, bool(undefined)))
         return scored
 
 
@@ -731,7 +748,7 @@ def guess(body: bytes, max_repairs: int = MAX_REPAIRS,
         return _Guess(ev.fit("utf-8") or ev.fit("utf-8", utf8[0]), "utf-8", *utf8)
     if ev.damaged_utf8:  # UTF-8 with too many stray bytes: every other decoding is mojibake
         return None
-    best = _best_valid(ev, ev.code_pages(), max_repairs)
+    best = _best_valid(ev, ev.code_pages(max_repairs), max_repairs)
     if (best is None or best.fit.lang not in charsets.LATIN
             or best.fit.plausibility < TRUST_DECLARED):
         # outside the Latin-script languages the letters alone cannot tell code pages apart
@@ -756,9 +773,11 @@ def guess(body: bytes, max_repairs: int = MAX_REPAIRS,
 
 def _best_valid(ev: _Evidence, scored: list, max_repairs: int) -> _Guess | None:
     """The best-scored candidate whose whole body decodes with at most ``max_repairs`` bytes
-    undefined in it (dropped and counted)."""
-    for fit, codec in sorted(scored, key=lambda fc: -fc[0].score):
-        decoded = ev.decode(codec, max_repairs)
+    undefined in it (dropped and counted). A candidate scored with bytes of the sample
+    undefined (``repaired``) was chosen by the evidence of its other characters: its repairs
+    need not be rare among them (an ASCII page with a stray 0x81 is windows-1252)."""
+    for fit, codec, repaired in sorted(scored, key=lambda fc: -fc[0].score):
+        decoded = ev.decode(codec, max_repairs, rare=not repaired)
         if decoded is not None:
             return _Guess(fit, codec, *decoded)
     return None
