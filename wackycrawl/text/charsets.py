@@ -322,11 +322,13 @@ def _lang_scripts(lang: str) -> tuple[str, ...]:
     return tuple({_script(ch) for ch in ALPHABETS[lang] if ch.isalpha()} or {"LATIN"})
 
 
-def fit(text: str, codec: str = "", languages: dict[str, int] | None = None) -> Fit:
+def fit(text: str, codec: str = "", languages: dict[str, int] | None = None,
+        only: str | None = None) -> Fit:
     """Score ``text`` - the evidence words (:func:`sample`) decoded with ``codec``, a Python
     codec name whose prior is subtracted - against every language of :data:`ALPHABETS` and
-    :data:`CJK_SCRIPTS`; ``languages`` are the page's ASCII function-word tokens per
-    language (:func:`language_evidence`). Returns the best :class:`Fit`."""
+    :data:`CJK_SCRIPTS` (or the language ``only``: how plausible the text is for it);
+    ``languages`` are the page's ASCII function-word tokens per language
+    (:func:`language_evidence`). Returns the best :class:`Fit`."""
     prior = PRIORS.get(codec, 0.0)
     if text.isascii():
         # the page's ASCII function words count as for any other decoding of it (a code page
@@ -341,10 +343,11 @@ def fit(text: str, codec: str = "", languages: dict[str, int] | None = None) -> 
     words = Counter(w for w in _WORD.findall(funcwords.normalise(text)) if not w.isascii())
     fw_wide = dict(zip(funcwords.languages(), funcwords.count(words)[0]))
     total = sum(letters.values())
-    goods = dict.fromkeys(_all_languages(), 0)
+    goods = dict.fromkeys((only,) if only else _all_languages(), 0)
     for ch, n in letters.items():
         for lang in _languages_of(ch):
-            goods[lang] += n
+            if lang in goods:
+                goods[lang] += n
     best = None
     plausible = (0.0, total)  # (plausibility, foreign) of the language explaining most
     scripts = Counter()

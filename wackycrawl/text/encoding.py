@@ -13,7 +13,9 @@ Order (WHATWG HTML "determining the character encoding", then evidence):
    the bytes validate under it: they decode with at most ``max_repairs`` bad bytes, they are
    not UTF-8 in disguise (valid multi-byte UTF-8 under a single-byte label), and the text is
    plausible (:mod:`wackycrawl.text.charsets`) or no other codec explains it clearly better
-   (a score lead of :data:`OVERRIDE_MARGIN` characters of evidence). A UTF-16/32 label on a
+   (a score lead of :data:`OVERRIDE_MARGIN` characters of evidence); under a single-byte
+   label "plausible" is also judged for the language a clearly better guess finds (French
+   labelled ISO-8859-2 reads as Slovak letters, ``trčs``, implausible for French). A UTF-16/32 label on a
    body without NUL bytes is a lie (WHATWG prescan: such a ``<meta>`` means UTF-8).
 4. Otherwise a guess: UTF-8 if the bytes are valid UTF-8 (or need at most ``max_repairs``
    stray bytes repaired), UTF-16/32 by their NUL pattern, else every candidate code page
@@ -707,6 +709,12 @@ class _Evidence:
             self._fits[key] = fit
         return self._fits[key]
 
+    def fit_for(self, codec: str, lang: str) -> charsets.Fit:
+        """Fit of the sample decoded with ``codec`` (ASCII-compatible, decoding it) for the
+        language ``lang`` alone."""
+        decoded = _strict(self.sample, codec) or ""
+        return charsets.fit(decoded, codec, self._languages_for(decoded), only=lang)
+
     def _languages_for(self, text: str) -> dict[str, int] | None:
         # an all-ASCII text's fit needs no function-word evidence (charsets.fit): not computed
         return None if text.isascii() else self.languages
@@ -868,6 +876,17 @@ def _decode_declared(body: bytes, declared: list[tuple[str, str]], max_repairs: 
                     and guessed.fit.plausibility > fit.plausibility):
                 continue
             if _implausible(fit, min_plausibility):
+                continue
+        elif _single_byte(codec) and not ev.sample.isascii():
+            # letters plausible for some language may still be wrong for the page's: French
+            # under ISO-8859-2 reads as Slovak letters (trčs, lŕ). A guess with another code
+            # page that explains the text fully as one language, leads clearly, and finds the
+            # declared reading implausible for that language overrides the label.
+            guessed = guessed or guess(body, max_repairs, ev)
+            if (guessed is not None and guessed.codec != codec and guessed.fit.lang
+                    and guessed.fit.plausibility >= TRUST_DECLARED
+                    and guessed.fit.score > fit.score + OVERRIDE_MARGIN
+                    and ev.fit_for(codec, guessed.fit.lang).plausibility < TRUST_DECLARED):
                 continue
         return _decoded(decoded, codec, f"declared:{source}")
     guessed = guessed or guess(body, max_repairs, ev)
