@@ -590,12 +590,18 @@ _HIGH_BYTE = re.compile(rb"[\x80-\xff]")
 # Legacy pages (the chardet test files: EUC-JP, GB2312, Big5, TIS-620, code pages) have at
 # most 0.41; a UTF-8 page with stray bytes has several.
 UTF8_SEQUENCES_PER_STRAY_BYTE = 2.0
+# UTF-8 in which a CJK reading is mojibake: at least this many well-formed sequences per
+# stray byte, still far above the legacy CJK pages' 0.41 (a UTF-8 page with windows-1252
+# words pasted in may fall below 2.0; gb18030 decodes nearly any such bytes, ``Caf茅``).
+UTF8_SEQUENCES_PER_STRAY_BYTE_CJK = 1.0
 
 
-def damaged_utf8(body: bytes) -> tuple[int, int] | None:
+def damaged_utf8(body: bytes, per_stray: float = UTF8_SEQUENCES_PER_STRAY_BYTE
+                 ) -> tuple[int, int] | None:
     """(stray bytes, UTF-8 characters) when ``body`` is UTF-8 with bytes outside well-formed
     sequences (stray bytes, lone surrogates) but at least
-    :data:`UTF8_SEQUENCES_PER_STRAY_BYTE` well-formed multi-byte sequences per such byte:
+    ``per_stray`` (:data:`UTF8_SEQUENCES_PER_STRAY_BYTE`) well-formed multi-byte sequences per
+    such byte:
     text whose other decodings (a CJK codec reads each of its sequences as one Han or Hangul
     character: ``Caf茅`` for ``Café``) are mojibake. None for valid UTF-8, ASCII and other
     bytes."""
@@ -603,7 +609,7 @@ def damaged_utf8(body: bytes) -> tuple[int, int] | None:
         return None
     sequences = _UTF8_SEQUENCE.findall(body)
     stray = len(_HIGH_BYTE.findall(body)) - sum(map(len, sequences))
-    if stray and len(sequences) >= UTF8_SEQUENCES_PER_STRAY_BYTE * stray:
+    if stray and len(sequences) >= per_stray * stray:
         return stray, len(sequences)
     return None
 
@@ -670,6 +676,12 @@ class _Evidence:
     @functools.cached_property
     def damaged_utf8(self) -> tuple[int, int] | None:
         return damaged_utf8(self.body)
+
+    @functools.cached_property
+    def utf8_like(self) -> bool:
+        """UTF-8 with stray bytes, too many to repair, but well-formed sequences at least
+        :data:`UTF8_SEQUENCES_PER_STRAY_BYTE_CJK` per stray byte: no CJK codec reads it."""
+        return damaged_utf8(self.body, UTF8_SEQUENCES_PER_STRAY_BYTE_CJK) is not None
 
     @functools.cached_property
     def visible(self) -> bytes:
@@ -768,6 +780,9 @@ def guess(body: bytes, max_repairs: int = MAX_REPAIRS,
             codec = _python_codec(match.encoding)
             if codec not in charsets.PRIORS and codec not in charsets.MULTIBYTE:
                 continue
+            if (codec in charsets.MULTIBYTE and not codec.startswith(_WIDE)
+                    and ev.utf8_like):
+                continue  # damaged UTF-8 read by a CJK codec: mojibake
             decoded = ev.decode(codec, 0)  # no bad byte; the page's controls go
             if decoded is None:
                 continue
@@ -910,6 +925,10 @@ def _decode_declared(body: bytes, declared: list[tuple[str, str]], max_repairs: 
         # every candidate failed; if some failed only on its control characters, the body
         # is binary data served as text
         raise ev.binary or EncodingError("no codec decodes the page cleanly")
+    if _implausible(guessed.fit, min_plausibility) and ev.utf8_like:
+        stray, chars = damaged_utf8(body, UTF8_SEQUENCES_PER_STRAY_BYTE_CJK)
+        raise EncodingError(f"damaged UTF-8: {stray} bytes outside UTF-8 sequences (at most "
+                            f"{max_repairs} repaired) among {chars} UTF-8 characters")
     if _implausible(guessed.fit, min_plausibility):
         raise EncodingError(f"implausible text: best decoding {guessed.codec} explains "
                             f"{guessed.fit.plausibility:.0%} of its non-ASCII characters")
