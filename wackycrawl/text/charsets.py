@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
-from functools import cache, lru_cache
+from functools import cache
 from typing import NamedTuple
 
 from wackycrawl.text import funcwords
@@ -248,10 +248,14 @@ _CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _GLUED_CJK = re.compile(f"(?<=[A-Za-z])[{_CJK_CHARS}]{{1,2}}(?=[A-Za-z])")
 
 
-@lru_cache(maxsize=1024)
-def _case_switch(lower: str, upper: str) -> re.Pattern:
-    """A lowercase letter (ASCII or of ``lower``) followed by an uppercase one of ``upper``."""
-    return re.compile(f"[a-z{re.escape(lower)}][{re.escape(upper)}]")
+def _letters_of(category: str) -> str:
+    return "".join(chr(c) for c in (*range(0x80, 0x250), *range(0x370, 0x530), *range(0x1E00, 0x2000))
+                   if unicodedata.category(chr(c)) == category)
+
+
+# A lowercase letter (ASCII, or Latin, Greek, Cyrillic) followed by an uppercase one of those
+# scripts (non-ASCII): compiled once.
+_CASE_SWITCH = re.compile(f"[a-z{re.escape(_letters_of('Ll'))}][{re.escape(_letters_of('Lu'))}]")
 
 
 @cache
@@ -294,8 +298,7 @@ def _classify(text: str) -> tuple[dict[str, int], int, int, int]:
     junk += len(_MIXED_SCRIPTS.findall(text))  # xЃ: a Latin and a Cyrillic, Greek... letter
     junk += sum(map(len, _GLUED_CJK.findall(text)))  # d茅j: Latin UTF-8 read as CJK
     if upper_chars:  # aB inside a word (KOI8-R read as windows-1251)
-        junk += len(_case_switch("".join(sorted(lower_chars)),
-                                      "".join(sorted(upper_chars))).findall(text))
+        junk += len(_CASE_SWITCH.findall(text))
     # running text is mostly lowercase: a page of capitals is a cased page read backwards
     # (KOI8-R as windows-1251) unless the other reading is no better
     junk += max(0, upper - (sum(letters.values()) - upper)) // 2

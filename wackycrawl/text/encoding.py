@@ -721,6 +721,19 @@ class _Evidence:
             self._fits[key] = fit
         return self._fits[key]
 
+    def doubts(self, codec: str, fit: charsets.Fit) -> bool:
+        """Whether the sample decoded with ``codec`` (its ``fit``), Latin-script letters, is
+        implausible for the Latin-script language the page's ASCII function words name most
+        (none named: no doubt)."""
+        if fit.lang not in charsets.LATIN:
+            return False
+        words = {lang: n for lang, n in self.languages.items()
+                 if n and lang in charsets.LATIN}
+        if not words:
+            return False
+        lang = max(words, key=words.get)
+        return lang != fit.lang and self.fit_for(codec, lang).plausibility < TRUST_DECLARED
+
     def fit_for(self, codec: str, lang: str) -> charsets.Fit:
         """Fit of the sample decoded with ``codec`` (ASCII-compatible, decoding it) for the
         language ``lang`` alone."""
@@ -892,7 +905,7 @@ def _decode_declared(body: bytes, declared: list[tuple[str, str]], max_repairs: 
                 continue
             if _implausible(fit, min_plausibility):
                 continue
-        elif _single_byte(codec) and not ev.sample.isascii():
+        elif _single_byte(codec) and not ev.sample.isascii() and ev.doubts(codec, fit):
             # letters plausible for some language may still be wrong for the page's: French
             # under ISO-8859-2 reads as Slovak letters (trčs, lŕ). A guess with another code
             # page that explains the text fully as one language, leads clearly, and finds the
