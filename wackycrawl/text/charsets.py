@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
-from functools import cache, lru_cache
+from functools import cache
 from typing import NamedTuple
 
 from wackycrawl.text import funcwords
@@ -68,6 +68,9 @@ LATIN = frozenset(lang for lang, letters in ALPHABETS.items()
 # Scripts of the CJK languages: a letter counts as good when its Unicode name starts so.
 CJK_SCRIPTS = {"ja": ("CJK", "HIRAGANA", "KATAKANA"), "zh": ("CJK",),
                "ko": ("HANGUL", "CJK")}
+# The scripts of the languages above (first word of a letter's Unicode name).
+_KNOWN_SCRIPTS = frozenset({"LATIN", "CYRILLIC", "GREEK", "HEBREW", "ARABIC", "THAI", "CJK",
+                            "HIRAGANA", "KATAKANA", "HANGUL"})
 # A code page's prior, in characters of evidence it needs over a tie (Western first).
 PRIORS = {"cp1252": 0.0, "cp1250": 0.5, "cp1251": 0.5, "cp1253": 0.5, "cp1254": 0.6,
           "cp1255": 0.5, "cp1256": 0.5, "cp1257": 1.0, "koi8-r": 0.6, "koi8-u": 0.8,
@@ -79,7 +82,17 @@ PRIORS = {"cp1252": 0.0, "cp1250": 0.5, "cp1251": 0.5, "cp1253": 0.5, "cp1254": 
 FOREIGN_WEIGHT = 2.0
 JUNK_WEIGHT = 4.0
 FUNCWORD_WEIGHT = 2.0
-FUNCWORD_LANGUAGE_WEIGHT = 0.05
+# A spacing diacritic standing alone (¨ ¯ ¸, :data:`_ODD_SIGNS`) costs as much as a foreign
+# letter or a byte dropped as undefined: cp1257 reads the stray bytes 0x8D, 0x8F, 0x9D of a
+# windows-1252 page so, and must not win by its prior alone.
+ODD_WEIGHT = 2.0
+FUNCWORD_LANGUAGE_WEIGHT = 0.25
+# A byte the code page leaves undefined (repaired: dropped) costs as much evidence as a
+# foreign letter: a few stray bytes (0x81, 0x8D, 0x8F, 0x90, 0x9D in a windows-1252 page) do
+# not hand the page to a code page that reads them as foreign letters (cp1250's ť in an
+# English word) or letters of another script (cp1256's پ in a French text: junk) with the
+# code page's prior on top.
+UNDEFINED_WEIGHT = 2.0
 # Words with non-ASCII bytes read at most (the first ones outside markup), and their bytes
 # at most: the evidence. Prose shows its code page within a few hundred such words.
 MAX_TOKENS = 1000
@@ -140,19 +153,44 @@ def language_evidence(body: bytes, shown: bytes | None = None) -> dict[str, int]
         {w: n for w, n in freq.items() if w.isascii()})[0]))
 
 
-def same_decodings(sample: bytes, codecs: list[str]) -> dict[str, list[str]]:
-    """``{first codec: [codecs...]}``: the ``codecs`` (single-byte, ASCII-compatible) grouped
-    by how they decode the high bytes (0x80-0xFF) present in ``sample``; codecs that leave one
-    of them undefined are left out. Codecs of one group decode ``sample`` to the same text,
-    so its :func:`fit` differs only by their priors: it is computed once per group."""
-    present = bytes(sorted(set(sample.translate(None, _ASCII_BYTES))))
-    groups: dict[str, list[str]] = {}
-    for codec in codecs:
+def undefined_bytes(codec: str) -> bytes:
+    """The high bytes (0x80-0xFF) a single-byte ``codec`` leaves undefined (0x81, 0x8D, 0x8F,
+    0x90, 0x9D in windows-1252): stray bytes, or bytes of another code page. The C1 controls of
+    the ISO-8859 pages (0x80-0x9F) are not among them: a page holding those bytes is written
+    in a Windows code page, and the ISO page stays out of the running."""
+    return _undefined_bytes(codec)
+
+
+@cache
+def _undefined_bytes(codec: str) -> bytes:
+    out = []
+    for byte in range(0x80, 0x100):
         try:
-            key = present.decode(codec)
+            bytes([byte]).decode(codec)
+        except UnicodeDecodeError:
+            out.append(byte)
+    return bytes(out)
+
+
+def same_decodings(sample: bytes, codecs: list[str],
+                   max_undefined: int = 0) -> dict[str, list[str]]:
+    """``{first codec: [codecs...]}``: the ``codecs`` (single-byte, ASCII-compatible) grouped
+    by how they decode the high bytes (0x80-0xFF) present in ``sample`` and which of them they
+    leave undefined (:func:`undefined_bytes`); codecs that leave more than ``max_undefined``
+    of the sample's bytes undefined are left out. Codecs of one group decode ``sample`` (less
+    its undefined bytes) to the same text, so its :func:`fit` differs only by their priors: it
+    is computed once per group."""
+    present = bytes(sorted(set(sample.translate(None, _ASCII_BYTES))))
+    groups: dict[tuple[str, bytes], list[str]] = {}
+    for codec in codecs:
+        undefined = bytes(b for b in present if b in _undefined_bytes(codec))
+        if undefined and sum(map(sample.count, (bytes([b]) for b in undefined))) > max_undefined:
+            continue
+        try:
+            key = present.translate(None, undefined).decode(codec)
         except UnicodeDecodeError:
             continue
-        groups.setdefault(key, []).append(codec)
+        groups.setdefault((key, undefined), []).append(codec)
     return {members[0]: members for members in groups.values()}
 
 
@@ -179,7 +217,11 @@ def _script(char: str) -> str:
 
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 # Symbols of running text (besides punctuation, currency signs and ½ ¹ ²).
-_COMMON_SIGNS = frozenset("©®°±×÷§¶µ™•¬¦¨¯¸¤")
+_COMMON_SIGNS = frozenset("©®°±×÷§¶µ™•¬¦¤")
+# Spacing diacritics (diaeresis, macron, cedilla): no running text writes them, but Latin-1
+# pages hold them at times; not junk, but no evidence either: each costs ODD_WEIGHT (a code
+# page that reads a stray byte as one of them, cp1257's 0x8D, earns nothing by it).
+_ODD_SIGNS = frozenset("¨¯¸")
 _WORD = re.compile(r"[^\W\d_]+")  # as funcwords.word_counts: runs of letters
 # The punctuation of the CJK scripts (CJK Symbols and Punctuation, fullwidth and halfwidth
 # forms): written between letters, since those scripts put no space after a sentence.
@@ -187,6 +229,11 @@ _CJK_PUNCTUATION = "\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\
 _IN_WORD_SIGN = re.compile(r"(?<=\w)[^\x00-\x7f\w\s" + re.escape("".join(_IN_WORD_OK))
                            + _CJK_PUNCTUATION + r"]+(?=\w)")
 
+
+# Number signs (superscripts, fractions, circled digits) before a letter (th²e, ²it; m² is
+# right): a word reads so only under a wrong code page (\w takes them for word characters).
+_IN_WORD_NUMBER = re.compile(r"[\u00b2\u00b3\u00b9\u00bc-\u00be\u2070-\u209f"
+                             r"\u2150-\u218f\u2460-\u24ff]+(?=[^\W\d_])")
 
 _LATIN_LETTER = "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f"
 _GREEK_CYRILLIC = "\u0370-\u03ff\u0400-\u04ff\u0590-\u06ff\u0e00-\u0e7f"  # + Hebrew, Arabic, Thai
@@ -201,10 +248,14 @@ _CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _GLUED_CJK = re.compile(f"(?<=[A-Za-z])[{_CJK_CHARS}]{{1,2}}(?=[A-Za-z])")
 
 
-@lru_cache(maxsize=1024)
-def _case_switch(lower: str, upper: str) -> re.Pattern:
-    """A lowercase letter (ASCII or of ``lower``) followed by an uppercase one of ``upper``."""
-    return re.compile(f"[a-z{re.escape(lower)}][{re.escape(upper)}]")
+def _letters_of(category: str) -> str:
+    return "".join(chr(c) for c in (*range(0x80, 0x250), *range(0x370, 0x530), *range(0x1E00, 0x2000))
+                   if unicodedata.category(chr(c)) == category)
+
+
+# A lowercase letter (ASCII, or Latin, Greek, Cyrillic) followed by an uppercase one of those
+# scripts (non-ASCII): compiled once.
+_CASE_SWITCH = re.compile(f"[a-z{re.escape(_letters_of('Ll'))}][{re.escape(_letters_of('Lu'))}]")
 
 
 @cache
@@ -212,11 +263,11 @@ def _category(char: str) -> str:
     return unicodedata.category(char)
 
 
-def _classify(text: str) -> tuple[dict[str, int], int, int]:
+def _classify(text: str) -> tuple[dict[str, int], int, int, int]:
     """Non-ASCII letters of ``text`` (lowercased) with counts, signs outside words, junk."""
     chars = Counter(_NON_ASCII.findall(text))
     letters: dict[str, int] = {}
-    signs = junk = upper = 0
+    signs = junk = upper = odd = 0
     lower_chars, upper_chars = [], []
     for ch, n in chars.items():
         cat = _category(ch)
@@ -231,6 +282,8 @@ def _classify(text: str) -> tuple[dict[str, int], int, int]:
                 upper_chars.append(ch)
             elif cat == "Ll":
                 lower_chars.append(ch)
+        elif ch in _ODD_SIGNS:
+            odd += n
         elif cat[0] == "P" or cat == "Sc" or ch in _COMMON_SIGNS or cat == "No":
             signs += n  # outside words; those inside are counted as junk below
         elif cat[0] != "M" and cat != "Nd" and cat != "Zs" and ch != "\u00ad":
@@ -239,17 +292,17 @@ def _classify(text: str) -> tuple[dict[str, int], int, int]:
             junk += n
     inside = "".join(_IN_WORD_SIGN.findall(text))  # signs between letters: Ã¼, ±, ³
     junk += len(inside)
+    junk += sum(map(len, _IN_WORD_NUMBER.findall(text)))  # th²e, ²it: ², ½ before a letter
     signs -= sum(n for ch, n in Counter(inside).items()
                  if _category(ch)[0] == "P" or _category(ch) in ("Sc", "No") or ch in _COMMON_SIGNS)
     junk += len(_MIXED_SCRIPTS.findall(text))  # xЃ: a Latin and a Cyrillic, Greek... letter
     junk += sum(map(len, _GLUED_CJK.findall(text)))  # d茅j: Latin UTF-8 read as CJK
     if upper_chars:  # aB inside a word (KOI8-R read as windows-1251)
-        junk += len(_case_switch("".join(sorted(lower_chars)),
-                                      "".join(sorted(upper_chars))).findall(text))
+        junk += len(_CASE_SWITCH.findall(text))
     # running text is mostly lowercase: a page of capitals is a cased page read backwards
     # (KOI8-R as windows-1251) unless the other reading is no better
     junk += max(0, upper - (sum(letters.values()) - upper)) // 2
-    return letters, max(signs, 0), junk
+    return letters, max(signs, 0), junk, odd
 
 
 def usual_char(char: str) -> bool:
@@ -261,32 +314,57 @@ def usual_char(char: str) -> bool:
         low = char.lower()
         return bool(_languages_of(low if len(low) == 1 else char))
     return (cat[0] == "P" or cat in ("Sc", "No", "Zs") or char in _COMMON_SIGNS
-            or char in "ªº\u00ad")
+            or char in _ODD_SIGNS or char in "ªº\u00ad")
 
 
-def fit(text: str, codec: str = "", languages: dict[str, int] | None = None) -> Fit:
+@cache
+def _lang_scripts(lang: str) -> tuple[str, ...]:
+    """The scripts (first word of the Unicode name) of a language's letters."""
+    if lang in CJK_SCRIPTS:
+        return CJK_SCRIPTS[lang]
+    return tuple({_script(ch) for ch in ALPHABETS[lang] if ch.isalpha()} or {"LATIN"})
+
+
+def fit(text: str, codec: str = "", languages: dict[str, int] | None = None,
+        only: str | None = None) -> Fit:
     """Score ``text`` - the evidence words (:func:`sample`) decoded with ``codec``, a Python
     codec name whose prior is subtracted - against every language of :data:`ALPHABETS` and
-    :data:`CJK_SCRIPTS`; ``languages`` are the page's ASCII function-word tokens per
-    language (:func:`language_evidence`). Returns the best :class:`Fit`."""
+    :data:`CJK_SCRIPTS` (or the language ``only``: how plausible the text is for it);
+    ``languages`` are the page's ASCII function-word tokens per language
+    (:func:`language_evidence`). Returns the best :class:`Fit`."""
     prior = PRIORS.get(codec, 0.0)
     if text.isascii():
-        return Fit(-prior, 1.0, "", 0.0, 0, 0)
-    letters, signs, junk = _classify(text)
+        # the page's ASCII function words count as for any other decoding of it (a code page
+        # that left the sample's few high bytes undefined decodes it to ASCII)
+        fw_ascii = languages or {}
+        fw_ascii = {lang: n for lang, n in fw_ascii.items() if lang in _all_languages()}
+        lang = max(fw_ascii, key=fw_ascii.get, default="") if any(fw_ascii.values()) else ""
+        bonus = FUNCWORD_LANGUAGE_WEIGHT * fw_ascii.get(lang, 0)
+        return Fit(bonus - prior, 1.0, lang, 0.0, 0, 0)
+    letters, signs, junk, odd = _classify(text)
     fw_all = languages or {}
     words = Counter(w for w in _WORD.findall(funcwords.normalise(text)) if not w.isascii())
     fw_wide = dict(zip(funcwords.languages(), funcwords.count(words)[0]))
     total = sum(letters.values())
-    goods = dict.fromkeys(_all_languages(), 0)
+    goods = dict.fromkeys((only,) if only else _all_languages(), 0)
     for ch, n in letters.items():
         for lang in _languages_of(ch):
-            goods[lang] += n
+            if lang in goods:
+                goods[lang] += n
     best = None
     plausible = (0.0, total)  # (plausibility, foreign) of the language explaining most
+    scripts = Counter()
+    for ch, n in letters.items():
+        scripts[_script(ch)] += n
+    known = sum(n for script, n in scripts.items() if script in _KNOWN_SCRIPTS)
     for lang, good in goods.items():
         good_total = good + signs + FUNCWORD_WEIGHT * fw_wide.get(lang, 0)
         foreign = total - good
+        # a letter of another script than the language's (an Arabic letter in a French
+        # text: a stray byte read by cp1256) is junk, not a foreign letter
+        alien = known - sum(scripts[script] for script in _lang_scripts(lang))
         score = (good_total - FOREIGN_WEIGHT * foreign - JUNK_WEIGHT * junk
+                 - (JUNK_WEIGHT - FOREIGN_WEIGHT) * alien - ODD_WEIGHT * odd
                  + FUNCWORD_LANGUAGE_WEIGHT * fw_all.get(lang, 0) - prior)
         seen = good_total + foreign + junk
         plausible = max(plausible, (good_total / seen if seen else 1.0, foreign))

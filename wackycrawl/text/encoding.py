@@ -13,7 +13,9 @@ Order (WHATWG HTML "determining the character encoding", then evidence):
    the bytes validate under it: they decode with at most ``max_repairs`` bad bytes, they are
    not UTF-8 in disguise (valid multi-byte UTF-8 under a single-byte label), and the text is
    plausible (:mod:`wackycrawl.text.charsets`) or no other codec explains it clearly better
-   (a score lead of :data:`OVERRIDE_MARGIN` characters of evidence). A UTF-16/32 label on a
+   (a score lead of :data:`OVERRIDE_MARGIN` characters of evidence); under a single-byte
+   label "plausible" is also judged for the language a clearly better guess finds (French
+   labelled ISO-8859-2 reads as Slovak letters, ``trčs``, implausible for French). A UTF-16/32 label on a
    body without NUL bytes is a lie (WHATWG prescan: such a ``<meta>`` means UTF-8).
 4. Otherwise a guess: UTF-8 if the bytes are valid UTF-8 (or need at most ``max_repairs``
    stray bytes repaired), UTF-16/32 by their NUL pattern, else every candidate code page
@@ -588,12 +590,18 @@ _HIGH_BYTE = re.compile(rb"[\x80-\xff]")
 # Legacy pages (the chardet test files: EUC-JP, GB2312, Big5, TIS-620, code pages) have at
 # most 0.41; a UTF-8 page with stray bytes has several.
 UTF8_SEQUENCES_PER_STRAY_BYTE = 2.0
+# UTF-8 in which a CJK reading is mojibake: at least this many well-formed sequences per
+# stray byte, still far above the legacy CJK pages' 0.41 (a UTF-8 page with windows-1252
+# words pasted in may fall below 2.0; gb18030 decodes nearly any such bytes, ``Caf茅``).
+UTF8_SEQUENCES_PER_STRAY_BYTE_CJK = 1.0
 
 
-def damaged_utf8(body: bytes) -> tuple[int, int] | None:
+def damaged_utf8(body: bytes, per_stray: float = UTF8_SEQUENCES_PER_STRAY_BYTE
+                 ) -> tuple[int, int] | None:
     """(stray bytes, UTF-8 characters) when ``body`` is UTF-8 with bytes outside well-formed
     sequences (stray bytes, lone surrogates) but at least
-    :data:`UTF8_SEQUENCES_PER_STRAY_BYTE` well-formed multi-byte sequences per such byte:
+    ``per_stray`` (:data:`UTF8_SEQUENCES_PER_STRAY_BYTE`) well-formed multi-byte sequences per
+    such byte:
     text whose other decodings (a CJK codec reads each of its sequences as one Han or Hangul
     character: ``Caf茅`` for ``Café``) are mojibake. None for valid UTF-8, ASCII and other
     bytes."""
@@ -601,7 +609,7 @@ def damaged_utf8(body: bytes) -> tuple[int, int] | None:
         return None
     sequences = _UTF8_SEQUENCE.findall(body)
     stray = len(_HIGH_BYTE.findall(body)) - sum(map(len, sequences))
-    if stray and len(sequences) >= UTF8_SEQUENCES_PER_STRAY_BYTE * stray:
+    if stray and len(sequences) >= per_stray * stray:
         return stray, len(sequences)
     return None
 
@@ -670,6 +678,12 @@ class _Evidence:
         return damaged_utf8(self.body)
 
     @functools.cached_property
+    def utf8_like(self) -> bool:
+        """UTF-8 with stray bytes, too many to repair, but well-formed sequences at least
+        :data:`UTF8_SEQUENCES_PER_STRAY_BYTE_CJK` per stray byte: no CJK codec reads it."""
+        return damaged_utf8(self.body, UTF8_SEQUENCES_PER_STRAY_BYTE_CJK) is not None
+
+    @functools.cached_property
     def visible(self) -> bytes:
         return charsets.visible(self.body)
 
@@ -682,35 +696,71 @@ class _Evidence:
     def languages(self) -> dict[str, int]:
         return charsets.language_evidence(self.body, shown=self.visible)
 
-    def fit(self, codec: str, text: str | None = None) -> charsets.Fit | None:
+    def fit(self, codec: str, text: str | None = None,
+            undefined: bytes = b"") -> charsets.Fit | None:
         """Fit of the sample decoded with ``codec`` (or of ``text``'s own non-ASCII words,
-        for codecs that are not ASCII-compatible); None if the sample does not decode."""
+        for codecs that are not ASCII-compatible); None if the sample does not decode. The
+        sample's ``undefined`` bytes (under ``codec``) are dropped first, each costing
+        :data:`charsets.UNDEFINED_WEIGHT`."""
         if text is not None:
             words = " ".join(w for w in text[:200_000].split() if not w.isascii())
             return charsets.fit(words, codec, self._languages_for(words))
-        if codec not in self._fits:
-            decoded = _strict(self.sample, codec)
-            self._fits[codec] = (None if decoded is None
-                                 else charsets.fit(decoded, codec, self._languages_for(decoded)))
-        return self._fits[codec]
+        key = codec if not undefined else f"{codec}-{undefined.hex()}"
+        if key not in self._fits:
+            sample = self.sample.translate(None, undefined) if undefined else self.sample
+            decoded = _strict(sample, codec)
+            fit = (None if decoded is None
+                   else charsets.fit(decoded, codec,
+                                     self.languages if undefined else self._languages_for(decoded)))
+            if fit is not None and undefined:
+                # a dropped byte is a bad character: an implausible decoding that drops
+                # enough of them is rejected (MIN_BAD_CHARS), not stored without them
+                dropped = len(self.sample) - len(sample)
+                fit = fit._replace(score=fit.score - charsets.UNDEFINED_WEIGHT * dropped,
+                                   junk=fit.junk + dropped)
+            self._fits[key] = fit
+        return self._fits[key]
+
+    def doubts(self, codec: str, fit: charsets.Fit) -> bool:
+        """Whether the sample decoded with ``codec`` (its ``fit``), Latin-script letters, is
+        implausible for the Latin-script language the page's ASCII function words name most
+        (none named: no doubt)."""
+        if fit.lang not in charsets.LATIN:
+            return False
+        words = {lang: n for lang, n in self.languages.items()
+                 if n and lang in charsets.LATIN}
+        if not words:
+            return False
+        lang = max(words, key=words.get)
+        return lang != fit.lang and self.fit_for(codec, lang).plausibility < TRUST_DECLARED
+
+    def fit_for(self, codec: str, lang: str) -> charsets.Fit:
+        """Fit of the sample decoded with ``codec`` (ASCII-compatible, decoding it) for the
+        language ``lang`` alone."""
+        decoded = _strict(self.sample, codec) or ""
+        return charsets.fit(decoded, codec, self._languages_for(decoded), only=lang)
 
     def _languages_for(self, text: str) -> dict[str, int] | None:
         # an all-ASCII text's fit needs no function-word evidence (charsets.fit): not computed
         return None if text.isascii() else self.languages
 
-    def code_pages(self) -> list[tuple[charsets.Fit, str]]:
-        """``[(fit, codec), ...]`` of every code page of :data:`charsets.PRIORS` that decodes
-        the sample cleanly; one fit per group of code pages that decode the sample's high
-        bytes alike (:func:`charsets.same_decodings`), the others' scores moved by their
-        priors."""
+    def code_pages(self, max_repairs: int = 0) -> list[tuple[charsets.Fit, str, bool]]:
+        """``[(fit, codec, repaired), ...]`` of every code page of :data:`charsets.PRIORS`
+        that decodes the sample with at most ``max_repairs`` of its bytes undefined
+        (:func:`charsets.undefined_bytes`: those are dropped, each costing
+        :data:`charsets.UNDEFINED_WEIGHT`, and ``repaired`` is True); one fit per group of code
+        pages that decode the sample's high bytes alike (:func:`charsets.same_decodings`), the
+        others' scores moved by their priors."""
         scored = []
-        for first, members in charsets.same_decodings(self.sample, list(charsets.PRIORS)).items():
-            fit = self.fit(first)
+        groups = charsets.same_decodings(self.sample, list(charsets.PRIORS), max_repairs)
+        for first, members in groups.items():
+            undefined = bytes(b for b in charsets.undefined_bytes(first) if b in self.sample)
+            fit = self.fit(first, undefined=undefined)
             if fit is None:
                 continue
             for codec in members:
                 shift = charsets.PRIORS[first] - charsets.PRIORS[codec]
-                scored.append((fit._replace(score=fit.score + shift), codec))
+                scored.append((fit._replace(score=fit.score + shift), codec, bool(undefined)))
         return scored
 
 
@@ -731,7 +781,7 @@ def guess(body: bytes, max_repairs: int = MAX_REPAIRS,
         return _Guess(ev.fit("utf-8") or ev.fit("utf-8", utf8[0]), "utf-8", *utf8)
     if ev.damaged_utf8:  # UTF-8 with too many stray bytes: every other decoding is mojibake
         return None
-    best = _best_valid(ev, ev.code_pages(), max_repairs)
+    best = _best_valid(ev, ev.code_pages(max_repairs), max_repairs)
     if (best is None or best.fit.lang not in charsets.LATIN
             or best.fit.plausibility < TRUST_DECLARED):
         # outside the Latin-script languages the letters alone cannot tell code pages apart
@@ -743,6 +793,9 @@ def guess(body: bytes, max_repairs: int = MAX_REPAIRS,
             codec = _python_codec(match.encoding)
             if codec not in charsets.PRIORS and codec not in charsets.MULTIBYTE:
                 continue
+            if (codec in charsets.MULTIBYTE and not codec.startswith(_WIDE)
+                    and ev.utf8_like):
+                continue  # damaged UTF-8 read by a CJK codec: mojibake
             decoded = ev.decode(codec, 0)  # no bad byte; the page's controls go
             if decoded is None:
                 continue
@@ -756,9 +809,11 @@ def guess(body: bytes, max_repairs: int = MAX_REPAIRS,
 
 def _best_valid(ev: _Evidence, scored: list, max_repairs: int) -> _Guess | None:
     """The best-scored candidate whose whole body decodes with at most ``max_repairs`` bytes
-    undefined in it (dropped and counted)."""
-    for fit, codec in sorted(scored, key=lambda fc: -fc[0].score):
-        decoded = ev.decode(codec, max_repairs)
+    undefined in it (dropped and counted). A candidate scored with bytes of the sample
+    undefined (``repaired``) was chosen by the evidence of its other characters: its repairs
+    need not be rare among them (an ASCII page with a stray 0x81 is windows-1252)."""
+    for fit, codec, repaired in sorted(scored, key=lambda fc: -fc[0].score):
+        decoded = ev.decode(codec, max_repairs, rare=not repaired)
         if decoded is not None:
             return _Guess(fit, codec, *decoded)
     return None
@@ -850,6 +905,17 @@ def _decode_declared(body: bytes, declared: list[tuple[str, str]], max_repairs: 
                 continue
             if _implausible(fit, min_plausibility):
                 continue
+        elif _single_byte(codec) and not ev.sample.isascii() and ev.doubts(codec, fit):
+            # letters plausible for some language may still be wrong for the page's: French
+            # under ISO-8859-2 reads as Slovak letters (trčs, lŕ). A guess with another code
+            # page that explains the text fully as one language, leads clearly, and finds the
+            # declared reading implausible for that language overrides the label.
+            guessed = guessed or guess(body, max_repairs, ev)
+            if (guessed is not None and guessed.codec != codec and guessed.fit.lang
+                    and guessed.fit.plausibility >= TRUST_DECLARED
+                    and guessed.fit.score > fit.score + OVERRIDE_MARGIN
+                    and ev.fit_for(codec, guessed.fit.lang).plausibility < TRUST_DECLARED):
+                continue
         return _decoded(decoded, codec, f"declared:{source}")
     guessed = guessed or guess(body, max_repairs, ev)
     if guessed is not None and (guessed.codec.startswith(_WIDE)
@@ -872,6 +938,10 @@ def _decode_declared(body: bytes, declared: list[tuple[str, str]], max_repairs: 
         # every candidate failed; if some failed only on its control characters, the body
         # is binary data served as text
         raise ev.binary or EncodingError("no codec decodes the page cleanly")
+    if _implausible(guessed.fit, min_plausibility) and ev.utf8_like:
+        stray, chars = damaged_utf8(body, UTF8_SEQUENCES_PER_STRAY_BYTE_CJK)
+        raise EncodingError(f"damaged UTF-8: {stray} bytes outside UTF-8 sequences (at most "
+                            f"{max_repairs} repaired) among {chars} UTF-8 characters")
     if _implausible(guessed.fit, min_plausibility):
         raise EncodingError(f"implausible text: best decoding {guessed.codec} explains "
                             f"{guessed.fit.plausibility:.0%} of its non-ASCII characters")
