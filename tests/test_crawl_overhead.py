@@ -69,6 +69,24 @@ def test_gc_freeze_at_spider_open_and_off_by_setting():
         GcFreeze.from_crawler(project_crawler(WACKY_GC_FREEZE=False))
 
 
+@pytest.mark.parametrize("setting, young", [(None, 50_000), (2_000, 2_000), (0, None)])
+def test_the_youngest_generations_threshold_is_raised_after_the_freeze(setting, young):
+    saved = gc.get_threshold()
+    gc.set_threshold(700, *saved[1:])
+    crawler = project_crawler() if setting is None else project_crawler(WACKY_GC_THRESHOLD=setting)
+    try:
+        GcFreeze.from_crawler(crawler).spider_opened(None)
+        assert gc.get_threshold() == ((young or 700), *saved[1:])
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*saved)
+
+
+def test_a_negative_gc_threshold_is_refused_at_start():
+    with pytest.raises(ValueError, match="WACKY_GC_THRESHOLD"):
+        GcFreeze.from_crawler(project_crawler(WACKY_GC_THRESHOLD=-1))
+
+
 def test_gc_freeze_is_one_of_the_crawls_extensions():
     assert "wackycrawl.extensions.gcfreeze.GcFreeze" in get_project_settings().getdict("EXTENSIONS")
 
