@@ -44,6 +44,7 @@ from wackycrawl.dedup.shingles import (
     SKETCH_SIZE,
     coded_shingle_hashes,
     resemblances,
+    row_resemblances,
     shingle_hashes,
     sketch,
 )
@@ -149,19 +150,36 @@ def confirm(fpr: Fingerprint, text: str | np.ndarray,
     The near duplicate is the candidate of highest
     resemblance >= ``threshold`` (ties: the nearer, then the smaller simhash); without one
     the text is new and the nearest candidate is reported. ``near_of`` is the chosen ``key``."""
-    base = dict(checksum=fpr.checksum, simhash=fpr.simhash, n_features=fpr.n_features,
-                sketch=fpr.sketch)
     if not candidates:
-        return Decision("new", **base)
-    candidates = sorted(candidates, key=lambda c: (c[0], c[1]))[:MAX_CONFIRM]
+        return Decision("new", fpr.checksum, fpr.simhash, fpr.n_features, fpr.sketch)
+    candidates = sorted(candidates, key=_by_distance)[:MAX_CONFIRM]
     hashes = text if isinstance(text, np.ndarray) else shingle_hashes(text, shingle_size)
-    scored = [(r, -d, -i) for i, ((d, *_), r) in
-              enumerate(zip(candidates, resemblances(hashes, [c[2] for c in candidates])))]
-    best = max(scored)
-    r, i = (best[0], -best[2]) if best[0] >= threshold else (scored[0][0], 0)
+    scores = resemblances(hashes, [c[2] for c in candidates])
+    i, r = _chosen(scores, threshold)
     d, match, _, key = candidates[i]
-    verdict = "near_duplicate" if r >= threshold else "new"
-    return Decision(verdict, **base, match=match, distance=d, resemblance=r, near_of=key)
+    return _near(fpr, r >= threshold, match, d, r, key)
+
+
+def _by_distance(candidate: tuple) -> tuple:
+    return candidate[0], candidate[1]
+
+
+def _chosen(scores, threshold: float) -> tuple[int, float]:
+    """``(i, resemblance)`` of the chosen one of candidates nearest first with resemblances
+    ``scores`` (a list or a float array): the first of the highest resemblance if it is at
+    least ``threshold`` (the earlier is the nearer, then the smaller simhash), else the first."""
+    if isinstance(scores, np.ndarray):
+        i = int(scores.argmax())
+    else:
+        i = scores.index(max(scores))
+    r = float(scores[i])
+    return (i, r) if r >= threshold else (0, float(scores[0]))
+
+
+def _near(fpr: Fingerprint, near: bool, match: int, distance: int, resemblance: float,
+          key) -> Decision:
+    return Decision("near_duplicate" if near else "new", fpr.checksum, fpr.simhash,
+                    fpr.n_features, fpr.sketch, match, distance, resemblance, key)
 
 
 class DuplicateDetector:
@@ -206,34 +224,43 @@ class DuplicateDetector:
         ValueError if missing) without storing it."""
         fpr = text if isinstance(text, Fingerprint) else self.fingerprint(text)
         source = text if isinstance(text, str) else source
-        digest, fp, n = fpr.checksum, fpr.simhash, fpr.n_features
-        exact = Decision("exact_duplicate", digest, fp, n, fpr.sketch, digest, 0, 1.0, digest)
+        digest, n = fpr.checksum, fpr.n_features
         if n == 0:
-            return Decision("empty", digest, fp, n, fpr.sketch)
+            return Decision("empty", digest, fpr.simhash, n, fpr.sketch)
         if digest in self.checksums:
-            return exact
+            return self._exact(fpr)
         if n < self.min_features:
-            return Decision("too_few_features", digest, fp, n, fpr.sketch)
-        dist, doc, fps = self.simhashes.candidate_arrays(fp)
-        # an indexed text's checksum is in its record only; a copy of it has its simhash
-        same = int(np.searchsorted(dist, 1))  # the candidates at distance 0 come first
-        if same and np.any(self._checksums(doc[:same]) == np.uint64(digest)):
-            return exact
-        # only the MAX_CONFIRM nearest reach :func:`confirm` (its own order, so the same ones)
-        nearest = np.lexsort((fps, dist))[:MAX_CONFIRM]  # stable: ties stay in id order
-        rows = self.records.take(doc[nearest])
-        keys = self._checksums(rows=rows).tolist()
-        candidates = [(d, f, rows[j, _CHECKSUM_BYTES:].tobytes(), keys[j]) for j, (d, f)
-                      in enumerate(zip(dist[nearest].tolist(), fps[nearest].tolist()))]
-        if candidates and source is None:
+            return Decision("too_few_features", digest, fpr.simhash, n, fpr.sketch)
+        dist, doc, fps = self.simhashes.candidate_arrays(fpr.simhash)
+        if not len(dist):
+            return Decision("new", digest, fpr.simhash, n, fpr.sketch)
+        # only the MAX_CONFIRM nearest reach the confirmation (:func:`confirm`'s order)
+        nearest = np.lexsort((fps, dist))  # stable: ties stay in id order
+        # an indexed text's checksum is in its record only; a copy of it has its simhash:
+        # the candidates at distance 0 come first
+        same = int(np.searchsorted(dist, 1))
+        rows = self.records.take(doc[nearest[:max(same, MAX_CONFIRM)]])
+        if same:
+            mine = digest.to_bytes(_CHECKSUM_BYTES, "little")
+            for j in range(same):
+                if rows[j, :_CHECKSUM_BYTES].tobytes() == mine:
+                    return self._exact(fpr)
+            rows = rows[:MAX_CONFIRM]
+        if source is None:
             raise ValueError("the text is needed to confirm near-duplicate candidates")
-        return confirm(fpr, "" if source is None else source, candidates, self.threshold,
-                       self.shingle_size)
+        hashes = (source if isinstance(source, np.ndarray)
+                  else shingle_hashes(source, self.shingle_size))
+        scores = row_resemblances(hashes, rows, _CHECKSUM_BYTES)
+        i, r = _chosen(scores, self.threshold)
+        j = int(nearest[i])
+        key = int.from_bytes(rows[i, :_CHECKSUM_BYTES].tobytes(), "little")
+        return _near(fpr, r >= self.threshold, int(fps[j]), int(dist[j]), r, key)
 
-    def _checksums(self, docs: np.ndarray | None = None, rows: np.ndarray | None = None):
-        """The checksums (uint64 array) in the records of ``docs``, or of records ``rows``."""
-        rows = self.records.take(docs) if rows is None else rows
-        return rows[:, :_CHECKSUM_BYTES].copy().view("<u8").ravel()
+    @staticmethod
+    def _exact(fpr: Fingerprint) -> Decision:
+        digest = fpr.checksum
+        return Decision("exact_duplicate", digest, fpr.simhash, fpr.n_features, fpr.sketch,
+                        digest, 0, 1.0, digest)
 
     def add(self, decision: Decision) -> None:
         """Store a checked document: its simhash and a record (checksum, sketch) if it has

@@ -30,8 +30,6 @@ No Scrapy import.
 """
 
 from collections.abc import Sequence
-from functools import cache
-
 import numpy as np
 
 from wackycrawl.dedup.simhash import feature_hashes, word_hashes
@@ -122,8 +120,7 @@ def resemblances(hashes: np.ndarray, records: Sequence[bytes]) -> list[float]:
     of the module docstring, Broder 1997). ``hashes``: sorted unique ``uint64`` array of
     :func:`shingle_hashes`; ``records``: :func:`sketch` bytes, of any sizes. Raises
     ValueError if a record is not a sketch (shorter than a bound and a tag, or an odd
-    number of tag bytes). The counts are one compiled loop over all sketches of one size
-    (:func:`wackycrawl.dedup.tables.resemble`)."""
+    number of tag bytes). The sketches of one size go to :func:`row_resemblances` together."""
     records = list(records)
     sizes = {len(record) for record in records}
     for size in sizes:
@@ -133,18 +130,27 @@ def resemblances(hashes: np.ndarray, records: Sequence[bytes]) -> list[float]:
         return [0.0] * len(records)
     if len(sizes) > 1:  # sketches of other sizes
         return [r for record in records for r in resemblances(hashes, [record])]
+    # a writable array: the compiled loop's one signature
+    rows = np.frombuffer(bytearray(b"".join(records)), dtype=np.uint8).reshape(len(records), -1)
+    return row_resemblances(hashes, rows).tolist()
+
+
+def row_resemblances(hashes: np.ndarray, rows: np.ndarray, start: int = 0) -> np.ndarray:
+    """:func:`resemblances` of the query to the sketches held in byte rows: ``rows`` is a
+    ``(number of sketches, width)`` uint8 array (e.g. records taken from a store) whose
+    bytes ``start ... width - 1`` are a :func:`sketch` each (``width - start`` at least a
+    bound and a tag, and a bound plus whole tags: not checked). Returns a float64 array of
+    ``len(rows)`` values in ``[0, 1]``, those :func:`resemblances` gives the sketches as
+    bytes. One compiled loop over all rows (:func:`wackycrawl.dedup.tables.resemble`)."""
+    if not len(rows) or not len(hashes):
+        return np.zeros(len(rows), dtype=np.float64)
     from wackycrawl.dedup.index import _compiled  # numba: loaded where candidates are confirmed
 
-    rows = np.frombuffer(b"".join(records), dtype=_sketch_dtype(sketch_size(records[0])))
-    # a writable copy of the query: one compiled signature whatever array came in
-    shared, union = _compiled().resemble(np.array(hashes, dtype=np.uint64), rows["bound"],
-                                         rows["tags"])
-    empty = (rows["bound"] == 0) & (rows["tags"].max(axis=1) == 0)  # all zero: no shingles
-    return [s / u if u and not e else 0.0
-            for s, u, e in zip(shared.tolist(), union.tolist(), empty.tolist())]
-
-
-@cache
-def _sketch_dtype(m: int) -> np.dtype:
-    """A sketch of ``m`` tags as one record: its bound and its tags."""
-    return np.dtype([("bound", "<u4"), ("tags", "<u2", (m,))])
+    # one compiled signature whatever arrays came in: writable C-contiguous uint64 and uint8
+    if not (isinstance(hashes, np.ndarray) and hashes.dtype == np.uint64
+            and hashes.flags.c_contiguous and hashes.flags.writeable):
+        hashes = np.array(hashes, dtype=np.uint64)
+    if not (isinstance(rows, np.ndarray) and rows.dtype == np.uint8 and rows.ndim == 2
+            and rows.flags.c_contiguous and rows.flags.writeable):
+        rows = np.array(rows, dtype=np.uint8, ndmin=2)
+    return _compiled().resemble(hashes, rows, start)

@@ -237,20 +237,25 @@ def insert(values, n, where, new):
 
 
 @_compile
-def resemble(hashes, bounds, tags):
-    """Counts of the bottom-k resemblance estimate (:mod:`wackycrawl.dedup.shingles`) of
-    the query with sorted unique shingle hashes ``hashes`` (uint64, at least one) to each
-    sketch ``r`` of rank bound ``bounds[r]`` (uint32) and tags ``tags[r]`` (uint16, a row
-    of ``m``). Returns ``(shared, union)``, int64 arrays: the distinct tags of the sketch
-    that a query hash ranked at or below the bound carries in its low 16 bits, and the
-    shingles below the bound on either side (the query's, plus the sketch's distinct tags
-    not shared)."""
-    rows, m = tags.shape
+def resemble(hashes, rows, start):
+    """The bottom-k resemblance estimates (:mod:`wackycrawl.dedup.shingles`) of the query
+    with sorted unique shingle hashes ``hashes`` (uint64, at least one) to the sketches in
+    ``rows`` (uint8, shape ``(number of sketches, width)``: one record a row, its sketch at
+    bytes ``start ... width - 1``, the little-endian uint32 rank bound then ``m`` uint16
+    tags). Returns a float64 array, one ``shared / union`` a row: ``shared`` counts the
+    distinct tags of the sketch that a query hash ranked at or below the bound carries in
+    its low 16 bits, ``union`` the shingles below the bound on either side (the query's,
+    plus the sketch's distinct tags not shared); 0.0 for an all-zero sketch (a text with
+    no shingles)."""
+    nrows, width = rows.shape
+    m = (width - start - 4) // 2
     n = len(hashes)
-    below = np.empty(rows, np.int64)
+    below = np.empty(nrows, np.int64)
     most = 1
-    for r in range(rows):  # the query's hashes whose rank (top 32 bits) is <= the bound
-        bound, low, high = _U64(bounds[r]), 0, n
+    for r in range(nrows):  # the query's hashes whose rank (top 32 bits) is <= the bound
+        bound = (_U64(rows[r, start]) | _U64(rows[r, start + 1]) << _U64(8)
+                 | _U64(rows[r, start + 2]) << _U64(16) | _U64(rows[r, start + 3]) << _U64(24))
+        low, high = 0, n
         while low < high:
             mid = (low + high) // 2
             if hashes[mid] >> _U64(32) <= bound:
@@ -264,23 +269,32 @@ def resemble(hashes, bounds, tags):
         tag_of[p] = np.uint16(hashes[p] & _M16)
     order = np.argsort(tag_of, kind="mergesort")  # stable: a tag's first position first
     ordered = tag_of[order]
-    shared = np.zeros(rows, np.int64)
-    union = below.copy()
-    for r in range(rows):
-        row = np.sort(tags[r])
+    out = np.zeros(nrows, np.float64)
+    row = np.empty(m, np.uint16)
+    for r in range(nrows):
+        empty = True
+        for j in range(start, width):
+            if rows[r, j]:
+                empty = False
+                break
+        if empty:
+            continue
+        for j in range(m):
+            p = start + 4 + 2 * j
+            row[j] = np.uint16(np.uint32(rows[r, p]) | np.uint32(rows[r, p + 1]) << np.uint32(8))
+        row.sort()
+        shared, union = 0, below[r]
+        q = 0  # both sorted: the first position of each tag among the query's, by a merge
         for j in range(m):
             tag = row[j]
             if j and tag == row[j - 1]:
                 continue
-            low, high = 0, most
-            while low < high:  # the first position of ``tag`` among the query's
-                mid = (low + high) // 2
-                if ordered[mid] < tag:
-                    low = mid + 1
-                else:
-                    high = mid
-            if low < most and ordered[low] == tag and order[low] < below[r]:
-                shared[r] += 1
+            while q < most and ordered[q] < tag:
+                q += 1
+            if q < most and ordered[q] == tag and order[q] < below[r]:
+                shared += 1
             else:
-                union[r] += 1
-    return shared, union
+                union += 1
+        if union:
+            out[r] = shared / union
+    return out
