@@ -85,7 +85,9 @@ class ChecksumSet:
         if value in self._buffer:
             return True
         stored = self._sorted.values
-        i = int(np.searchsorted(stored, _U64(value)))
+        if not len(stored):
+            return False
+        i = int(stored.searchsorted(_U64(value)))
         return i < len(stored) and int(stored[i]) == value
 
     def add(self, value: int) -> None:
@@ -369,7 +371,8 @@ class Records:
         """The rows of ``docs`` (ids) as a ``(len(docs), width)`` uint8 array, one fancy index
         per chunk touched; IndexError for an id not stored."""
         ids = np.asarray(docs, dtype=np.intp)
-        if len(ids) and not (0 <= int(ids.min()) and int(ids.max()) < self._len):
+        # one reduction: a negative id is above every stored one as an unsigned number
+        if len(ids) and int(ids.view(np.uintp).max()) >= self._len:
             raise IndexError(f"record ids outside 0..{self._len - 1}")
         if not len(ids):
             return np.empty((0, self.width), dtype=np.uint8)

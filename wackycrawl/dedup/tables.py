@@ -246,7 +246,8 @@ def resemble(hashes, rows, start):
     distinct tags of the sketch that a query hash ranked at or below the bound carries in
     its low 16 bits, ``union`` the shingles below the bound on either side (the query's,
     plus the sketch's distinct tags not shared); 0.0 for an all-zero sketch (a text with
-    no shingles)."""
+    no shingles). The tags are matched through two small open-addressing tables (the
+    query's tag -> first position, the current sketch's tags seen), not by sorting."""
     nrows, width = rows.shape
     m = (width - start - 4) // 2
     n = len(hashes)
@@ -264,13 +265,26 @@ def resemble(hashes, rows, start):
                 high = mid
         below[r] = low
         most = max(most, low)
-    tag_of = np.empty(most, np.uint16)
+    # the first position of each tag among the query's first ``most`` hashes: open addressing
+    size = 64
+    while size < 2 * most:
+        size *= 2
+    slot_tag = np.full(size, -1, np.int64)
+    slot_pos = np.empty(size, np.int64)
     for p in range(most):
-        tag_of[p] = np.uint16(hashes[p] & _M16)
-    order = np.argsort(tag_of, kind="mergesort")  # stable: a tag's first position first
-    ordered = tag_of[order]
+        tag = np.int64(hashes[p] & _M16)
+        h = (tag * 40503) & (size - 1)
+        while slot_tag[h] >= 0 and slot_tag[h] != tag:
+            h = (h + 1) & (size - 1)
+        if slot_tag[h] < 0:
+            slot_tag[h], slot_pos[h] = tag, p
+    # the tags seen in the current row (a duplicate tag counts once), marked with the row
+    seen_size = 64
+    while seen_size < 2 * m:
+        seen_size *= 2
+    seen_row = np.full(seen_size, -1, np.int64)
+    seen_tag = np.empty(seen_size, np.int64)
     out = np.zeros(nrows, np.float64)
-    row = np.empty(m, np.uint16)
     for r in range(nrows):
         empty = True
         for j in range(start, width):
@@ -279,19 +293,20 @@ def resemble(hashes, rows, start):
                 break
         if empty:
             continue
+        shared, union = 0, below[r]
         for j in range(m):
             p = start + 4 + 2 * j
-            row[j] = np.uint16(np.uint32(rows[r, p]) | np.uint32(rows[r, p + 1]) << np.uint32(8))
-        row.sort()
-        shared, union = 0, below[r]
-        q = 0  # both sorted: the first position of each tag among the query's, by a merge
-        for j in range(m):
-            tag = row[j]
-            if j and tag == row[j - 1]:
+            tag = np.int64(rows[r, p]) | np.int64(rows[r, p + 1]) << 8
+            h = (tag * 40503) & (seen_size - 1)
+            while seen_row[h] == r and seen_tag[h] != tag:
+                h = (h + 1) & (seen_size - 1)
+            if seen_row[h] == r:
                 continue
-            while q < most and ordered[q] < tag:
-                q += 1
-            if q < most and ordered[q] == tag and order[q] < below[r]:
+            seen_row[h], seen_tag[h] = r, tag
+            h = (tag * 40503) & (size - 1)
+            while slot_tag[h] >= 0 and slot_tag[h] != tag:
+                h = (h + 1) & (size - 1)
+            if slot_tag[h] == tag and slot_pos[h] < below[r]:
                 shared += 1
             else:
                 union += 1
