@@ -786,7 +786,11 @@ def guess(body: bytes, max_repairs: int = MAX_REPAIRS,
             or best.fit.plausibility < TRUST_DECLARED):
         # outside the Latin-script languages the letters alone cannot tell code pages apart
         # (random Han characters are all Han): charset-normalizer's frequency-based ranking
-        # proposes, and its first clean and plausible answer is taken
+        # proposes, and its first clean and plausible answer is taken (an implausible one
+        # only when none is plausible: a Shift_JIS page is not cp1251 because
+        # charset-normalizer ranks cp1251 first, nor because a code page that drops a few
+        # of its bytes as undefined scored best among the code pages as Greek)
+        fallback = None
         for match in charset_normalizer.from_bytes(body):
             # its own codec name, not the WHATWG one: a guess of Shift_JIS is Shift_JIS (the
             # WHATWG table, which reads it as cp932, is for labels that pages declare)
@@ -803,7 +807,11 @@ def guess(body: bytes, max_repairs: int = MAX_REPAIRS,
             # a code page is scored on the sample, as the candidates it is compared with
             fit = (ev.fit(codec) if codec in charsets.PRIORS else None) or ev.fit(codec, text)
             if best is None or best.fit.lang not in charsets.LATIN or fit.score > best.fit.score:
-                return _Guess(fit, codec, *decoded)
+                if not _implausible(fit, MIN_PLAUSIBILITY):
+                    return _Guess(fit, codec, *decoded)
+                fallback = fallback or _Guess(fit, codec, *decoded)
+        if fallback is not None:
+            return fallback
     return best
 
 
