@@ -41,3 +41,19 @@ def test_iso_8859_2_label_on_german_is_used_where_the_letters_are_the_same():
     decoded = decode_html(page(GERMAN).encode("cp1252"), "text/html; charset=iso-8859-2")
     assert (decoded.encoding, decoded.evidence) == ("iso8859-2", "declared:header")
     assert GERMAN.strip() in decoded.text
+
+
+# Maori (no alphabet or function-word list here): its short words (a, i, te, e, ko) name
+# Croatian or Italian at random, and windows-1252 reads its macrons as French à ï
+MAORI = ("Ka kī atu te tamāhine a Kupe, a Matiu, nā tāna harikoa i tae pai mai rātau ki "
+         "konei, me te patutanga o te wheke rā e Kupe, kia tapaina te motu rā ko "
+         "Te Mana-o-Kupe-ki-Aotearoa.")
+
+
+@pytest.mark.parametrize("declared", ["header", "meta"])
+def test_label_kept_when_the_guess_reads_another_language_than_the_words_name(declared):
+    head = '<meta charset="iso-8859-4">' if declared == "meta" else ""
+    header = "text/html; charset=iso-8859-4" if declared == "header" else "text/html"
+    decoded = decode_html(page(MAORI, head, times=1).encode("iso8859-4"), header)
+    assert (decoded.encoding, decoded.evidence) == ("iso8859-4", f"declared:{declared}")
+    assert MAORI in decoded.text

@@ -727,12 +727,17 @@ class _Evidence:
         (none named: no doubt)."""
         if fit.lang not in charsets.LATIN:
             return False
+        lang = self.named_language
+        return (bool(lang) and lang != fit.lang
+                and self.fit_for(codec, lang).plausibility < TRUST_DECLARED)
+
+    @functools.cached_property
+    def named_language(self) -> str:
+        """The Latin-script language (of :data:`charsets.LATIN`) the page's ASCII function
+        words name most, "" if none."""
         words = {lang: n for lang, n in self.languages.items()
                  if n and lang in charsets.LATIN}
-        if not words:
-            return False
-        lang = max(words, key=words.get)
-        return lang != fit.lang and self.fit_for(codec, lang).plausibility < TRUST_DECLARED
+        return max(words, key=words.get) if words else ""
 
     def fit_for(self, codec: str, lang: str) -> charsets.Fit:
         """Fit of the sample decoded with ``codec`` (ASCII-compatible, decoding it) for the
@@ -919,7 +924,12 @@ def _decode_declared(body: bytes, declared: list[tuple[str, str]], max_repairs: 
             # page that explains the text fully as one language, leads clearly, and finds the
             # declared reading implausible for that language overrides the label.
             guessed = guessed or guess(body, max_repairs, ev)
-            if (guessed is not None and guessed.codec != codec and guessed.fit.lang
+            # the guess must read the language the function words name: short words
+            # shared by many languages (a, i, te, e: Maori) name one of them at random, and a
+            # guess that reads another (Maori ā ī under windows-1252: French à ï) is no
+            # evidence against the label
+            if (guessed is not None and guessed.codec != codec
+                    and guessed.fit.lang == ev.named_language
                     and guessed.fit.plausibility >= TRUST_DECLARED
                     and guessed.fit.score > fit.score + OVERRIDE_MARGIN
                     and ev.fit_for(codec, guessed.fit.lang).plausibility < TRUST_DECLARED):
