@@ -57,3 +57,50 @@ def test_label_kept_when_the_guess_reads_another_language_than_the_words_name(de
     decoded = decode_html(page(MAORI, head, times=1).encode("iso8859-4"), header)
     assert (decoded.encoding, decoded.evidence) == ("iso8859-4", f"declared:{declared}")
     assert MAORI in decoded.text
+
+
+
+# English pages with a few words of the label's language, as pasted under a list of links
+ENGLISH_WITH_POLISH = [
+    "Current Forecast The La Nina condition has peaked. przypuszczać",
+    "Puppets Elora Goes to School Puppets Elora brings exciting theatre to your students "
+    "using our traveling stage and unique set designs. zdobył",
+    "He and Lucy both sing in the Kerrisdale Keynotes and they play bridge as a team. został",
+    "I didn't like walking to the school in the cold. równo",
+    "Duclos of ATSAC if CATCA had decided not to challenge the use of radar by flight "
+    "service specialists on Arctic Radio, Mr. ",
+    "Retribution was quick and took place under cover of night. "]
+ENGLISH_WITH_HUNGARIAN = [
+    "Put drinks on ice or in coolers. trágyát,",
+    "Members of HSG team who won the National Student Evaluation Case Competition: Jennifer "
+    "Yessis, Liz Cyarto, Adam Spencer, Trisha Gavin and Candace Nykiforuk. Továbbá",
+    "A Bio-fosseTM is thus being installed. ",
+    "For best viewing, screen resolution should be set at a minimum of 800 x 600 pixels. ",
+    "PUBLIC DECISIONS - No.26/2002 Preamble: A non-oral file review was held on February 5, "
+    "2002, at the request of an advocate, acting on behalf of the claimant. ",
+    "How is the program designed to influence the relevant determinants of health? "]
+
+
+def linked_page(paragraphs: list[str], head: str) -> str:
+    return (f"<!DOCTYPE html><html><head>{head}<title>{paragraphs[2][:30]}</title></head><body>"
+            "<ul><li>Home</li><li>News</li><li>Contact</li></ul><p>"
+            + "</p><p>".join(paragraphs)
+            + "</p><footer>Copyright All rights reserved</footer></body></html>")
+
+
+@pytest.mark.parametrize("paragraphs,codec,label,declared", [
+    (ENGLISH_WITH_POLISH, "cp1250", "cp1250", "xml"),
+    (ENGLISH_WITH_HUNGARIAN, "iso8859-2", "iso-8859-2", "meta")], ids=["pl-xml", "hu-meta"])
+def test_label_kept_on_an_english_page_with_a_few_words_of_the_labels_language(
+        paragraphs, codec, label, declared):
+    # the words name English, which has no letters a guess could read right: a guess that
+    # turns the few Polish or Hungarian letters into Latin-1 letters or Mac signs explains
+    # nothing of the text, and does not override the label
+    if declared == "meta":
+        html = linked_page(paragraphs, f'<meta http-equiv="Content-Type" '
+                                       f'content="text/html; charset={label}">')
+    else:
+        html = f'<?xml version="1.0" encoding="{label}"?>\n' + linked_page(paragraphs, "")
+    decoded = decode_html(html.encode(codec), "text/html")
+    assert (decoded.encoding, decoded.evidence) == (codec, f"declared:{declared}")
+    assert all(text.strip() in decoded.text for text in paragraphs)

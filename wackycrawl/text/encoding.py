@@ -739,6 +739,16 @@ class _Evidence:
                  if n and lang in charsets.LATIN}
         return max(words, key=words.get) if words else ""
 
+    def letters_fit(self, codec: str, lang: str) -> bool:
+        """Whether the sample decoded with ``codec`` holds non-ASCII letters and nearly all
+        of them (:data:`TRUST_DECLARED`) are letters of ``lang``'s alphabet: a reading that
+        explains the text as that language by its letters, not by turning them into signs or
+        dropping them (English has no such letters: nothing explains an English page so)."""
+        decoded = _strict(self.sample, codec) or ""
+        letters = [ch.lower() for ch in decoded if not ch.isascii() and ch.isalpha()]
+        alphabet = charsets.ALPHABETS.get(lang, "")
+        return bool(letters) and sum(ch in alphabet for ch in letters) >= TRUST_DECLARED * len(letters)
+
     def fit_for(self, codec: str, lang: str) -> charsets.Fit:
         """Fit of the sample decoded with ``codec`` (ASCII-compatible, decoding it) for the
         language ``lang`` alone."""
@@ -930,6 +940,7 @@ def _decode_declared(body: bytes, declared: list[tuple[str, str]], max_repairs: 
             # evidence against the label
             if (guessed is not None and guessed.codec != codec
                     and guessed.fit.lang == ev.named_language
+                    and ev.letters_fit(guessed.codec, guessed.fit.lang)
                     and guessed.fit.plausibility >= TRUST_DECLARED
                     and guessed.fit.score > fit.score + OVERRIDE_MARGIN
                     and ev.fit_for(codec, guessed.fit.lang).plausibility < TRUST_DECLARED):
