@@ -104,3 +104,28 @@ def test_label_kept_on_an_english_page_with_a_few_words_of_the_labels_language(
     decoded = decode_html(html.encode(codec), "text/html")
     assert (decoded.encoding, decoded.evidence) == (codec, f"declared:{declared}")
     assert all(text.strip() in decoded.text for text in paragraphs)
+
+
+# An English page with a few Czech words, one of them mojibake already (UTF-8 read as
+# ISO-8859-2 upstream: skuteÄŤnĂ˝m): the label's reading is implausible, but so is every
+# other; a Mac Central European guess that leads by the score garbles ostrůvkem and České too
+ENGLISH_WITH_CZECH_AND_MOJIBAKE = [
+    "For your information --- The library will close for this school term on Wednesday, "
+    "June 11, 2003. ostrůvkem",
+    "If I am doing an IFR renewal, do I have to do all the regular requirements of an "
+    "initial IFR rating? (skuteÄŤnĂ˝m",
+    "Coping with illness: Synthesis and critiques of the nursing coping literature from "
+    "1980-1990. České",
+    "It's an Arafat clothed like Che Guevara and treated like Saladin: my heart breaks. ",
+    "Patriarchal neoliberal globalization accentuates gender inequality and the gap between "
+    "rich and poor, between countries, territories and peoples, and generates ever "
+    "increasing exclusion, hatred, racism and intolerance. ",
+    "Local resources within the town include a campus of the College of the North Atlantic, "
+    "schools, shopping, library, sports fields, a skating rink, and a bird sanctuary. "]
+
+
+def test_label_kept_when_the_better_scored_guess_is_implausible_too():
+    html = linked_page(ENGLISH_WITH_CZECH_AND_MOJIBAKE, '<meta charset="iso-8859-2">')
+    decoded = decode_html(html.encode("iso8859-2"), "text/html")
+    assert (decoded.encoding, decoded.evidence) == ("iso8859-2", "declared:meta")
+    assert "ostrůvkem" in decoded.text and "České" in decoded.text

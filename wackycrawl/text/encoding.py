@@ -922,9 +922,13 @@ def _decode_declared(body: bytes, declared: list[tuple[str, str]], max_repairs: 
         fit = fit or ev.fit(codec, decoded[0])
         if fit.plausibility < TRUST_DECLARED:
             guessed = guessed or guess(body, max_repairs, ev)
+            # a guess that is itself implausible (below min_plausibility) is no better
+            # evidence than the label: a page holding a few mojibake words (skuteÄŤnĂ˝m)
+            # keeps its label, not a code page that garbles its good words too
             if (guessed is not None and guessed.codec != codec
                     and guessed.fit.score > fit.score + OVERRIDE_MARGIN
-                    and guessed.fit.plausibility > fit.plausibility):
+                    and guessed.fit.plausibility > fit.plausibility
+                    and guessed.fit.plausibility >= min_plausibility):
                 continue
             if _implausible(fit, min_plausibility):
                 continue
