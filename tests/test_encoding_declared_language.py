@@ -129,3 +129,29 @@ def test_label_kept_when_the_better_scored_guess_is_implausible_too():
     decoded = decode_html(html.encode("iso8859-2"), "text/html")
     assert (decoded.encoding, decoded.evidence) == ("iso8859-2", "declared:meta")
     assert "ostrůvkem" in decoded.text and "České" in decoded.text
+
+
+# A few Thai words in an English page, labelled windows-874: the Thai reading has some junk
+# (its vowel signs), a Korean reading of the same bytes (two a character) scores higher;
+# scores of readings two bytes a character are no measure against the label's
+ENGLISH_WITH_THAI = [
+    "American Bittern: Good views of standing and flying birds at the Sedge Wren Marsh. "
+    "(สำนักงาน",
+    "Please also note that as these Terms and Conditions of Use may change from time to time "
+    "and as it is your responsibility to check for such updates, you should visit these pages "
+    "periodically to review them. จังหวัดอุบลราชธานี",
+    "Protecting E-Business Knowledge Assets in Collaborator Networks Fernandes, Gary - "
+    "Carleton University (Canada) วันพฤหัสบดีที่",
+    "Most ISPs and most list serves have lengthy Acceptable Use Policies and pretty clearly "
+    "state profanity, pornography, and inappropriate use of the service could result in "
+    "termination (eeeek) of user rights. ย้ำกำลังพลตั้ง",
+    "Please Note: Any enquiries regarding the 16th Annual TMAC-Toronto FATCAT Golf Tournament "
+    "should be directed to your FATCAT Golf Committee. ",
+    "Although the prosecutor will listen to your reasons, you will not have the final say. "]
+
+
+def test_single_byte_label_kept_against_a_cjk_guess_while_its_reading_is_plausible():
+    body = linked_page(ENGLISH_WITH_THAI, "").encode("cp874")
+    decoded = decode_html(body, "text/html; charset=windows-874")
+    assert (decoded.encoding, decoded.evidence) == ("cp874", "declared:header")
+    assert all(text.strip() in decoded.text for text in ENGLISH_WITH_THAI)

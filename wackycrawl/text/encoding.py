@@ -569,6 +569,11 @@ def _single_byte(codec: str) -> bool:
     return codec in charsets.PRIORS
 
 
+def _cjk(codec: str) -> bool:
+    """A legacy CJK multi-byte codec (not UTF-16/32)."""
+    return codec in charsets.MULTIBYTE and not codec.startswith(_WIDE)
+
+
 def _utf8_in_disguise(body: bytes) -> bool:
     """Valid UTF-8 with multi-byte sequences: a single-byte label on it lies."""
     if body.isascii():
@@ -928,7 +933,12 @@ def _decode_declared(body: bytes, declared: list[tuple[str, str]], max_repairs: 
             if (guessed is not None and guessed.codec != codec
                     and guessed.fit.score > fit.score + OVERRIDE_MARGIN
                     and guessed.fit.plausibility > fit.plausibility
-                    and guessed.fit.plausibility >= min_plausibility):
+                    and guessed.fit.plausibility >= min_plausibility
+                    and not (_single_byte(codec) and _cjk(guessed.codec)
+                             and not _implausible(fit, min_plausibility))):
+                # (a CJK guess reads two bytes a character: its score is no measure against
+                # a single-byte label's, which gives way to it only when implausible itself,
+                # not a Thai page with a few junk signs read as Korean)
                 continue
             if _implausible(fit, min_plausibility):
                 continue
