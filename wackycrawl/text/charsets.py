@@ -87,6 +87,11 @@ FUNCWORD_WEIGHT = 2.0
 # windows-1252 page so, and must not win by its prior alone.
 ODD_WEIGHT = 2.0
 FUNCWORD_LANGUAGE_WEIGHT = 0.25
+# ... for the languages whose tokens are at least this share of the most-named language's: a
+# language the page's short words name only in passing (Slovak's 3 tokens among 10 Danish,
+# German and Norwegian ones in an English and Basque page) earns nothing, or it would tip a
+# near tie of code pages (cp1250's Zurińe over windows-1252's Zuriñe).
+FUNCWORD_LANGUAGE_SHARE = 0.5
 # A byte the code page leaves undefined (repaired: dropped) costs as much evidence as a
 # foreign letter: a few stray bytes (0x81, 0x8D, 0x8F, 0x90, 0x9D in a windows-1252 page) do
 # not hand the page to a code page that reads them as foreign letters (cp1250's ť in an
@@ -317,6 +322,13 @@ def usual_char(char: str) -> bool:
             or char in _ODD_SIGNS or char in "ªº\u00ad")
 
 
+def _named(languages: dict[str, int]) -> dict[str, int]:
+    """The function-word tokens of the languages the page names clearly: at least
+    :data:`FUNCWORD_LANGUAGE_SHARE` of the most-named language's tokens."""
+    top = max(languages.values(), default=0)
+    return {lang: n for lang, n in languages.items() if n and n >= FUNCWORD_LANGUAGE_SHARE * top}
+
+
 @cache
 def _lang_scripts(lang: str) -> tuple[str, ...]:
     """The scripts (first word of the Unicode name) of a language's letters."""
@@ -342,7 +354,7 @@ def fit(text: str, codec: str = "", languages: dict[str, int] | None = None,
         bonus = FUNCWORD_LANGUAGE_WEIGHT * fw_ascii.get(lang, 0)
         return Fit(bonus - prior, 1.0, lang, 0.0, 0, 0)
     letters, signs, junk, odd = _classify(text)
-    fw_all = languages or {}
+    fw_all = _named(languages or {})
     words = Counter(w for w in _WORD.findall(funcwords.normalise(text)) if not w.isascii())
     fw_wide = dict(zip(funcwords.languages(), funcwords.count(words)[0]))
     total = sum(letters.values())

@@ -569,6 +569,11 @@ def _single_byte(codec: str) -> bool:
     return codec in charsets.PRIORS
 
 
+def _cjk(codec: str) -> bool:
+    """A legacy CJK multi-byte codec (not UTF-16/32)."""
+    return codec in charsets.MULTIBYTE and not codec.startswith(_WIDE)
+
+
 def _utf8_in_disguise(body: bytes) -> bool:
     """Valid UTF-8 with multi-byte sequences: a single-byte label on it lies."""
     if body.isascii():
@@ -727,12 +732,27 @@ class _Evidence:
         (none named: no doubt)."""
         if fit.lang not in charsets.LATIN:
             return False
+        lang = self.named_language
+        return (bool(lang) and lang != fit.lang
+                and self.fit_for(codec, lang).plausibility < TRUST_DECLARED)
+
+    @functools.cached_property
+    def named_language(self) -> str:
+        """The Latin-script language (of :data:`charsets.LATIN`) the page's ASCII function
+        words name most, "" if none."""
         words = {lang: n for lang, n in self.languages.items()
                  if n and lang in charsets.LATIN}
-        if not words:
-            return False
-        lang = max(words, key=words.get)
-        return lang != fit.lang and self.fit_for(codec, lang).plausibility < TRUST_DECLARED
+        return max(words, key=words.get) if words else ""
+
+    def letters_fit(self, codec: str, lang: str) -> bool:
+        """Whether the sample decoded with ``codec`` holds non-ASCII letters and nearly all
+        of them (:data:`TRUST_DECLARED`) are letters of ``lang``'s alphabet: a reading that
+        explains the text as that language by its letters, not by turning them into signs or
+        dropping them (English has no such letters: nothing explains an English page so)."""
+        decoded = _strict(self.sample, codec) or ""
+        letters = [ch.lower() for ch in decoded if not ch.isascii() and ch.isalpha()]
+        alphabet = charsets.ALPHABETS.get(lang, "")
+        return bool(letters) and sum(ch in alphabet for ch in letters) >= TRUST_DECLARED * len(letters)
 
     def fit_for(self, codec: str, lang: str) -> charsets.Fit:
         """Fit of the sample decoded with ``codec`` (ASCII-compatible, decoding it) for the
@@ -786,7 +806,11 @@ def guess(body: bytes, max_repairs: int = MAX_REPAIRS,
             or best.fit.plausibility < TRUST_DECLARED):
         # outside the Latin-script languages the letters alone cannot tell code pages apart
         # (random Han characters are all Han): charset-normalizer's frequency-based ranking
-        # proposes, and its first clean and plausible answer is taken
+        # proposes, and its first clean and plausible answer is taken (an implausible one
+        # only when none is plausible: a Shift_JIS page is not cp1251 because
+        # charset-normalizer ranks cp1251 first, nor because a code page that drops a few
+        # of its bytes as undefined scored best among the code pages as Greek)
+        fallback = None
         for match in charset_normalizer.from_bytes(body):
             # its own codec name, not the WHATWG one: a guess of Shift_JIS is Shift_JIS (the
             # WHATWG table, which reads it as cp932, is for labels that pages declare)
@@ -803,7 +827,11 @@ def guess(body: bytes, max_repairs: int = MAX_REPAIRS,
             # a code page is scored on the sample, as the candidates it is compared with
             fit = (ev.fit(codec) if codec in charsets.PRIORS else None) or ev.fit(codec, text)
             if best is None or best.fit.lang not in charsets.LATIN or fit.score > best.fit.score:
-                return _Guess(fit, codec, *decoded)
+                if not _implausible(fit, MIN_PLAUSIBILITY):
+                    return _Guess(fit, codec, *decoded)
+                fallback = fallback or _Guess(fit, codec, *decoded)
+        if fallback is not None:
+            return fallback
     return best
 
 
@@ -899,9 +927,18 @@ def _decode_declared(body: bytes, declared: list[tuple[str, str]], max_repairs: 
         fit = fit or ev.fit(codec, decoded[0])
         if fit.plausibility < TRUST_DECLARED:
             guessed = guessed or guess(body, max_repairs, ev)
+            # a guess that is itself implausible (below min_plausibility) is no better
+            # evidence than the label: a page holding a few mojibake words (skuteÄŤnĂ˝m)
+            # keeps its label, not a code page that garbles its good words too
             if (guessed is not None and guessed.codec != codec
                     and guessed.fit.score > fit.score + OVERRIDE_MARGIN
-                    and guessed.fit.plausibility > fit.plausibility):
+                    and guessed.fit.plausibility > fit.plausibility
+                    and guessed.fit.plausibility >= min_plausibility
+                    and not (_single_byte(codec) and _cjk(guessed.codec)
+                             and not _implausible(fit, min_plausibility))):
+                # (a CJK guess reads two bytes a character: its score is no measure against
+                # a single-byte label's, which gives way to it only when implausible itself,
+                # not a Thai page with a few junk signs read as Korean)
                 continue
             if _implausible(fit, min_plausibility):
                 continue
@@ -911,7 +948,13 @@ def _decode_declared(body: bytes, declared: list[tuple[str, str]], max_repairs: 
             # page that explains the text fully as one language, leads clearly, and finds the
             # declared reading implausible for that language overrides the label.
             guessed = guessed or guess(body, max_repairs, ev)
-            if (guessed is not None and guessed.codec != codec and guessed.fit.lang
+            # the guess must read the language the function words name: short words
+            # shared by many languages (a, i, te, e: Maori) name one of them at random, and a
+            # guess that reads another (Maori ā ī under windows-1252: French à ï) is no
+            # evidence against the label
+            if (guessed is not None and guessed.codec != codec
+                    and guessed.fit.lang == ev.named_language
+                    and ev.letters_fit(guessed.codec, guessed.fit.lang)
                     and guessed.fit.plausibility >= TRUST_DECLARED
                     and guessed.fit.score > fit.score + OVERRIDE_MARGIN
                     and ev.fit_for(codec, guessed.fit.lang).plausibility < TRUST_DECLARED):

@@ -1,0 +1,37 @@
+"""The page's ASCII function words earn a code page's reading a bonus only for the
+languages they name clearly (at least half the tokens of the most-named one): a language named
+in passing by a few short words must not tip a near tie of code pages. Fixtures are written
+here from Python strings."""
+
+from wackycrawl.text.encoding import decode_html
+
+NAV = ("Copyright 2015 All rights reserved | Follow us on Twitter | Contact | Next page | "
+       "Privacy policy")
+# Basque (no function-word list) quoting Spanish, Catalan and French names: windows-1252's
+# á à è fit no single language, cp1250's á ŕ č are all Slovak, a language the page's short
+# words (a, je...) name three times against English's and Catalan's seven
+BASQUE = ("Galtzaile Basilio Boioanes katapan berriak armada erraldoia bildu zuen, Baregoen "
+          "Guardia famatuarekin batera, Basilio II.ak bidalia. Bi egunkariren sortzaile eta "
+          "zuzendaria: El estado catalán (1869) eta Diari català (1879), katalanez egindako "
+          "lehen egunkaria. Demografia Biztanleria 2007an Poiseul-la-Ville-et-Laperrière "
+          "udalerrian erroldatutako biztanleak 170 ziren.")
+# Czech with few letters outside Latin-1 (ě, ř): its function words, named clearly, keep it
+CZECH = ("Vláda schválila návrh zákona, podle kterého se budou moci obce a kraje rozhodnout, "
+         "zda zavedou poplatek za odpad ve městě a na vesnici, řekl ministr. ")
+
+
+def page(text: str) -> bytes:
+    return (f"<html><head><title>t</title></head><body><div>{NAV}</div><p>{text}</p>"
+            f"<div>{NAV}</div></body></html>")
+
+
+def test_undeclared_windows_1252_basque_with_foreign_names_is_windows_1252():
+    decoded = decode_html(page(BASQUE).encode("cp1252"), "text/html")
+    assert decoded.encoding == "cp1252", decoded.evidence
+    assert "catalán" in decoded.text and "Laperrière" in decoded.text
+
+
+def test_undeclared_czech_with_few_diacritics_is_cp1250():
+    decoded = decode_html(page(CZECH * 3).encode("cp1250"), "text/html")
+    assert decoded.encoding == "cp1250", decoded.evidence
+    assert CZECH.strip() in decoded.text
