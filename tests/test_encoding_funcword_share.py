@@ -3,6 +3,8 @@ languages they name clearly (at least half the tokens of the most-named one): a 
 in passing by a few short words must not tip a near tie of code pages. Fixtures are written
 here from Python strings."""
 
+import pytest
+
 from wackycrawl.text.encoding import decode_html
 
 NAV = ("Copyright 2015 All rights reserved | Follow us on Twitter | Contact | Next page | "
@@ -35,3 +37,34 @@ def test_undeclared_czech_with_few_diacritics_is_cp1250():
     decoded = decode_html(page(CZECH * 3).encode("cp1250"), "text/html")
     assert decoded.encoding == "cp1250", decoded.evidence
     assert CZECH.strip() in decoded.text
+
+
+# An English page quoting one sentence of a Central-European language in its code page: the
+# English function words are ASCII and read the same in every reading, so they must not hand
+# the page to windows-1252, which garbles the quoted words (że -> ¿e, zwiększony -> zwiêkszony)
+ENGLISH_NEWS = [
+    "The committee met on Tuesday to discuss the budget for the coming year.",
+    "Members of the public were invited to comment on the proposals before the meeting.",
+    "It was agreed that the report would be published in the spring.",
+    "The minister said that the decision had not yet been taken.",
+    "There are several options on the table, and all of them have costs.",
+    "A spokesman for the ministry declined to comment on the figures.",
+    "The final vote is expected at the end of the month."]
+
+
+def english_page_quoting(sentence: str) -> str:
+    paragraphs = ENGLISH_NEWS[:4] + [sentence] + ENGLISH_NEWS[4:]
+    return ("<!DOCTYPE html><html><head><title>News</title></head><body><ul><li>Home</li>"
+            "<li>News</li><li>Contact</li></ul><p>" + "</p><p>".join(paragraphs)
+            + "</p><footer>Copyright All rights reserved</footer></body></html>")
+
+
+@pytest.mark.parametrize("sentence", [
+    "MON potwierdza, że kontyngent zostanie zwiększony, ale nie aż dwukrotnie.",
+    "Ministar je rekao da će se broj vojnika povećati, ali ne dvostruko.",
+], ids=["pl", "hr"])
+def test_undeclared_english_page_quoting_a_cp1250_sentence_is_cp1250(sentence):
+    html = english_page_quoting(sentence)
+    decoded = decode_html(html.encode("cp1250"), "text/html")
+    assert decoded.encoding == "cp1250", decoded.evidence
+    assert decoded.text == html

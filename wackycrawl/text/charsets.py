@@ -21,7 +21,9 @@ here). For a candidate and a language:
 best (1.0 without non-ASCII characters); the
 candidate's score is ``good - FOREIGN_WEIGHT * foreign - JUNK_WEIGHT * junk`` plus
 :data:`FUNCWORD_LANGUAGE_WEIGHT` per function-word token of the language (ASCII ones too: they
-name the language, whatever the codec), minus the code page's prior (:data:`PRIORS`: a
+name the language, whatever the codec; a Latin-script language whose own non-ASCII function
+words the text shows, with no foreign letter or junk, gets the bonus of the language the ASCII
+words name most: it is quoted in the page), minus the code page's prior (:data:`PRIORS`: a
 Central-European, Vietnamese or Mac page must be earned by evidence, never by a tie).
 CJK texts have no alphabet here: their letters are scored by script (kana for Japanese,
 Hangul for Korean, Han for all three).
@@ -355,6 +357,13 @@ def fit(text: str, codec: str = "", languages: dict[str, int] | None = None,
         return Fit(bonus - prior, 1.0, lang, 0.0, 0, 0)
     letters, signs, junk, odd = _classify(text)
     fw_all = _named(languages or {})
+    # the page's ASCII function words read the same in every reading: a Latin-script
+    # language that explains all of a reading's non-ASCII letters and shows its own non-ASCII
+    # function words in it (a Polish sentence's że quoted in an English page) gets the bonus of
+    # the language those ASCII words name most, as windows-1252's reading as that language
+    # would (¿e, zwiêkszony: read as English with foreign letters, earning the English bonus)
+    latin_bonus = FUNCWORD_LANGUAGE_WEIGHT * max(
+        (n for lang, n in fw_all.items() if lang in LATIN), default=0)
     words = Counter(w for w in _WORD.findall(funcwords.normalise(text)) if not w.isascii())
     fw_wide = dict(zip(funcwords.languages(), funcwords.count(words)[0]))
     total = sum(letters.values())
@@ -377,7 +386,9 @@ def fit(text: str, codec: str = "", languages: dict[str, int] | None = None,
         alien = known - sum(scripts[script] for script in _lang_scripts(lang))
         score = (good_total - FOREIGN_WEIGHT * foreign - JUNK_WEIGHT * junk
                  - (JUNK_WEIGHT - FOREIGN_WEIGHT) * alien - ODD_WEIGHT * odd
-                 + FUNCWORD_LANGUAGE_WEIGHT * fw_all.get(lang, 0) - prior)
+                 + (latin_bonus if lang in LATIN and fw_wide.get(lang) and not foreign
+                    and not junk else FUNCWORD_LANGUAGE_WEIGHT * fw_all.get(lang, 0))
+                 - prior)
         seen = good_total + foreign + junk
         plausible = max(plausible, (good_total / seen if seen else 1.0, foreign))
         if best is None or score > best.score:
