@@ -659,6 +659,7 @@ class _Evidence:
     def __init__(self, body: bytes):
         self.body = body
         self._fits: dict[str, charsets.Fit | None] = {}
+        self._texts: dict[str, str | None] = {}  # the sample decoded strictly, per codec
         # the first candidate ruled out as binary (too many controls under it): raised if no
         # candidate decodes the page
         self.binary: BinaryContentError | None = None
@@ -713,7 +714,7 @@ class _Evidence:
         key = codec if not undefined else f"{codec}-{undefined.hex()}"
         if key not in self._fits:
             sample = self.sample.translate(None, undefined) if undefined else self.sample
-            decoded = _strict(sample, codec)
+            decoded = _strict(sample, codec) if undefined else self.sample_text(codec)
             fit = (None if decoded is None
                    else charsets.fit(decoded, codec,
                                      self.languages if undefined else self._languages_for(decoded)))
@@ -749,7 +750,7 @@ class _Evidence:
         of them (:data:`TRUST_DECLARED`) are letters of ``lang``'s alphabet: a reading that
         explains the text as that language by its letters, not by turning them into signs or
         dropping them (English has no such letters: nothing explains an English page so)."""
-        decoded = _strict(self.sample, codec) or ""
+        decoded = self.sample_text(codec) or ""
         letters = [ch.lower() for ch in decoded if not ch.isascii() and ch.isalpha()]
         alphabet = charsets.ALPHABETS.get(lang, "")
         return bool(letters) and sum(ch in alphabet for ch in letters) >= TRUST_DECLARED * len(letters)
@@ -757,8 +758,14 @@ class _Evidence:
     def fit_for(self, codec: str, lang: str) -> charsets.Fit:
         """Fit of the sample decoded with ``codec`` (ASCII-compatible, decoding it) for the
         language ``lang`` alone."""
-        decoded = _strict(self.sample, codec) or ""
+        decoded = self.sample_text(codec) or ""
         return charsets.fit(decoded, codec, self._languages_for(decoded), only=lang)
+
+    def sample_text(self, codec: str) -> str | None:
+        """The sample decoded strictly with ``codec`` (:func:`_strict`), once per codec."""
+        if codec not in self._texts:
+            self._texts[codec] = _strict(self.sample, codec)
+        return self._texts[codec]
 
     def _languages_for(self, text: str) -> dict[str, int] | None:
         # an all-ASCII text's fit needs no function-word evidence (charsets.fit): not computed
@@ -817,8 +824,7 @@ def guess(body: bytes, max_repairs: int = MAX_REPAIRS,
             codec = _python_codec(match.encoding)
             if codec not in charsets.PRIORS and codec not in charsets.MULTIBYTE:
                 continue
-            if (codec in charsets.MULTIBYTE and not codec.startswith(_WIDE)
-                    and ev.utf8_like):
+            if _cjk(codec) and ev.utf8_like:
                 continue  # damaged UTF-8 read by a CJK codec: mojibake
             decoded = ev.decode(codec, 0)  # no bad byte; the page's controls go
             if decoded is None:
