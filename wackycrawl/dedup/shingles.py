@@ -30,6 +30,7 @@ No Scrapy import.
 """
 
 from collections.abc import Sequence
+
 import numpy as np
 
 from wackycrawl.dedup.simhash import feature_hashes, word_hashes
