@@ -405,3 +405,5 @@ def test_records_take_gives_the_rows_of_any_ids_in_one_or_many_chunks():
         assert records.take([]).shape == (0, 3)
         with pytest.raises(IndexError):
             records.take([n])
+        with pytest.raises(IndexError):
+            records.take([0, -1])

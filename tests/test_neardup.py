@@ -14,6 +14,7 @@ from wackycrawl.dedup.shingles import (
     RESEMBLANCE,
     resemblance,
     resemblances,
+    row_resemblances,
     shingle_hashes,
     sketch,
     sketch_size,
@@ -176,6 +177,23 @@ def test_resemblances_of_many_sketches_at_once_are_the_estimates_one_by_one():
     hashes = shingle_hashes(text(ARTICLE))  # sketches of other sizes in one call
     assert resemblances(hashes, [sketch(hashes, 3), sketch(hashes, 40)]) == [1.0, 1.0]
     assert resemblances(hashes, []) == []
+
+
+def test_row_resemblances_read_sketches_from_record_rows_after_an_offset():
+    """Rows as a store holds them (an 8-byte key, then the sketch): the same estimates as
+    the sketches given as bytes; an all-zero sketch (no shingles) is 0.0; read-only or
+    non-contiguous arrays give the same values."""
+    hashes = shingle_hashes(text(ARTICLE))
+    others = [hashes, shingle_hashes(text(SAME_TOPIC[0])), shingle_hashes(edited())]
+    sketches = [sketch(o, 16) for o in others] + [bytes(len(sketch(hashes, 16)))]
+    rows = np.frombuffer(b"".join(b"KEY-%04d" % i + s for i, s in enumerate(sketches)),
+                         dtype=np.uint8).reshape(len(sketches), -1)  # read-only
+    expected = resemblances(hashes, sketches)
+    assert expected[0] == 1.0 and expected[-1] == 0.0
+    assert row_resemblances(hashes, rows, 8).tolist() == expected
+    wide = np.repeat(rows, 2, axis=1)[:, ::2]  # a strided view of the same bytes
+    assert row_resemblances(list(hashes), wide, 8).tolist() == expected
+    assert row_resemblances(hashes, rows[:0], 8).tolist() == []
 
 
 # --- the index beyond k = 3 ----------------------------------------------------------------
