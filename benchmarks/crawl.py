@@ -26,7 +26,11 @@ the crawler.
 
 Prints pages/s of each run (response_received_count / elapsed_time_seconds from the crawl's
 stats), the crawl process's CPU ms per page (``wacky/cpu_seconds``: spider open to close, the
-stage worker not included; the load moves it less than pages/s) and, per frontier, the ratios full / off (target >= 0.9) and in-process / off; with
+stage worker not included; the load moves it less than pages/s), ``+workers``: the CPU ms per
+page of the whole command, start-up and stage workers included (``RUSAGE_CHILDREN``),
+``server``: the web server's CPU ms per page (nginx's processes, from ``/proc``; 0 for the
+Python server, which runs in this process) and, per frontier, the ratios full / off (target
+>= 0.9) and in-process / off; with
 the Redis frontier also the Redis commands per fetched page (``INFO commandstats``, those
 run inside Lua scripts included: frontier,
 politeness, written set, dedup index, host templates), a figure the machine's load does not
@@ -38,6 +42,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import socket
 import subprocess
@@ -135,13 +140,39 @@ def run(web, seeds, outdir: Path, settings: dict, profile: Path | None):
     return finish(proc, outdir, stats_file, timeout=1800)
 
 
+def tree_cpu(pid: int | None) -> float:
+    """CPU seconds (user + system) used so far by process ``pid`` and its live children
+    (Linux ``/proc``; 0 elsewhere or for None)."""
+    if pid is None:
+        return 0.0
+    total, todo = 0.0, [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+            todo += [int(c) for c in Path(f"/proc/{p}/task/{p}/children").read_text().split()]
+        except (OSError, ValueError, IndexError):
+            continue
+    return total
+
+
+def children_cpu() -> float:
+    """CPU seconds of this process's ended children (the crawl and its stage workers)."""
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
 def crawl(web, seeds, label: str, extra: dict, profile: Path | None = None) -> dict:
     with tempfile.TemporaryDirectory() as d:
         t0 = time.monotonic()
         if extra.pop("_jobdir", False):
             extra["JOBDIR"] = str(Path(d) / "job")
+        server_pid = getattr(getattr(web, "proc", None), "pid", None)
+        cpu0, server0 = children_cpu(), tree_cpu(server_pid)
         r = run(web, seeds, Path(d), {**BENCH, **extra}, profile)
         wall = time.monotonic() - t0
+        cpu1, server1 = children_cpu(), tree_cpu(server_pid)
         s = r.stats
         if r.returncode != 0 or not s:
             print(r.log[-3000:])
@@ -150,7 +181,9 @@ def crawl(web, seeds, label: str, extra: dict, profile: Path | None = None) -> d
         secs = s.get("elapsed_time_seconds", wall)
         return {"label": label, "pages": pages, "secs": secs, "pps": pages / secs,
                 "cpu_ms": s.get("wacky/cpu_seconds", 0) * 1000 / max(1, pages),
-                "kept": s.get("wacky/kept", 0), "wall": wall}
+                "kept": s.get("wacky/kept", 0), "wall": wall,
+                "all_cpu_ms": (cpu1 - cpu0) * 1000 / max(1, pages),
+                "server_cpu_ms": (server1 - server0) * 1000 / max(1, pages)}
 
 
 def redis_cpu(client) -> float:
@@ -219,12 +252,14 @@ def main() -> None:
                     rows.append(row)
     print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(f"{'frontier':<9}{'run':<18}{'pages':>8}{'secs':>8}{'pages/s':>10}{'CPU ms/page':>13}"
+          f"{'+workers':>10}{'server':>8}"
           f"{'docs kept':>11}{'Redis cmds/page':>17}{'Redis CPU ms/page':>19}")
     for r in rows:
         per_page = f"{r['redis_per_page']:.1f}" if "redis_per_page" in r else "-"
         redis_ms = f"{r['redis_cpu_ms']:.2f}" if "redis_cpu_ms" in r else "-"
         print(f"{r['frontier']:<9}{r['label']:<18}{r['pages']:>8}{r['secs']:>8.1f}"
-              f"{r['pps']:>10.1f}{r['cpu_ms']:>13.2f}{r['kept']:>11}{per_page:>17}{redis_ms:>19}")
+              f"{r['pps']:>10.1f}{r['cpu_ms']:>13.2f}{r['all_cpu_ms']:>10.2f}"
+              f"{r['server_cpu_ms']:>8.2f}{r['kept']:>11}{per_page:>17}{redis_ms:>19}")
 
     def mean(fr: str, label: str, key: str = "pps") -> float:
         values = [r[key] for r in rows if r["label"] == label and r["frontier"] == fr]
