@@ -1,0 +1,53 @@
+"""Clutter around an article that the ``blocks`` default drops as CleanEval does (lists of
+links run together, image credits, author bios) while readers' comments stay."""
+
+import pytest
+
+from wackycrawl.text import blocks
+
+ARTICLE = (
+    "<p>The river rose slowly through the night, and by morning the lower streets of the old "
+    "town stood under water up to the doorsteps of the houses along the quay.</p>"
+    "<p>Volunteers carried sandbags from the square to the bakery, the school and the church, "
+    "while the fire brigade pumped the cellars one after the other until noon.</p>"
+    "<p>By the evening the water had fallen again, and the shopkeepers began to sweep the mud "
+    "out of their doors and to count what the night had cost them.</p>"
+)
+WORDS = ["river rose slowly", "Volunteers carried sandbags", "shopkeepers began"]
+COMMENT = ("I grew up on that quay and I have never seen the water so high, not even in the "
+           "spring of the great storm when the harbour wall broke near the old mill.")
+
+
+def page(body: str) -> str:
+    return f"<html><head><title>Flood</title></head><body>{body}</body></html>"
+
+
+def has_article(paragraphs: list[str]) -> bool:
+    text = "\n".join(paragraphs)
+    return all(w in text for w in WORDS)
+
+
+def comments() -> str:
+    return ('<div class="comments"><h3>2 comments</h3>'
+            f'<div class="comment"><p class="comment-author">Mara</p><p>{COMMENT}</p></div>'
+            "</div>")
+
+
+def test_a_long_run_of_single_word_links_is_boilerplate_outside_the_span():
+    # the readers who liked the post: half its words are links (not above the prose
+    # blocks' limit), one link every two words
+    names = " ".join(f'<a href="/u/{i}">reader{i}</a> ({i}),' for i in range(200))
+    out = blocks.extract(page(f"<div>{ARTICLE}</div><div><p>{names}</p></div>"
+                              f"{comments()}"))
+    assert has_article(out)
+    assert not any("reader17" in p for p in out)
+    assert any(COMMENT in p for p in out)
+
+
+def test_prose_with_a_few_links_outside_the_span_stays():
+    para = ("Despite all this the mayor did not question the decision of the " +
+            '<a href="/council">town council and the harbour board</a>' +
+            ", which had invited the minister to the opening of the new bridge over the river "
+            "and asked him to cut the ribbon.")
+    out = blocks.extract(page(f"<div>{ARTICLE}</div><div><p>{para}</p></div>"))
+    assert any("Despite all this" in p for p in out)
