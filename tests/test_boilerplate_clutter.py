@@ -51,3 +51,33 @@ def test_prose_with_a_few_links_outside_the_span_stays():
             "and asked him to cut the ribbon.")
     out = blocks.extract(page(f"<div>{ARTICLE}</div><div><p>{para}</p></div>"))
     assert any("Despite all this" in p for p in out)
+
+
+def test_image_credits_and_author_bios_are_boilerplate_comments_stay():
+    figure = ('<div class="image"><img src="a.jpg"><div class="image-credit">'
+              "Photo: Anna Berg, Gazette Agency</div></div>")
+    bio = ('<div class="author-bio"><p>Anna Berg covers the harbour, the council and the '
+           "weather for the Gazette, and has written about the river for twenty years.</p></div>")
+    thread = ('<div class="comments"><h3>2 comments</h3><div class="comment">'
+              f'<div class="comment-author vcard">Mara</div><p>{COMMENT}</p></div></div>')
+    out = blocks.extract(page(f"<div>{ARTICLE[:200]}{figure}{ARTICLE[200:]}{bio}{thread}</div>"))
+    text = "\n".join(out)
+    assert has_article(out)
+    assert "Photo: Anna Berg" not in text and "twenty years" not in text
+    assert COMMENT in text and "Mara" in text
+
+
+@pytest.mark.parametrize(
+    "name", ["credit", "photo-credit", "authorBio", "author-info", "about-the-author", "bio"])
+def test_credit_and_bio_names_are_cues(name):
+    from wackycrawl.text import cues
+
+    assert cues.names_boilerplate(f'<div class="{name}">', "div")
+
+
+@pytest.mark.parametrize("name", ["comment-author", "author", "biology", "incredible",
+                                  "post-author-name"])
+def test_comment_author_and_lookalikes_are_no_cues(name):
+    from wackycrawl.text import cues
+
+    assert not cues.names_boilerplate(f'<div class="{name}">', "div")

@@ -43,7 +43,11 @@ ATTRIBUTE_WORDS = ("cookie", "consent", "gdpr", "newsletter", "related", "footer
                    # a byline or dateline ("By Anna Berg, 3 May 2021") is a label: no running
                    # text in either mode (article-extraction-benchmark AEB-F1 0.933 -> 0.937;
                    # no CleanEval page changes)
-                   "byline", "timestamp", "dateline")
+                   "byline", "timestamp", "dateline",
+                   # image credits ("Photo: Getty Images") and author bios (a writer's
+                   # profile under the article): labels and blurbs, no running text
+                   "credit", "author[-_]?(?:bio|info|box|profile|card|description|details)",
+                   "about[-_]?(?:the[-_]?)?author", "bio(?![a-z])", "biography")
 #: A block longer than this (words) is never a cue block: banners and footers are short (a
 #: consent dialog's paragraphs reach ~100 words; no published value).
 MAX_CUE_WORDS = 120
@@ -108,12 +112,12 @@ SECTION_PHRASES = (
 #: Article mode only (readers' comments, author boxes and captions are running text a corpus
 #: keeps, CleanEval's definition; an article's gold text lacks them): class/id word parts of
 #: comment sections ("comments", "comment-list", "disqus_thread", "respond"; not
-#: "commentary"), author boxes, figure captions and credits, image galleries (the class names
+#: "commentary"), author boxes, figure captions, image galleries (the class names
 #: trafilatura's and readability's rules read; not "slideshow": a slideshow page's text is its
-#: article). Bylines, timestamps and datelines are labels, not running text: they are in
-#: :data:`ATTRIBUTE_WORDS` (both modes).
+#: article). Bylines, timestamps, datelines and image credits are labels, and author bios
+#: blurbs, not running text: they are in :data:`ATTRIBUTE_WORDS` (both modes).
 ARTICLE_WORDS = ("comment(?!ary|ator)", "disqus", "respond", "replies", "reply",
-                 "author", "caption", "credit", "gallery")
+                 "author", "caption", "gallery")
 #: Article mode only: headings that open a comment section ("34 responses to ...",
 #: "Kommentare", "3 commentaires"; comment forms: :data:`FORM_PHRASES`, both modes).
 COMMENT_PHRASES = (
