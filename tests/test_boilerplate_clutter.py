@@ -81,3 +81,21 @@ def test_comment_author_and_lookalikes_are_no_cues(name):
     from wackycrawl.text import cues
 
     assert not cues.names_boilerplate(f'<div class="{name}">', "div")
+
+
+@pytest.mark.parametrize("line", [
+    "PUBLISHED: November 19, 2019 at 8:59 pm | UPDATED: November 19, 2019 at 10:16 pm",
+    "Posted on October 27, 2015 by Admin", "First Published on Nov 20, 2019 01:38 pm",
+    "Veröffentlicht am 3. Mai 2021, 14:05 Uhr", "Mis à jour le 12 mars 2020"])
+def test_a_dateline_inside_the_span_is_boilerplate(line):
+    out = blocks.extract(page(f"<div><h1>Flood</h1><p>{line}</p>{ARTICLE}{comments()}</div>"))
+    assert has_article(out) and any(COMMENT in p for p in out)
+    assert not any(line in p for p in out)
+
+
+@pytest.mark.parametrize("line", [
+    "Published by the harbour board in 1999, the report warned of floods like this one.",
+    "(Published Monday, Nov. 18, 2019)", "Updated plans for the quay are due next spring."])
+def test_sentences_and_remarks_about_publishing_stay(line):
+    out = blocks.extract(page(f"<div><p>{line}</p>{ARTICLE}</div>"))
+    assert any(line in p for p in out)

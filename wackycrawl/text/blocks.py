@@ -402,11 +402,13 @@ def classify(
     span_words = sum(b.words for b, i in zip(blocks, inside) if i)
     # (a block of more than LABEL_WORDS words is no label: the call is left out)
     label = [b.words <= cues.LABEL_WORDS and cues.is_label(b.text, b.words) for b in blocks]
+    dateline_words = cues.DATELINE_WORDS
     good = []
     for i, b in enumerate(blocks):
         density = max_link_density if b.words < PROSE_WORDS else MAX_PROSE_LINK_DENSITY
         if (b.link_words > density * b.words or text_cue[i] or b.cues or label[i]
-                or _link_list(b, max_link_density)):
+                or _link_list(b, max_link_density)
+                or (b.words <= dateline_words and cues.is_dateline(b.text, b.words))):
             good.append(False)
         elif template is not None and template[i]:
             good.append(False)

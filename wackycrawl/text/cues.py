@@ -16,7 +16,9 @@ evidence, both plain regular expressions (no model):
   auch interessieren", "Lire aussi"...) together with the blocks after them up to the next
   heading.
 * :func:`is_label`: a block that is nothing but an advertisement's label
-  (:data:`LABEL_PHRASES`: "Advertisement", "Anzeige", "Publicité"...).
+  (:data:`LABEL_PHRASES`: "Advertisement", "Anzeige", "Publicité"...);
+  :func:`is_dateline`: a short block opening with "Published", "Updated", "Posted on"...
+  and a date (:data:`DATELINE_PHRASES`).
 
 The phrase lists are ours (collected from the banners and footers of sites in those six
 languages); :mod:`wackycrawl.text.blocks` applies them.
@@ -150,6 +152,20 @@ CONTROL_PHRASES = (
     r"most (?:popular|read|viewed)", r"zurück zur galerie", r"bild vergrößern",
 )
 LABEL_WORDS = 5
+#: Openings of datelines ("Published: 10:48, Tue, Nov 19, 2019 | Updated: 11:05", "Posted on
+#: October 27, 2015 by Admin", "Veröffentlicht am 3. Mai 2021"): a block of at most
+#: DATELINE_WORDS words that opens with one and holds a digit is a label (:func:`is_dateline`),
+#: as a block inside a ``dateline`` or ``timestamp`` element is (en, de, fr, it, es, nl; not
+#: in parentheses: "(Published Monday, Nov. 18)" is a remark in the text).
+DATELINE_PHRASES = (
+    r"(?:first |last )?(?:published|updated|posted|modified)(?: on| at)?",
+    r"(?:zuletzt )?(?:veröffentlicht|aktualisiert)(?: am)?", r"publi[ée](?: le)?",
+    r"mis à jour(?: le)?", r"(?:pubblicato|aggiornato)(?: il)?",
+    r"(?:publicado|actualizado)(?: el)?", r"(?:gepubliceerd|bijgewerkt)(?: op)?",
+)
+DATELINE_WORDS = 16
+_DATELINE_RE = re.compile(r"^[^\w(]*(?:{})\b\W*(?:\w+\W+){{0,2}}\d".format("|".join(DATELINE_PHRASES)),
+                          re.IGNORECASE)
 _LABEL_RE = re.compile(r"^\W*(?:{})\W*$".format("|".join(LABEL_PHRASES + CONTROL_PHRASES)),
                        re.IGNORECASE)
 _BLOCK_RE = re.compile("|".join(BLOCK_PHRASES), re.IGNORECASE)
@@ -267,3 +283,10 @@ def is_label(text: str, words: int) -> bool:
     advertisement (:data:`LABEL_PHRASES`) or a gallery's or pager's control
     (:data:`CONTROL_PHRASES`), at most :data:`LABEL_WORDS` words."""
     return words <= LABEL_WORDS and _LABEL_RE.match(text) is not None
+
+
+def is_dateline(text: str, words: int) -> bool:
+    """True for a block (its text and word count) of at most :data:`DATELINE_WORDS` words
+    that opens with a phrase of :data:`DATELINE_PHRASES` followed by a digit within three
+    words ("Published: Nov 19, 2019", "Posted on October 27, 2015 by Admin")."""
+    return words <= DATELINE_WORDS and _DATELINE_RE.match(text) is not None
