@@ -99,3 +99,14 @@ def test_a_dateline_inside_the_span_is_boilerplate(line):
 def test_sentences_and_remarks_about_publishing_stay(line):
     out = blocks.extract(page(f"<div><p>{line}</p>{ARTICLE}</div>"))
     assert any(line in p for p in out)
+
+
+@pytest.mark.parametrize("heading", ["More Great Gazette Stories", "Don't miss"])
+def test_a_more_stories_list_inside_the_article_is_boilerplate(heading):
+    related = (f"<div><h3>{heading}</h3><ul>"
+               + "".join(f'<li><a href="/s/{i}">Storm number {i} hits</a> the coast again and '
+                         "again this winter</li>" for i in range(4)) + "</ul></div>")
+    out = blocks.extract(page(f"<div>{ARTICLE[:200]}{related}{ARTICLE[200:]}{comments()}</div>"))
+    text = "\n".join(out)
+    assert has_article(out) and COMMENT in text
+    assert "Storm number" not in text and heading not in text

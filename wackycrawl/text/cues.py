@@ -102,7 +102,8 @@ BLOCK_PHRASES = (
 #: Phrases of headings that open a "related articles" section.
 SECTION_PHRASES = (
     r"related (?:articles|posts|stories|content|news|links)", r"you (?:may|might) also like",
-    r"more (?:stories|articles) from", r"recommended (?:for you|articles|stories)",
+    r"more (?:stories|articles) from", r"more (?:\w+ ){1,2}(?:stories|articles)\W*$",
+    r"don'?t miss\W*$", r"recommended (?:for you|articles|stories)",
     r"(?:ähnliche|verwandte|weitere) (?:artikel|beiträge|themen|nachrichten)",
     r"das (?:\w+ )?könnte (?:sie|dich) auch interessieren", r"mehr zum thema", r"auch interessant",
     r"articles? (?:similaires|connexes|liés)", r"(?:à|a) lire aussi", r"lire aussi",
