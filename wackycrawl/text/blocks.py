@@ -13,7 +13,8 @@ Baroni et al. 2008; jusText issue #24). This extractor:
    words of host-template blocks (:mod:`wackycrawl.text.templates`) score as tags, unless
    they hold :data:`TEMPLATE_MAX_PROSE_SHARE` of the page's prose (a copy of another page of
    the host: its template is ignored, so the duplicate check sees the whole text);
-3. :func:`classify` blocks: link-dense blocks, host-template blocks and cue blocks (consent
+3. :func:`classify` blocks: link-dense blocks, runs of links (a link every
+   :data:`LINK_LIST_WORDS` words or fewer: a list of names, a pager), host-template blocks and cue blocks (consent
    banners, newsletter boxes, legal footers, advertisement labels, "related articles"
    sections; also inside the span) are boilerplate; other blocks inside the span are
    content; blocks outside it are content only if long (a second content area); a heading
@@ -78,6 +79,11 @@ MAX_PROSE_LINK_DENSITY = 0.5
 #: Words a block outside the span needs to be kept as a second content area (no published
 #: value: 30 words, the shortest WaCky document, scored best on the CleanEval dev set).
 MIN_OUTSIDE_WORDS = 30
+#: A block whose link density is above MAX_LINK_DENSITY and that has a link for every
+#: LINK_LIST_WORDS words or fewer is a list of links run together (a tag cloud, a list of
+#: names, a pager), however long: prose with inline links has far fewer links per word
+#: (no published value).
+LINK_LIST_WORDS = 3
 #: Share of a page's words that must lie outside elements named as boilerplate for the
 #: outermost names to apply (no published value; :func:`unwrap_page`).
 MIN_UNNAMED_SHARE = 0.2
@@ -134,6 +140,7 @@ class Block:
     box_end: int = 0  # index of the piece that closes its container (see segment())
     cues: tuple[int, ...] = ()  # numbers of all named elements it lies in, outermost first
     wrapped: bool = False  # text inside a link that spans several blocks (<a><p>..</p></a>)
+    links: int = 0  # <a> start tags in it
 
     @property
     def cue(self) -> int:
@@ -187,7 +194,7 @@ def _segment(parts: list[str], article: bool,
     blocks: list[Block] = []
     chunks: list[str] = []
     solo: list[str] | None = None  # the words of the block's text while it is one piece
-    words = link_words = 0
+    words = link_words = links = 0
     in_link = heading = False
     wrapping = wrapped = False  # the open link has crossed a block boundary; the block's text
     first = 0
@@ -236,13 +243,15 @@ def _segment(parts: list[str], article: bool,
         closing = tag[1] == "/"
         if name == "a":
             in_link, wrapping = not closing, False
+            links += in_link
             continue  # a link is no container and no named element
         k = 2 * j + 1
         if name in block_elements:
             if chunks:  # (else words, link_words and wrapped are still 0, 0, False)
                 blocks.append(Block(_block_text(chunks, solo), words, link_words,
-                                    heading, first, k, first_box, inside, wrapped))
+                                    heading, first, k, first_box, inside, wrapped, links))
                 chunks, words, link_words, wrapped = [], 0, 0, False
+            links = 0
             heading = name in HEADINGS and not closing
             wrapping = in_link
         if name not in boxes_or_named:
@@ -272,7 +281,7 @@ def _segment(parts: list[str], article: bool,
             inside += (cue_count,)
     if chunks:
         blocks.append(Block(_block_text(chunks, solo), words, link_words, heading,
-                            first, len(parts), first_box, inside, wrapped))
+                            first, len(parts), first_box, inside, wrapped, links))
     for i, b in enumerate(blocks):  # first_box -> the end of the container with another block
         box = b.box_end
         before = blocks[i - 1].start if i else -1
@@ -393,10 +402,13 @@ def classify(
     span_words = sum(b.words for b, i in zip(blocks, inside) if i)
     # (a block of more than LABEL_WORDS words is no label: the call is left out)
     label = [b.words <= cues.LABEL_WORDS and cues.is_label(b.text, b.words) for b in blocks]
+    dateline_words = cues.DATELINE_WORDS
     good = []
     for i, b in enumerate(blocks):
         density = max_link_density if b.words < PROSE_WORDS else MAX_PROSE_LINK_DENSITY
-        if b.link_words > density * b.words or text_cue[i] or b.cues or label[i]:
+        if (b.link_words > density * b.words or text_cue[i] or b.cues or label[i]
+                or _link_list(b, max_link_density)
+                or (b.words <= dateline_words and cues.is_dateline(b.text, b.words))):
             good.append(False)
         elif template is not None and template[i]:
             good.append(False)
@@ -468,6 +480,13 @@ def _span(blocks: list[Block], scores: list[int], template: list[bool] | None,
                 scores, copied = scores[:], True
             scores[b.start:b.end:2] = repeat(0, (b.end - b.start + 1) // 2)
     return bte.best_span(scores)
+
+
+def _link_list(b: Block, max_link_density: float = MAX_LINK_DENSITY) -> bool:
+    """A list of links run together in one block (names, tags, a pager: "Anna, Ben, Carl",
+    "1 2 3 Next"): link density above ``max_link_density`` and at most
+    :data:`LINK_LIST_WORDS` words per link."""
+    return b.link_words > max_link_density * b.words and b.words <= LINK_LIST_WORDS * b.links
 
 
 def _is_prose(b: Block) -> bool:

@@ -16,7 +16,9 @@ evidence, both plain regular expressions (no model):
   auch interessieren", "Lire aussi"...) together with the blocks after them up to the next
   heading.
 * :func:`is_label`: a block that is nothing but an advertisement's label
-  (:data:`LABEL_PHRASES`: "Advertisement", "Anzeige", "Publicité"...).
+  (:data:`LABEL_PHRASES`: "Advertisement", "Anzeige", "Publicité"...);
+  :func:`is_dateline`: a short block opening with "Published", "Updated", "Posted on"...
+  and a date (:data:`DATELINE_PHRASES`).
 
 The phrase lists are ours (collected from the banners and footers of sites in those six
 languages); :mod:`wackycrawl.text.blocks` applies them.
@@ -43,7 +45,11 @@ ATTRIBUTE_WORDS = ("cookie", "consent", "gdpr", "newsletter", "related", "footer
                    # a byline or dateline ("By Anna Berg, 3 May 2021") is a label: no running
                    # text in either mode (article-extraction-benchmark AEB-F1 0.933 -> 0.937;
                    # no CleanEval page changes)
-                   "byline", "timestamp", "dateline")
+                   "byline", "timestamp", "dateline",
+                   # image credits ("Photo: Getty Images") and author bios (a writer's
+                   # profile under the article): labels and blurbs, no running text
+                   "credit", "author[-_]?(?:bio|info|box|profile|card|description|details)",
+                   "about[-_]?(?:the[-_]?)?author", "bio(?![a-z])", "biography")
 #: A block longer than this (words) is never a cue block: banners and footers are short (a
 #: consent dialog's paragraphs reach ~100 words; no published value).
 MAX_CUE_WORDS = 120
@@ -96,7 +102,8 @@ BLOCK_PHRASES = (
 #: Phrases of headings that open a "related articles" section.
 SECTION_PHRASES = (
     r"related (?:articles|posts|stories|content|news|links)", r"you (?:may|might) also like",
-    r"more (?:stories|articles) from", r"recommended (?:for you|articles|stories)",
+    r"more (?:stories|articles) from", r"more (?:\w+ ){1,2}(?:stories|articles)\W*$",
+    r"don'?t miss\W*$", r"recommended (?:for you|articles|stories)",
     r"(?:ähnliche|verwandte|weitere) (?:artikel|beiträge|themen|nachrichten)",
     r"das (?:\w+ )?könnte (?:sie|dich) auch interessieren", r"mehr zum thema", r"auch interessant",
     r"articles? (?:similaires|connexes|liés)", r"(?:à|a) lire aussi", r"lire aussi",
@@ -108,12 +115,12 @@ SECTION_PHRASES = (
 #: Article mode only (readers' comments, author boxes and captions are running text a corpus
 #: keeps, CleanEval's definition; an article's gold text lacks them): class/id word parts of
 #: comment sections ("comments", "comment-list", "disqus_thread", "respond"; not
-#: "commentary"), author boxes, figure captions and credits, image galleries (the class names
+#: "commentary"), author boxes, figure captions, image galleries (the class names
 #: trafilatura's and readability's rules read; not "slideshow": a slideshow page's text is its
-#: article). Bylines, timestamps and datelines are labels, not running text: they are in
-#: :data:`ATTRIBUTE_WORDS` (both modes).
+#: article). Bylines, timestamps, datelines and image credits are labels, and author bios
+#: blurbs, not running text: they are in :data:`ATTRIBUTE_WORDS` (both modes).
 ARTICLE_WORDS = ("comment(?!ary|ator)", "disqus", "respond", "replies", "reply",
-                 "author", "caption", "credit", "gallery")
+                 "author", "caption", "gallery")
 #: Article mode only: headings that open a comment section ("34 responses to ...",
 #: "Kommentare", "3 commentaires"; comment forms: :data:`FORM_PHRASES`, both modes).
 COMMENT_PHRASES = (
@@ -146,6 +153,20 @@ CONTROL_PHRASES = (
     r"most (?:popular|read|viewed)", r"zurück zur galerie", r"bild vergrößern",
 )
 LABEL_WORDS = 5
+#: Openings of datelines ("Published: 10:48, Tue, Nov 19, 2019 | Updated: 11:05", "Posted on
+#: October 27, 2015 by Admin", "Veröffentlicht am 3. Mai 2021"): a block of at most
+#: DATELINE_WORDS words that opens with one and holds a digit is a label (:func:`is_dateline`),
+#: as a block inside a ``dateline`` or ``timestamp`` element is (en, de, fr, it, es, nl; not
+#: in parentheses: "(Published Monday, Nov. 18)" is a remark in the text).
+DATELINE_PHRASES = (
+    r"(?:first |last )?(?:published|updated|posted|modified)(?: on| at)?",
+    r"(?:zuletzt )?(?:veröffentlicht|aktualisiert)(?: am)?", r"publi[ée](?: le)?",
+    r"mis à jour(?: le)?", r"(?:pubblicato|aggiornato)(?: il)?",
+    r"(?:publicado|actualizado)(?: el)?", r"(?:gepubliceerd|bijgewerkt)(?: op)?",
+)
+DATELINE_WORDS = 16
+_DATELINE_RE = re.compile(r"^[^\w(]*(?:{})\b\W*(?:\w+\W+){{0,2}}\d".format("|".join(DATELINE_PHRASES)),
+                          re.IGNORECASE)
 _LABEL_RE = re.compile(r"^\W*(?:{})\W*$".format("|".join(LABEL_PHRASES + CONTROL_PHRASES)),
                        re.IGNORECASE)
 _BLOCK_RE = re.compile("|".join(BLOCK_PHRASES), re.IGNORECASE)
@@ -263,3 +284,10 @@ def is_label(text: str, words: int) -> bool:
     advertisement (:data:`LABEL_PHRASES`) or a gallery's or pager's control
     (:data:`CONTROL_PHRASES`), at most :data:`LABEL_WORDS` words."""
     return words <= LABEL_WORDS and _LABEL_RE.match(text) is not None
+
+
+def is_dateline(text: str, words: int) -> bool:
+    """True for a block (its text and word count) of at most :data:`DATELINE_WORDS` words
+    that opens with a phrase of :data:`DATELINE_PHRASES` followed by a digit within three
+    words ("Published: Nov 19, 2019", "Posted on October 27, 2015 by Admin")."""
+    return words <= DATELINE_WORDS and _DATELINE_RE.match(text) is not None

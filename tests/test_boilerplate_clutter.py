@@ -1,0 +1,112 @@
+"""Clutter around an article that the ``blocks`` default drops as CleanEval does (lists of
+links run together, image credits, author bios) while readers' comments stay."""
+
+import pytest
+
+from wackycrawl.text import blocks
+
+ARTICLE = (
+    "<p>The river rose slowly through the night, and by morning the lower streets of the old "
+    "town stood under water up to the doorsteps of the houses along the quay.</p>"
+    "<p>Volunteers carried sandbags from the square to the bakery, the school and the church, "
+    "while the fire brigade pumped the cellars one after the other until noon.</p>"
+    "<p>By the evening the water had fallen again, and the shopkeepers began to sweep the mud "
+    "out of their doors and to count what the night had cost them.</p>"
+)
+WORDS = ["river rose slowly", "Volunteers carried sandbags", "shopkeepers began"]
+COMMENT = ("I grew up on that quay and I have never seen the water so high, not even in the "
+           "spring of the great storm when the harbour wall broke near the old mill.")
+
+
+def page(body: str) -> str:
+    return f"<html><head><title>Flood</title></head><body>{body}</body></html>"
+
+
+def has_article(paragraphs: list[str]) -> bool:
+    text = "\n".join(paragraphs)
+    return all(w in text for w in WORDS)
+
+
+def comments() -> str:
+    return ('<div class="comments"><h3>2 comments</h3>'
+            f'<div class="comment"><p class="comment-author">Mara</p><p>{COMMENT}</p></div>'
+            "</div>")
+
+
+def test_a_long_run_of_single_word_links_is_boilerplate_outside_the_span():
+    # the readers who liked the post: half its words are links (not above the prose
+    # blocks' limit), one link every two words
+    names = " ".join(f'<a href="/u/{i}">reader{i}</a> ({i}),' for i in range(200))
+    out = blocks.extract(page(f"<div>{ARTICLE}</div><div><p>{names}</p></div>"
+                              f"{comments()}"))
+    assert has_article(out)
+    assert not any("reader17" in p for p in out)
+    assert any(COMMENT in p for p in out)
+
+
+def test_prose_with_a_few_links_outside_the_span_stays():
+    para = ("Despite all this the mayor did not question the decision of the " +
+            '<a href="/council">town council and the harbour board</a>' +
+            ", which had invited the minister to the opening of the new bridge over the river "
+            "and asked him to cut the ribbon.")
+    out = blocks.extract(page(f"<div>{ARTICLE}</div><div><p>{para}</p></div>"))
+    assert any("Despite all this" in p for p in out)
+
+
+def test_image_credits_and_author_bios_are_boilerplate_comments_stay():
+    figure = ('<div class="image"><img src="a.jpg"><div class="image-credit">'
+              "Photo: Anna Berg, Gazette Agency</div></div>")
+    bio = ('<div class="author-bio"><p>Anna Berg covers the harbour, the council and the '
+           "weather for the Gazette, and has written about the river for twenty years.</p></div>")
+    thread = ('<div class="comments"><h3>2 comments</h3><div class="comment">'
+              f'<div class="comment-author vcard">Mara</div><p>{COMMENT}</p></div></div>')
+    out = blocks.extract(page(f"<div>{ARTICLE[:200]}{figure}{ARTICLE[200:]}{bio}{thread}</div>"))
+    text = "\n".join(out)
+    assert has_article(out)
+    assert "Photo: Anna Berg" not in text and "twenty years" not in text
+    assert COMMENT in text and "Mara" in text
+
+
+@pytest.mark.parametrize(
+    "name", ["credit", "photo-credit", "authorBio", "author-info", "about-the-author", "bio"])
+def test_credit_and_bio_names_are_cues(name):
+    from wackycrawl.text import cues
+
+    assert cues.names_boilerplate(f'<div class="{name}">', "div")
+
+
+@pytest.mark.parametrize("name", ["comment-author", "author", "biology", "incredible",
+                                  "post-author-name"])
+def test_comment_author_and_lookalikes_are_no_cues(name):
+    from wackycrawl.text import cues
+
+    assert not cues.names_boilerplate(f'<div class="{name}">', "div")
+
+
+@pytest.mark.parametrize("line", [
+    "PUBLISHED: November 19, 2019 at 8:59 pm | UPDATED: November 19, 2019 at 10:16 pm",
+    "Posted on October 27, 2015 by Admin", "First Published on Nov 20, 2019 01:38 pm",
+    "Veröffentlicht am 3. Mai 2021, 14:05 Uhr", "Mis à jour le 12 mars 2020"])
+def test_a_dateline_inside_the_span_is_boilerplate(line):
+    out = blocks.extract(page(f"<div><h1>Flood</h1><p>{line}</p>{ARTICLE}{comments()}</div>"))
+    assert has_article(out) and any(COMMENT in p for p in out)
+    assert not any(line in p for p in out)
+
+
+@pytest.mark.parametrize("line", [
+    "Published by the harbour board in 1999, the report warned of floods like this one.",
+    "(Published Monday, Nov. 18, 2019)", "Updated plans for the quay are due next spring."])
+def test_sentences_and_remarks_about_publishing_stay(line):
+    out = blocks.extract(page(f"<div><p>{line}</p>{ARTICLE}</div>"))
+    assert any(line in p for p in out)
+
+
+@pytest.mark.parametrize("heading", ["More Great Gazette Stories", "Don't miss"])
+def test_a_more_stories_list_inside_the_article_is_boilerplate(heading):
+    related = (f"<div><h3>{heading}</h3><ul>"
+               + "".join(f'<li><a href="/s/{i}">Storm number {i} hits</a> the coast again and '
+                         "again this winter</li>" for i in range(4)) + "</ul></div>")
+    out = blocks.extract(page(f"<div>{ARTICLE[:200]}{related}{ARTICLE[200:]}{comments()}</div>"))
+    text = "\n".join(out)
+    assert has_article(out) and COMMENT in text
+    assert "Storm number" not in text and heading not in text
