@@ -96,3 +96,17 @@ def test_undeclared_cjk_page_whose_stray_byte_shifts_its_pairs_is_never_thai():
     except EncodingError:
         return
     assert decoded.encoding not in ("cp874", "tis-620"), decoded.evidence
+
+
+def test_undeclared_latin_page_with_a_stray_byte_is_not_mac_roman():
+    # Latin with English navigation, one byte windows-1252 leaves undefined (0x8F): Mac Roman
+    # defines it (è) and reads á as a middle dot glued to a word (subruf·), no evidence for it
+    nav = "<div>Home | About us | Contact | News | Privacy policy | Terms of use</div>"
+    text = ("Gens initio subrufá pennáque vixit, et in oppidis magnis habitabat; "
+            "urbs autem non erat magna, sed pulchra et antiqua. ")
+    body = ("<html><body>" + nav + "<p>" + text * 2 + "</p>" + nav + "</body></html>"
+            ).encode("cp1252").replace(b"initio", b"init\x8fio", 1)
+    decoded = decode_html(body)
+    assert decoded.encoding == "cp1252", decoded.evidence
+    assert "pennáque" in decoded.text
+
