@@ -110,3 +110,12 @@ def test_undeclared_latin_page_with_a_stray_byte_is_not_mac_roman():
     assert decoded.encoding == "cp1252", decoded.evidence
     assert "pennáque" in decoded.text
 
+
+def test_undeclared_maori_page_in_iso_8859_4_keeps_its_macron_vowels():
+    # ā ē ī ō ū are 0xE0 0xBA 0xEF 0xF2 0xFE in ISO-8859-4: windows-1252's à º ï ò þ
+    text = ("Nau mai, haere mai ki tō mātou pae tukutuku. Ka kōrero ngā tamariki i te reo "
+            "Māori ki ō rātou whānau, ā, ka tūtaki rātou ki ētahi atu i te marae. ")
+    body = ("<html><body><p>" + text * 3 + "</p></body></html>").encode("iso8859-4")
+    decoded = decode_html(body)
+    assert decoded.encoding == "iso8859-4", decoded.evidence
+    assert text.strip() in decoded.text

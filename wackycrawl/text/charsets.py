@@ -40,13 +40,14 @@ from typing import NamedTuple
 from wackycrawl.text import funcwords
 
 # Lowercase non-ASCII letters of each language (Unicode CLDR exemplar characters, main set;
-# Romanian also with the older cedilla forms ş ţ).
+# Romanian also with the older cedilla forms ş ţ; Maori's macron vowels, which ISO-8859-4
+# writes as windows-1252's à º ï ò þ and no other language here explains).
 ALPHABETS = {
     "de": "äöüß", "en": "", "fr": "àâæçéèêëîïôœùûüÿ", "es": "áéíñóúü", "pt": "áàâãçéêíóôõú",
     "it": "àèéìíîòóùú", "nl": "áéíóúàèëïöü", "ca": "àçèéíïòóúü", "sv": "åäöé", "da": "æøåé",
     "nb": "æøåéóòô", "fi": "äöåšž", "is": "áðéíóúýþæö", "et": "äõöüšž", "cs": "áčďéěíňóřšťúůýž",
     "sk": "áäčďéíĺľňóôŕšťúýž", "pl": "ąćęłńóśźż", "hr": "čćđšž", "sl": "čšž", "hu": "áéíóöőúüű",
-    "ro": "ăâîșțşţ", "lt": "ąčęėįšųūž", "lv": "āčēģīķļņšūž", "tr": "çğıöşüâî",
+    "ro": "ăâîșțşţ", "lt": "ąčęėįšųūž", "lv": "āčēģīķļņšūž", "mi": "āēīōū", "tr": "çğıöşüâî",
     "sq": "çë", "ru": "абвгдеёжзийклмнопрстуфхцчшщъыьэюя",
     "uk": "абвгґдеєжзиіїйклмнопрстуфхцчшщьюя'", "bg": "абвгдежзийклмнопрстуфхцчшщъьюя",
     "sr": "абвгдђежзијклљмнњопрстћуфхцчџш", "mk": "абвгдѓежзѕијклљмнњопрстќуфхцчџш",
