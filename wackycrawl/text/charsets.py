@@ -40,13 +40,14 @@ from typing import NamedTuple
 from wackycrawl.text import funcwords
 
 # Lowercase non-ASCII letters of each language (Unicode CLDR exemplar characters, main set;
-# Romanian also with the older cedilla forms ş ţ).
+# Romanian also with the older cedilla forms ş ţ; Maori's macron vowels, which ISO-8859-4
+# writes as windows-1252's à º ï ò þ and no other language here explains).
 ALPHABETS = {
     "de": "äöüß", "en": "", "fr": "àâæçéèêëîïôœùûüÿ", "es": "áéíñóúü", "pt": "áàâãçéêíóôõú",
     "it": "àèéìíîòóùú", "nl": "áéíóúàèëïöü", "ca": "àçèéíïòóúü", "sv": "åäöé", "da": "æøåé",
     "nb": "æøåéóòô", "fi": "äöåšž", "is": "áðéíóúýþæö", "et": "äõöüšž", "cs": "áčďéěíňóřšťúůýž",
     "sk": "áäčďéíĺľňóôŕšťúýž", "pl": "ąćęłńóśźż", "hr": "čćđšž", "sl": "čšž", "hu": "áéíóöőúüű",
-    "ro": "ăâîșțşţ", "lt": "ąčęėįšųūž", "lv": "āčēģīķļņšūž", "tr": "çğıöşüâî",
+    "ro": "ăâîșțşţ", "lt": "ąčęėįšųūž", "lv": "āčēģīķļņšūž", "mi": "āēīōū", "tr": "çğıöşüâî",
     "sq": "çë", "ru": "абвгдеёжзийклмнопрстуфхцчшщъыьэюя",
     "uk": "абвгґдеєжзиіїйклмнопрстуфхцчшщьюя'", "bg": "абвгдежзийклмнопрстуфхцчшщъьюя",
     "sr": "абвгдђежзијклљмнњопрстћуфхцчџш", "mk": "абвгдѓежзѕијклљмнњопрстќуфхцчџш",
@@ -242,6 +243,11 @@ _IN_WORD_SIGN = re.compile(r"(?<=\w)[^\x00-\x7f\w\s" + re.escape("".join(_IN_WOR
 _IN_WORD_NUMBER = re.compile(r"[\u00b2\u00b3\u00b9\u00bc-\u00be\u2070-\u209f"
                              r"\u2150-\u218f\u2460-\u24ff]+(?=[^\W\d_])")
 
+# A middle dot glued to one side of a word only (``penn·``, ``·item``): running text writes it
+# between two letters (Catalan ``l·l``) or between spaces (`` · `` in a menu); Mac Roman reads
+# the byte 0xE1 (``á`` in windows-1252 and ISO-8859-1/15) so.
+_EDGE_DOT = re.compile(r"(?<=[^\W\d_])·(?![^\W\d_])|(?<![^\W\d_])·(?=[^\W\d_])")
+
 _LATIN_LETTER = "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f"
 _GREEK_CYRILLIC = "\u0370-\u03ff\u0400-\u04ff\u0590-\u06ff\u0e00-\u0e7f"  # + Hebrew, Arabic, Thai
 _MIXED_SCRIPTS = re.compile(f"[{_LATIN_LETTER}][{_GREEK_CYRILLIC}]"
@@ -302,6 +308,10 @@ def _classify(text: str) -> tuple[dict[str, int], int, int, int]:
     junk += sum(map(len, _IN_WORD_NUMBER.findall(text)))  # th²e, ²it: ², ½ before a letter
     signs -= sum(n for ch, n in Counter(inside).items()
                  if _category(ch)[0] == "P" or _category(ch) in ("Sc", "No") or ch in _COMMON_SIGNS)
+    # penn·: Mac Roman's á (0xE1) of a Latin-1 page
+    edge_dots = len(_EDGE_DOT.findall(text)) if "·" in text else 0
+    junk += edge_dots
+    signs -= edge_dots
     junk += len(_MIXED_SCRIPTS.findall(text))  # xЃ: a Latin and a Cyrillic, Greek... letter
     junk += sum(map(len, _GLUED_CJK.findall(text)))  # d茅j: Latin UTF-8 read as CJK
     if upper_chars:  # aB inside a word (KOI8-R read as windows-1251)

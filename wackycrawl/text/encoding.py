@@ -24,7 +24,11 @@ Order (WHATWG HTML "determining the character encoding", then evidence):
    :func:`wackycrawl.text.charsets.fit` on the page's sample (:func:`charsets.sample`: at
    most 16 KB of its words with high bytes), once per group of code pages that decode the
    sample's high bytes alike; only the winner decodes the whole page,
-   ``guess:<codec>:<plausibility>``.
+   ``guess:<codec>:<plausibility>``. A page no candidate reads cleanly and plausibly may be
+   CJK text with a stray byte: a CJK codec that fails on at most ``max_repairs`` of its bytes
+   reads it, repaired, when charset-normalizer names a CJK codec for the page without them
+   (:func:`_repaired_cjk`); when it does not, that near fit rules out the code pages' less
+   than :data:`TRUST_DECLARED` plausible readings (Korean bytes read as Thai letters).
 5. A text whose best decoding is less plausible than ``min_plausibility`` is rejected
    (:class:`EncodingError`): a corpus stores no garbled text.
 6. UTF-8 that holds double-encoded UTF-8 (``Ã©`` for ``é``: UTF-8 read as windows-1252 and
@@ -92,6 +96,14 @@ TRUST_DECLARED = 0.95
 # A page is rejected as implausible only with at least this many characters a language
 # does not explain (foreign letters and junk; charsets.fit): a stray sign is no garbling.
 MIN_BAD_CHARS = 8
+# CJK codecs read with a few stray bytes repaired when no codec decodes an undeclared page
+# cleanly into plausible text (one stray byte in an EUC-KR, GB18030 or EUC-JP page rules out
+# every CJK codec, and a short one then reads as cp874, Thai letters): the narrower first.
+CJK_REPAIR_CODECS = ("euc_kr", "euc_jp", "gb18030", "big5", "shift_jis")
+# ... when the page has at least this many non-ASCII characters under it per repaired byte
+# (ours: a CJK page with a stray byte has hundreds, a Thai or Cyrillic page read by a CJK
+# codec fails every few characters).
+CJK_CHARS_PER_REPAIR = 20
 # WHATWG MIME Sniffing 7.1: the "resource header" is at most 1445 bytes; a NUL in it means
 # binary data (unless the text is UTF-16/32, where NUL bytes are normal).
 SNIFF_BYTES = 1445
@@ -234,6 +246,25 @@ def _cp1252_fallback(err: UnicodeDecodeError) -> tuple[str, int]:
 
 
 codecs.register_error("wackycrawl.cp1252", _cp1252_fallback)
+
+
+def _record_error(err: UnicodeDecodeError) -> tuple[str, int]:
+    """Codec error handler: the bad bytes are dropped and their span recorded."""
+    _errors.spans.append((err.start, err.end))
+    return "", err.end
+
+
+codecs.register_error("wackycrawl.record", _record_error)
+
+
+def _without_errors(body: bytes, codec: str) -> bytes:
+    """``body`` without the bytes ``codec`` cannot decode."""
+    _errors.spans = []
+    body.decode(codec, "wackycrawl.record")
+    out = bytearray(body)
+    for start, end in reversed(_errors.spans):
+        del out[start:end]
+    return bytes(out)
 
 
 _CP1252_C1 = {chr(byte): _cp1252_byte(byte) for byte in range(0x80, 0xA0)}  # "": undefined
@@ -836,9 +867,53 @@ def guess(body: bytes, max_repairs: int = MAX_REPAIRS,
                 if not _implausible(fit, MIN_PLAUSIBILITY):
                     return _Guess(fit, codec, *decoded)
                 fallback = fallback or _Guess(fit, codec, *decoded)
+        near, repaired = (False, None) if ev.utf8_like else _repaired_cjk(ev, max_repairs)
+        if repaired is not None:
+            return repaired
+        if near and (best is None or best.fit.plausibility < TRUST_DECLARED):
+            # bytes a CJK codec nearly decodes, which no plausible reading explains: a
+            # damaged CJK page (a stray byte that shifts the pairs of a run of characters),
+            # rejected rather than stored as the Thai or Cyrillic letters a code page makes
+            return None
         if fallback is not None:
             return fallback
     return best
+
+
+def _repaired_cjk(ev: _Evidence, max_repairs: int) -> tuple[bool, _Guess | None]:
+    """A CJK reading of a page no codec decodes cleanly and plausibly, with at most
+    ``max_repairs`` stray bytes repaired: a codec of :data:`CJK_REPAIR_CODECS` that fails on
+    at most that many bytes and reads at least :data:`CJK_CHARS_PER_REPAIR` non-ASCII
+    characters per failure names the bytes to leave out; charset-normalizer, asked about the
+    page without them, must propose a CJK codec (not cp874 or cp1251, whose pages a CJK codec
+    also reads with few failures when short), which then decodes the page, its stray bytes
+    repaired, into plausible text. None otherwise."""
+    body = ev.body
+    found = []
+    for order, codec in enumerate(CJK_REPAIR_CODECS):
+        text = body.decode(codec, "replace")
+        bad = text.count("\ufffd")
+        if 0 < bad <= max_repairs:
+            chars = len(text) - len(text.encode("ascii", "ignore")) - bad
+            if chars >= CJK_CHARS_PER_REPAIR * bad:
+                found.append((bad, order, codec))
+    tried = set()
+    for _, _, codec in sorted(found):
+        cleaned = _without_errors(body, codec)
+        if cleaned in tried:
+            continue
+        tried.add(cleaned)
+        match = charset_normalizer.from_bytes(cleaned).best()
+        proposed = _python_codec(match.encoding) if match is not None else None
+        if proposed is None or not _cjk(proposed):
+            continue
+        decoded = ev.decode(proposed, max_repairs)
+        if decoded is None:
+            continue
+        fit = ev.fit(proposed, decoded[0])
+        if not _implausible(fit, MIN_PLAUSIBILITY):
+            return True, _Guess(fit, proposed, *decoded)
+    return bool(found), None
 
 
 def _best_valid(ev: _Evidence, scored: list, max_repairs: int) -> _Guess | None:
