@@ -6,8 +6,8 @@ before the writer stops it, so the moment is exact):
   record waits, the worker is killed (``kill -9``) in the outage; a worker started on the same
   output folder recovers the dead worker's TREC file and records its URLs as written, so the
   page is not written again;
-* the worker knows (a command waited for Redis before the document reached the writer) and
-  the outage passes its limit: the document is not written (``redis_unreachable``), and the
+* the worker knows (a command waited for Redis, killed, before the document reached the
+  writer) and the outage passes its limit: the document is not written (``redis_unreachable``), and the
   worker that finishes the crawl writes it, once."""
 
 from __future__ import annotations
@@ -113,21 +113,22 @@ def test_kill_9_in_an_outage_after_a_write_writes_each_page_once(tmp_path, monke
 def test_a_document_is_not_written_in_an_outage_past_its_limit(tmp_path, monkeypatch):
     crawl = "refused"
     corpus = tmp_path / "corpus"
-    with RedisServer() as srv, LocalWeb() as web:
+    with RedisServer(aof=True) as srv, LocalWeb() as web:
         expected = build_chain_web(web, hosts=4, per_host=6)
-        s = {**settings(srv, crawl, corpus, signal.SIGSTOP, True, monkeypatch),
+        s = {**settings(srv, crawl, corpus, signal.SIGKILL, True, monkeypatch),
              "WACKY_REDIS_OUTAGE_SECONDS": "2"}
         proc, stats = start_crawl(web, [SEED], tmp_path / "a", s)
         try:
             first = finish(proc, tmp_path / "a", stats, timeout=90)
         finally:
-            srv.proc.send_signal(signal.SIGCONT)
+            srv.kill()
+        srv.start()  # from its AOF
         b, b_stats = start_crawl(web, [SEED], tmp_path / "b",
                                  {**s, "WACKY_WORKER_ID": "wb", "ITEM_PIPELINES": json.dumps(ITEM_PIPELINES)})
         result = finish(b, tmp_path / "b", b_stats, timeout=120)
     assert first.stats.get("finish_reason") == "redis_outage", first.log[-3000:]
+    assert result.returncode == 0, result.log[-3000:]
+    assert_written_once(corpus, expected, first.log)
     assert first.stat("wacky/redis/writes_refused") == 1, first.log[-3000:]
     assert first.stat("wacky/frontier/written_unrecorded") == 0
     assert first.log.count("documents are written once it answers again") == 1
-    assert result.returncode == 0, result.log[-3000:]
-    assert_written_once(corpus, expected, first.log)
