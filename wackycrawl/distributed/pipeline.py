@@ -10,7 +10,12 @@ stage (Scrapy's ``item_scraped`` signal, i.e. after the TREC writer).
 Redis: the written set is the crawl's ``written`` SET, shared by all workers; with the dedup
 stage on (:func:`dedup_checks_written`) the URL is looked up there by the dedup script, in
 the same round trip as the duplicate index (:mod:`wackycrawl.distributed.simhash`), so an
-already written page is dropped at the dedup stage instead of here. Local: a set
+already written page is dropped at the dedup stage instead of here. A document is written
+only while this process knows of no Redis outage (:class:`WriteGate`, asked by the TREC
+writer), so that its URL can be recorded right after; and a worker that recovers the TREC
+file of a writer that died (``kill -9``, left ``.open``) records the URLs of its documents
+as written (``wacky/frontier/reconciled``), so a page written by a worker killed before its
+record reached Redis is not written again. Local: a set
 in memory, and on a resume (the SQLite frontier existed) the TREC files modified since the
 dedup state was last saved (``<JOBDIR>/wacky-dedup``) are read back
 (:mod:`wackycrawl.distributed.replay`): their URLs fill the set and their texts go through
@@ -34,11 +39,55 @@ from wackycrawl.distributed.fingerprint import url_fingerprint
 from wackycrawl.distributed.keys import CrawlKeys
 from wackycrawl.distributed.scheduler import connect, crawl_name, frontier_mode
 from wackycrawl.distributed.seen import RedisSeenSet
-from wackycrawl.pipelines import drop
+from wackycrawl.pipelines import PAGE_NOT_WRITTEN, drop
+from wackycrawl.trec.reader import TrecFileError, read_index
 
 logger = logging.getLogger(__name__)
 
 REPLAY_MARGIN = 60.0  # seconds before the dedup state's save time that files are re-read
+RECONCILE_BATCH = 10_000  # URL fingerprints per SADD when recovered files are reconciled
+
+
+class WriteGate:
+    """Keep documents out of the TREC file while Redis is out (Redis crawls; the TREC writer
+    asks :meth:`closed` before each write). A document written during an outage could not be
+    recorded as written until Redis answers: a worker killed meanwhile (``kill -9``) would
+    leave it in its TREC file unrecorded, and the worker taking over its lease would write it
+    again. :meth:`closed` reads the process's own outage state
+    (:class:`~wackycrawl.distributed.connection.Outage`, kept by every Redis command of the
+    process): no round trip. When an outage is known, :meth:`wait` waits for Redis as every
+    command does (one PING through the blocking client): the outage ends, and the document
+    is written and recorded; or the outage passes ``WACKY_REDIS_OUTAGE_SECONDS``, a forced
+    shutdown comes, or Redis lost the crawl's state, and the document is not written (drop
+    ``redis_unreachable``; its request goes back to the queue if Redis answers before the
+    worker closes, else its lease expires: fetched again, once). One WARNING per outage;
+    stats ``wacky/redis/writes_held`` (documents that waited), ``wacky/redis/writes_refused``
+    (not written)."""
+
+    def __init__(self, crawler, server):
+        self.crawler, self.stats, self.server = crawler, crawler.stats, server
+        self._said = 0  # the Outage.count of the last outage logged
+
+    @staticmethod
+    def closed() -> bool:
+        """True while this process knows Redis is out (or lost the crawl's state)."""
+        return connection.Outage.since is not None or connection.CrawlState.lost
+
+    def wait(self, item: dict) -> None:
+        """Wait until Redis answers (then return) or the wait is over (then raise the drop
+        ``redis_unreachable``; the page is not written)."""
+        if self._said != connection.Outage.count and not connection.CrawlState.lost:
+            self._said = connection.Outage.count
+            logger.warning("Redis outage: documents are written once it answers again (so "
+                           "that each is recorded as written right after)")
+        self.stats.inc_value("wacky/redis/writes_held")
+        try:
+            self.server.ping()
+        except redis.RedisError as exc:
+            self.stats.inc_value("wacky/redis/writes_refused")
+            if item.get("url"):
+                self.crawler.signals.send_catch_log(PAGE_NOT_WRITTEN, url=item["url"])
+            raise drop(self.stats, "redis_unreachable", item, f"not written: {exc}") from None
 
 
 def dedup_checks_written(settings) -> bool:
@@ -107,12 +156,50 @@ class WrittenOncePipeline:
                            exc, item["url"])
             self.stats.inc_value("wacky/frontier/written_unrecorded")
 
+    def reconcile(self) -> None:
+        """Record as written the URLs of the documents in the TREC files the writer recovered
+        at its start (``.open`` files of a writer that died, e.g. ``kill -9``): a worker
+        killed after writing a document and before its URL reached the written set (in an
+        outage, or in the moment between the two) left it there, and its lease brings the
+        page back to a worker, which would write it again. One SADD per
+        ``RECONCILE_BATCH`` documents of a recovered file, at start only; the URLs that were
+        not yet recorded are counted in ``wacky/frontier/reconciled`` (one INFO line).
+        The TREC files of a dead worker are recovered only by a worker started on the same
+        output folder; one started elsewhere cannot see them."""
+        trec = next((p for p in self.crawler.engine.scraper.itemproc.middlewares
+                     if hasattr(getattr(p, "writer", None), "recovered")), None)
+        if trec is None or trec.writer is None:
+            return
+        added = 0
+        for rec in trec.writer.recovered:
+            if not rec.final:
+                continue
+            try:
+                fps = [url_fingerprint(e.url) for e in read_index(rec.final) if e.url != "-"]
+                for start in range(0, len(fps), RECONCILE_BATCH):
+                    added += self.written.server.sadd(self.written.key,
+                                                      *fps[start:start + RECONCILE_BATCH])
+            except (OSError, TrecFileError, UnicodeDecodeError) as exc:
+                logger.warning("%s: URLs not recorded as written (%s): a page of it may be "
+                               "written again", rec.final, exc)
+            except redis.RedisError as exc:  # the scheduler says more and closes the crawl
+                logger.warning("%s: URLs not recorded as written (%s)", rec.final, exc)
+                return
+        if added:
+            self.stats.inc_value("wacky/frontier/reconciled", added)
+            logger.info("%d documents of TREC files left by a writer that died were not "
+                        "recorded as written: recorded now, so their pages are not written "
+                        "again", added)
+
     def close_spider(self):
         return self.aserver.aclose() if self.aserver is not None else None
 
     def spider_opened(self, spider) -> None:
-        """On a local resume (after every pipeline opened: the TREC writer has recovered
-        left-over files, the dedup stage loaded its state) read back recent documents."""
+        """After every pipeline opened (the TREC writer has recovered left-over files, the
+        dedup stage loaded its state): with Redis, :meth:`reconcile`; on a local resume read
+        back recent documents."""
+        if self.aserver is not None:
+            self.reconcile()
         if not self.resuming:
             return
         state = os.path.join(self.jobdir, "wacky-dedup", "checksums.npy")

@@ -9,7 +9,9 @@ Stats: ``wacky/trec/docs``, ``wacky/trec/bytes_written`` (compressed), ``wacky/t
 refuses it, nothing is written) and ``wacky/drop/trec_write_error`` (the crawl then closes with
 that reason, the page left in its frontier). Sets ``item["docno"]``
 and ``item["words"]`` (the count added to ``wacky/words_kept``) and passes the item on
-unchanged otherwise.
+unchanged otherwise. In a Redis crawl no document is written while the process knows Redis is
+out (:class:`wackycrawl.distributed.pipeline.WriteGate`: it waits for Redis, or is dropped as
+``redis_unreachable`` when the outage closes the worker).
 
 :class:`TrecPrepareStage` (a stage of ``WACKY_STAGES``) does the costly part of writing (format,
 character check, deflate) in the stage worker; the writer uses its result when it still fits
@@ -118,9 +120,21 @@ class TrecWriterPipeline:
         self.crawler, self.stats, self.options = crawler, crawler.stats, options
         self.writer: writer.TrecWriter | None = None
         self.stopping = False
+        self.gate = None  # a Redis crawl's WriteGate
 
     @classmethod
     def from_crawler(cls, crawler):
+        pipe = cls._from_settings(crawler)
+        from wackycrawl.distributed.scheduler import connect, frontier_mode
+
+        if frontier_mode(crawler.settings) == "redis":
+            from wackycrawl.distributed.pipeline import WriteGate
+
+            pipe.gate = WriteGate(crawler, connect(crawler.settings))
+        return pipe
+
+    @classmethod
+    def _from_settings(cls, crawler):
         s = crawler.settings
         directory = s.get("WACKY_OUTPUT_DIR", writer.DIRECTORY)
         if not directory:
@@ -143,6 +157,8 @@ class TrecWriterPipeline:
                     self.writer.directory)
 
     def process_item(self, item: dict) -> dict:
+        if self.gate is not None and self.gate.closed():
+            self.gate.wait(item)  # until Redis answers; raises the drop if it does not
         prepared = item.pop(PREPARED, None)
         if prepared is not None and prepared.paragraphs is not item.get("paragraphs"):
             prepared = None  # a later pipeline replaced the text
