@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import time
 
 import pytest
 import redis
@@ -81,14 +80,29 @@ def assert_written_once(corpus, expected: set[str], log: str) -> None:
     assert set(urls) == expected
 
 
+def first_worker(srv, web, tmp_path, crawl: str, wait: bool, outage: str, monkeypatch):
+    """The chain web served, and the first worker started on it (Redis killed on the way
+    to its writer): (expected URLs, its settings, its process, its stats file)."""
+    expected = build_chain_web(web, hosts=4, per_host=6)
+    s = {**settings(srv, crawl, tmp_path / "corpus", signal.SIGKILL, wait, monkeypatch),
+         "WACKY_REDIS_OUTAGE_SECONDS": outage}
+    return (expected, s, *start_crawl(web, [SEED], tmp_path / "a", s))
+
+
+def second_worker(srv, web, tmp_path, s: dict):
+    """Redis restarted from its AOF, then a second worker on the same output folder, without
+    the test pipeline, run to its end: its CrawlResult."""
+    srv.start()
+    b, b_stats = start_crawl(web, [SEED], tmp_path / "b",
+                             {**s, "WACKY_WORKER_ID": "wb",
+                              "ITEM_PIPELINES": json.dumps(ITEM_PIPELINES)})
+    return finish(b, tmp_path / "b", b_stats, timeout=120)
+
+
 def test_kill_9_in_an_outage_after_a_write_writes_each_page_once(tmp_path, monkeypatch):
-    crawl = "once"
     corpus = tmp_path / "corpus"
     with RedisServer(aof=True) as srv, LocalWeb() as web:
-        expected = build_chain_web(web, hosts=4, per_host=6)
-        s = {**settings(srv, crawl, corpus, signal.SIGKILL, False, monkeypatch),
-             "WACKY_REDIS_OUTAGE_SECONDS": "60"}
-        proc, _ = start_crawl(web, [SEED], tmp_path / "a", s)
+        expected, s, proc, _ = first_worker(srv, web, tmp_path, "once", False, "60", monkeypatch)
         log = tmp_path / "a" / "crawl.log"
         try:
             assert wait_for(lambda: "Redis unreachable" in log.read_text()
@@ -99,11 +113,8 @@ def test_kill_9_in_an_outage_after_a_write_writes_each_page_once(tmp_path, monke
             proc.wait()
         finally:
             srv.kill()
-        srv.start()  # from its AOF
         first = log.read_text()
-        b, b_stats = start_crawl(web, [SEED], tmp_path / "b",
-                                 {**s, "WACKY_WORKER_ID": "wb", "ITEM_PIPELINES": json.dumps(ITEM_PIPELINES)})
-        result = finish(b, tmp_path / "b", b_stats, timeout=120)
+        result = second_worker(srv, web, tmp_path, s)
     assert "Traceback" not in first and "Traceback" not in result.log, result.log[-3000:]
     assert result.returncode == 0, result.log[-3000:]
     assert_written_once(corpus, expected, first)
@@ -111,21 +122,15 @@ def test_kill_9_in_an_outage_after_a_write_writes_each_page_once(tmp_path, monke
 
 
 def test_a_document_is_not_written_in_an_outage_past_its_limit(tmp_path, monkeypatch):
-    crawl = "refused"
     corpus = tmp_path / "corpus"
     with RedisServer(aof=True) as srv, LocalWeb() as web:
-        expected = build_chain_web(web, hosts=4, per_host=6)
-        s = {**settings(srv, crawl, corpus, signal.SIGKILL, True, monkeypatch),
-             "WACKY_REDIS_OUTAGE_SECONDS": "2"}
-        proc, stats = start_crawl(web, [SEED], tmp_path / "a", s)
+        expected, s, proc, stats = first_worker(srv, web, tmp_path, "refused", True, "2",
+                                                monkeypatch)
         try:
             first = finish(proc, tmp_path / "a", stats, timeout=90)
         finally:
             srv.kill()
-        srv.start()  # from its AOF
-        b, b_stats = start_crawl(web, [SEED], tmp_path / "b",
-                                 {**s, "WACKY_WORKER_ID": "wb", "ITEM_PIPELINES": json.dumps(ITEM_PIPELINES)})
-        result = finish(b, tmp_path / "b", b_stats, timeout=120)
+        result = second_worker(srv, web, tmp_path, s)
     assert first.stats.get("finish_reason") == "redis_outage", first.log[-3000:]
     assert result.returncode == 0, result.log[-3000:]
     assert_written_once(corpus, expected, first.log)
