@@ -182,7 +182,8 @@ def test_folder_commands_cover_the_rejects_folder(corpus, tmp_path, capsys):
 @pytest.mark.parametrize("kind, data, said", [
     ("stats.json", b'{"wacky/drop/too_short": 3}\n', "it starts with '{'"),
     ("x.warc.gz", None, "a WARC file"),
-], ids=["json", "warc"])
+    ("corpus.txt", b"", "(it is empty)"),
+], ids=["json", "warc", "empty"])
 def test_a_file_of_another_kind_is_named_so_and_nothing_is_written(tmp_path, kind, data,
                                                                    said):
     path = tmp_path / kind
@@ -196,6 +197,7 @@ def test_a_file_of_another_kind_is_named_so_and_nothing_is_written(tmp_path, kin
         text = result.stderr + result.stdout
         assert f"{kind} is not a TREC file" in text or "NOT-TREC" in text, argv
         assert said in text and "Traceback" not in text and "damaged" not in text
+        assert "trec recover" not in text and "neither" not in text, text
         assert len(text.strip().splitlines()) == 1, text
     assert _only_entries(tmp_path) == {kind}
 

@@ -153,13 +153,13 @@ def check(args) -> int:
             status = 1
             print(f"DAMAGED {path}: not a regular file")
             continue
-        if os.path.getsize(path) == 0:
-            status = 1
-            print(f"DAMAGED {path}: empty file (0 bytes), no document")
-            continue
         if why := reader.not_trec(path):
             status = 1
             print(f"NOT-TREC {path}: not a TREC file ({why})")
+            continue
+        if os.path.getsize(path) == 0:
+            status = 1
+            print(f"DAMAGED {path}: empty file (0 bytes), no document")
             continue
         result = reader.check(path)
         if result.ok:

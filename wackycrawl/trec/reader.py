@@ -140,9 +140,23 @@ class IndexEntry(NamedTuple):
 
 
 def recover_hint(path: str) -> str:
-    """What to do about a damaged compound file (closed ones; ``.open`` ones likewise)."""
+    """What to do about a damaged compound file: ``wackycrawl trec recover`` on it when it is
+    a closed ``*.trec.gz`` file, on its folder when it is a ``.open`` one (recover takes no
+    ``.trec.gz.open`` file by name), else renaming it first (recover takes no other name)."""
+    if path.endswith(TREC_SUFFIX + OPEN_SUFFIX):
+        folder = shlex.quote(os.path.dirname(path) or ".")
+        return (f"when no crawl is writing it, run 'wackycrawl trec recover {folder}' to close "
+                f"it with its intact documents")
+    if not path.endswith(TREC_SUFFIX):
+        return (f"'wackycrawl trec recover' rewrites only {TREC_SUFFIX} files: rename it to "
+                f"end in {TREC_SUFFIX} and run it on the new name to keep its intact documents")
     return (f"run 'wackycrawl trec recover {shlex.quote(path)}' to rewrite it with its intact "
             f"documents (the original is kept as .damaged)")
+
+
+def named_trec(path: str) -> bool:
+    """Whether ``path`` is named like a compound file (``*.trec.gz`` or ``*.trec.gz.open``)."""
+    return path.endswith((TREC_SUFFIX, TREC_SUFFIX + OPEN_SUFFIX))
 
 
 def index_path(path: str) -> str:
@@ -193,13 +207,14 @@ def _start(data: bytes) -> str:
 
 def not_trec(path: str) -> str | None:
     """Why the file ``path`` is not a gzip TREC compound file (JSON, a WARC file, text,
-    uncompressed TREC...), or None when it is one or may be one that is damaged (an empty
-    file; corrupt gzip data: the readers report that damage). Raises OSError when the file
+    uncompressed TREC...), or None when it is one or may be one that is damaged (corrupt gzip
+    data; an empty file named like a TREC file, :func:`named_trec`: the readers report that
+    damage; an empty file of another name is "empty"). Raises OSError when the file
     cannot be read (:class:`NotRegularFile` for a FIFO, a device or a folder)."""
     with open_regular(path) as f:
         head = f.read(SNIFF_BYTES)
     if not head:
-        return None
+        return None if named_trec(path) else "it is empty"
     if not head.startswith(GZIP_ID):
         if head.startswith(DOC_START):
             return "it is uncompressed TREC text: compress it with gzip"
