@@ -214,6 +214,25 @@ def test_a_warc_folder_holding_another_crawls_warc_files_is_refused(tmp_path):
     assert again.returncode == 0 and "Spider opened" in again.stderr, again.stderr[-3000:]
 
 
+def test_closed_files_of_a_crawl_without_jobdir_are_not_offered_a_resume(tmp_path):
+    """A finished crawl without JOBDIR (marker ``once``) cannot be resumed: the refusal of
+    its folder offers another folder only; a JOBDIR crawl's names its JOBDIR."""
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "WACKY-once-00000.trec.gz").write_bytes(b"")
+    (corpus / "wacky-crawl.txt").write_text("once 18481\n", encoding="utf-8")
+    run = scrapy_crawl(tmp_path, corpus)
+    refused_as(run, f"WACKY_OUTPUT_DIR {corpus} already holds 1 TREC file; a new crawl would "
+               "write their documents again: give another WACKY_OUTPUT_DIR, or remove the "
+               "folder (the crawl that wrote them had no JOBDIR: it cannot be resumed)")
+    assert "JOBDIR=" not in run.stderr
+    (corpus / "wacky-crawl.txt").write_text(f"jobdir {tmp_path / 'job'}\n", encoding="utf-8")
+    run = scrapy_crawl(tmp_path, corpus)
+    assert run.returncode == 1 and ("give another WACKY_OUTPUT_DIR, or resume the crawl that "
+                                    "wrote them: its command again, with -s "
+                                    f"JOBDIR={tmp_path / 'job'}\n") in run.stderr, run.stderr
+
+
 def test_an_unfinished_file_of_a_killed_crawl_without_jobdir_is_named_with_its_remedy(tmp_path):
     """A crawl without JOBDIR killed with kill -9 left a .open file: a new crawl into that
     folder says so, and that 'wackycrawl trec recover' closes it, not to resume a JOBDIR."""

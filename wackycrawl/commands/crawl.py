@@ -136,14 +136,29 @@ def written_before(settings) -> str | None:
                 return _unfinished(name, folder, held, len(open_files), output)
             return (f"cannot start the crawl: {name} {folder} already holds {held} TREC "
                     f"file{'' if held == 1 else 's'}; a new crawl would write their documents "
-                    "again: give another WACKY_OUTPUT_DIR, or resume the crawl that wrote them: "
-                    "its command again, with its -s JOBDIR=...")
+                    f"again: {_remedy(output)}")
     if held := warc_files(warc := settings.get("WACKY_WARC_DIR", "")):
         return (f"cannot start the crawl: WACKY_WARC_DIR {warc} already holds {held} WARC "
                 f"file{'' if held == 1 else 's'}; a new crawl would mix its archive into "
                 "theirs: give another WACKY_WARC_DIR, or resume the crawl that wrote them: its "
                 "command again, with its -s JOBDIR=...")
     return None
+
+
+def _remedy(output: str) -> str:
+    """What to do about a folder holding closed TREC files: another WACKY_OUTPUT_DIR, or
+    resuming the crawl that wrote them when it had a JOBDIR (the
+    :data:`~wackycrawl.crawl.owner.MARKER` of its WACKY_OUTPUT_DIR ``output`` says which crawl
+    that was; one without a JOBDIR cannot be resumed)."""
+    marker = (owner.read_marker(output) if output else None) or ""
+    if marker.startswith("jobdir "):
+        return (f"give another WACKY_OUTPUT_DIR, or resume the crawl that wrote them: its "
+                f"command again, with -s JOBDIR={marker.removeprefix('jobdir ')}")
+    if marker.startswith("once "):
+        return ("give another WACKY_OUTPUT_DIR, or remove the folder (the crawl that wrote them "
+                "had no JOBDIR: it cannot be resumed)")
+    return ("give another WACKY_OUTPUT_DIR, or resume the crawl that wrote them: its command "
+            "again, with its -s JOBDIR=...")
 
 
 def _unfinished(name: str, folder: str, held: int, unfinished: int, output: str) -> str:
