@@ -87,6 +87,22 @@ def test_middleware_cuts_and_counts():
         mw.process_request(Request("http://elsewhere.com/", meta=redirected))
 
 
+@pytest.mark.parametrize("settings, line", [
+    ({"WACKY_SCOPE_FROM_SEEDS": "domain"},
+     "Scope: the seeds' domains only (no allow list), deny none"),
+    ({"WACKY_SCOPE_ALLOW": "de", "WACKY_SCOPE_DENY": "spam.de"},
+     "Scope: allow ['http://(de,'] only, deny ['spam.de']"),
+    ({"WACKY_SCOPE_ALLOW": "de", "WACKY_SCOPE_FROM_SEEDS": "suffix"},
+     "Scope: allow ['http://(de,'] and each seed's suffix, deny none"),
+    ({"WACKY_SCOPE_DENY": "spam.de"}, "Scope: allow all, deny ['spam.de']"),
+], ids=["seeds-only", "allow-list", "both", "deny-only"])
+def test_the_scope_line_says_what_is_in_scope(settings, line, caplog):
+    with caplog.at_level("INFO", logger="wackycrawl.middlewares.scope"):
+        ScopeMiddleware.from_crawler(crawler_with(**settings))
+    assert [r.getMessage() for r in caplog.records if r.getMessage().startswith("Scope:")] \
+        == [line]
+
+
 def test_scope_from_an_ip_seed_is_that_address():
     scope = Scope()
     scope.add_seed("http://127.0.0.1:41093/de/a.html", "domain")

@@ -58,6 +58,23 @@ def is_robots_txt(request: Request) -> bool:
                                         urlparse_cached(request).path == "/robots.txt")
 
 
+def describe(allow: list[str], deny: list[str], derive: str) -> str:
+    """The scope in words, for the log: what is allowed (the allow list's SURT prefixes
+    ``allow``, the seeds' domains or public suffixes with ``derive``, or everything when
+    neither: :meth:`Scope.decide` allows all on an empty allow list, and the middleware allows
+    no link while a derived scope knows no seed), then the deny list (which wins)."""
+    whose = {"domain": "domains", "suffix": "public suffixes"}.get(derive, "")
+    if allow and derive:
+        allowed = f"allow {allow} and each seed's {derive}"
+    elif allow:
+        allowed = f"allow {allow} only"
+    elif derive:
+        allowed = f"the seeds' {whose} only (no allow list)"
+    else:
+        allowed = "allow all"
+    return f"{allowed}, deny {deny or 'none'}"
+
+
 class ScopeMiddleware:
     def __init__(self, crawler):
         s = crawler.settings
@@ -83,12 +100,11 @@ class ScopeMiddleware:
                 self.server = connect(s)
                 self.key = CrawlKeys(crawl_name(s, crawler.spidercls.name)).scope
         self.saved = None  # JOBDIR/SCOPE_FILE, open for appending
+        logger.info("Scope: %s", describe(self.scope.prefixes, deny, self.derive))
         if self.derive and s.get("JOBDIR"):
             self._load(os.path.join(s.get("JOBDIR"), SCOPE_FILE),
                        s.getbool("SCHEDULER_FLUSH_ON_START"))
             crawler.signals.connect(self._close, signal=signals.spider_closed)
-        logger.info("Scope: allow %s, deny %s%s", self.scope.prefixes or "all", deny or "none",
-                    f", plus each seed's {self.derive}" if self.derive else "")
 
     @classmethod
     def from_crawler(cls, crawler):
