@@ -126,3 +126,21 @@ def test_rejects_are_exported_on_request_with_their_reason(tmp_path, capsys):
     assert code == 0 and reported(err)["text"] == 2
     text = (tmp_path / "all.vrt").read_text(encoding="utf-8")
     assert 'rejected="near_duplicate" rejected_detail="matches_x"' in text
+
+
+def test_an_existing_output_file_is_refused_without_force(corpus, tmp_path, capsys):
+    out = tmp_path / "c.txt"
+    out.write_text("mine\n", encoding="utf-8")
+    code, err = export(corpus, out, "--format", "txt", capsys=capsys)
+    assert code == 1
+    assert err == (f"wackycrawl export: {out} exists: give --force to replace it, or another "
+                   "-o (nothing written)\n")
+    assert out.read_text(encoding="utf-8") == "mine\n"
+    code, err = export(corpus, out, "--format", "txt", "--force", capsys=capsys)
+    assert code == 0 and out.read_text(encoding="utf-8") != "mine\n"
+
+
+def test_the_help_shows_the_default_format(capsys):
+    with pytest.raises(SystemExit):
+        main(["export", "--help"])
+    assert "(default: vrt)" in " ".join(capsys.readouterr().out.split())

@@ -294,3 +294,16 @@ def test_a_damaged_input_or_a_failed_write_leaves_no_report(tmp_path, capsys, mo
     assert main(["report", str(good), "-o", str(tmp_path / "r")]) == 1
     assert capsys.readouterr().err == "wackycrawl report: [Errno 28] No space left on device\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus", "good"]
+
+
+def test_a_folder_holding_an_earlier_report_is_refused_without_force(reported, capsys):
+    base, _ = reported
+    before = (base / "out" / "report.json").read_bytes()
+    capsys.readouterr()
+    assert main(["report", str(base / "c.vrt"), "-o", str(base / "out")]) == 1
+    assert capsys.readouterr().err == (
+        f"wackycrawl report: {base / 'out'} already holds files (an earlier report?): give "
+        "--force to replace the report in it, or another -o (nothing written)\n")
+    assert (base / "out" / "report.json").read_bytes() == before
+    assert main(["report", str(base / "c.vrt"), "-o", str(base / "out"), "--force"]) == 0
+    assert (base / "out" / "report.json").read_bytes() != before

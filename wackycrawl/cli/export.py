@@ -15,6 +15,8 @@ SIGTERM no longer fails the command (exit 0, a note on stderr). Formats:
 TREC file or a damaged file (nothing written; run ``wackycrawl trec recover`` on it), 2
 usage errors, an output that is an input file or lies inside an input folder, and an ``-o``
 that is a folder without ``--one-per-file`` (nothing written), 130 interrupted before the output was in place.
+An ``-o FILE`` that exists is refused (exit 1, nothing written) unless ``--force`` is given:
+then it is replaced once the new one is complete.
 """
 
 import gzip
@@ -75,6 +77,10 @@ def run(args) -> int:
         _err(f"{args.output} is a folder: give a file name for -o (a folder of files is "
              "--format txt --one-per-file -o DIR; nothing written)")
         return 2
+    if to_file and not args.one_per_file and os.path.lexists(args.output) and not args.force:
+        _err(f"{args.output} exists: give --force to replace it, or another -o (nothing "
+             "written)")
+        return 1
     if args.one_per_file and os.path.lexists(args.output):
         if not os.path.isdir(args.output):
             _err(f"{args.output} exists and is not a folder: give a new or empty folder for "
@@ -140,8 +146,11 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("export", help="write the corpus as vertical (CWB, Sketch "
                                              "Engine), plain text or JSON lines")
     p.add_argument("corpus", nargs="+", metavar="CORPUS", help="corpus directory or TREC files")
-    p.add_argument("--format", choices=export.FORMATS, default="vrt")
-    p.add_argument("-o", "--output", help="output file (.gz: compressed; default stdout)")
+    p.add_argument("--format", choices=export.FORMATS, default="vrt",
+                   help="output format (default: %(default)s)")
+    p.add_argument("-o", "--output", help="output file (.gz: compressed; default stdout); an "
+                   "existing one is refused without --force")
+    p.add_argument("--force", action="store_true", help="replace an existing -o FILE")
     p.add_argument("--rejects", action="store_true", help="also the rejects/ documents")
     p.add_argument("--one-per-file", action="store_true",
                    help="txt: one file per document in the directory -o")

@@ -11,7 +11,9 @@ TREC file, a damaged file (run ``wackycrawl trec recover`` on it) or an unwritab
 (nothing is written, as export and filter do: the report is written into ``DIR.partial``
 and moved into DIR once complete, :mod:`wackycrawl.corpus.output`), 2 usage errors and a DIR that is or lies
 inside an input folder, would overwrite an input file, or exists and is no folder
-(nothing written).
+(nothing written). A DIR that holds files (an earlier report) is refused, exit 1, unless
+``--force`` is given: then the new report's files replace those of the same name once the
+report is complete.
 """
 
 import gzip
@@ -116,6 +118,10 @@ def run(args) -> int:
         if problem := not_a_folder(args.output):
             _err(problem)
             return 2
+        if os.path.isdir(args.output) and os.listdir(args.output) and not args.force:
+            _err(f"{args.output} already holds files (an earlier report?): give --force to "
+                 "replace the report in it, or another -o (nothing written)")
+            return 1
         for path in vertical:
             _named(path, lambda path=path: add_vertical(stats, path))
         if files:
@@ -142,7 +148,10 @@ def register(subparsers) -> None:
                                              "languages) as HTML, PNG and JSON, and freq.tsv")
     p.add_argument("corpus", nargs="+", metavar="CORPUS",
                    help="corpus directory, TREC files or .vrt[.gz] files from export")
-    p.add_argument("-o", "--output", required=True, metavar="DIR")
+    p.add_argument("-o", "--output", required=True, metavar="DIR",
+                   help="the report's folder, new or empty (see --force)")
+    p.add_argument("--force", action="store_true",
+                   help="write into a DIR that holds files, replacing an earlier report")
     p.add_argument("--stats", metavar="FILE", help="the crawl's stats JSON (drop reasons)")
     p.add_argument("--workers", type=positive_int, default=1,
                    help="tokenizer processes (TREC input)")
