@@ -89,3 +89,20 @@ def test_worker_counts_under_one_are_usage_errors(tmp_path, capsys):
         with _pytest.raises(SystemExit) as exit_:
             main(argv)
         assert exit_.value.code == 2 and "must be at least 1" in capsys.readouterr().err
+
+
+def test_seeds_push_names_an_empty_file_and_bare_host_names(tmp_path, capsys):
+    from wackycrawl.cli import main
+
+    seeds = tmp_path / "seeds.txt"
+    for text in ("", "\n  \n"):
+        seeds.write_text(text)
+        assert main(["seeds", "push", str(seeds), "--redis", "redis://127.0.0.1:1/0"]) == 1
+        assert capsys.readouterr().err.splitlines() == [
+            f"wackycrawl seeds: seed file {seeds} is empty: give one http(s) URL a line"]
+    seeds.write_text("www.example.org\nexample.net/a\n")
+    assert main(["seeds", "push", str(seeds), "--redis", "redis://127.0.0.1:1/0"]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        f"wackycrawl seeds: seed file {seeds} holds no usable URL (2 lines not an http(s) URL; "
+        "'www.example.org' and the like lack a scheme: add http:// or https:// "
+        "(http://www.example.org); one URL per line, # comments)"]

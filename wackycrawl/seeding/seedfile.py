@@ -5,7 +5,8 @@ skipped. :func:`read_seed_file` says what a file yields: its usable URLs, its ba
 (line number, text: not an http(s) URL, NUL or other control bytes, undecodable bytes;
 skipped, counted and named by :func:`bad_line_messages`) and, when it yields no URL at all,
 why it is refused (``refusal``: a binary file given by mistake is named by its format,
-:func:`wackycrawl.text.encoding.sniff_binary`; an empty or all-bad file by its count).
+:func:`wackycrawl.text.encoding.sniff_binary`; an empty file as empty; an all-bad file by its
+count, with a hint to add ``http://`` when lines are bare host names).
 """
 
 from __future__ import annotations
@@ -83,11 +84,33 @@ def read_seed_file(path: str | Path) -> SeedFile:
             found.refusal = (f"seed file {path} holds no usable URL: not text ({exc}); a seed "
                              "file has one http(s) URL a line")
         else:
-            n = len(found.bad)
-            found.refusal = (f"seed file {path} holds no usable URL ({n} line"
-                             f"{'' if n == 1 else 's'} not an http(s) URL; one URL per line, "
-                             "# comments)")
+            found.refusal = _no_url(found, data)
     return found
+
+
+def bare_host(line: str) -> bool:
+    """Whether ``line`` looks like a URL without its scheme (``www.example.org``,
+    ``example.org/path``): it is a seed URL once ``http://`` is put before it."""
+    host = line.split("/", 1)[0].rsplit(":", 1)[0]
+    return ("://" not in line and "." in host.strip(".") and not host.startswith("-")
+            and is_seed_url("http://" + line))
+
+
+def _no_url(found: SeedFile, data: bytes) -> str:
+    """The refusal of a text file without a usable URL: empty (or blank lines only), only
+    comments, or lines that are no http(s) URL (with a hint when some are bare host names)."""
+    path = found.path
+    if not found.bad:
+        if not data.decode("utf-8-sig", errors="replace").strip():
+            return f"seed file {path} is empty: give one http(s) URL a line"
+        return f"seed file {path} holds no usable URL (only # comments; one URL per line)"
+    n = len(found.bad)
+    hint = ""
+    if hosts := [line for _, line in found.bad if bare_host(line)]:
+        hint = (f"; {hosts[0][:200]!r} and the like lack a scheme: add http:// or https:// "
+                f"(http://{hosts[0][:200]})")
+    return (f"seed file {path} holds no usable URL ({n} line{'' if n == 1 else 's'} not an "
+            f"http(s) URL{hint}; one URL per line, # comments)")
 
 
 def bad_line_messages(found: SeedFile) -> list[str]:
@@ -96,6 +119,7 @@ def bad_line_messages(found: SeedFile) -> list[str]:
     if found.refusal:
         return []
     out = [f"seed file {found.path} line {n} is not an http(s) URL, skipped: {line[:200]!r}"
+           + (" (add http:// or https://)" if bare_host(line) else "")
            for n, line in found.bad[:BAD_LINES_LOGGED]]
     if len(found.bad) > BAD_LINES_LOGGED:
         out.append(f"seed file {found.path}: {len(found.bad) - BAD_LINES_LOGGED} more lines "
