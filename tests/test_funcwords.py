@@ -203,6 +203,15 @@ def test_parse_languages():
         fw.parse_languages("en,xx")
 
 
+def test_an_unknown_language_code_gets_close_matches_not_the_whole_list():
+    with pytest.raises(ValueError) as raised:
+        fw.parse_languages("english,xx")
+    message = str(raised.value)
+    assert message.startswith("unknown language code(s) english (did you mean en?), xx; codes "
+                              "are ISO 639-1 such as en, de, it")
+    assert "[" not in message and "'af'" not in message and len(message) < 200
+
+
 # Speed paths: the same words, counts and langid.py answers as the plain definitions.
 
 def _reference_words(text):

@@ -47,6 +47,7 @@ All lengths are in characters (``str``), never bytes.
 
 from __future__ import annotations
 
+import difflib
 import re
 import unicodedata
 from collections import Counter
@@ -687,8 +688,22 @@ def parse_languages(value: str | list[str] | tuple[str, ...]) -> tuple[str, ...]
         known |= set(langid_languages())
     bad = [c for c in codes if c not in known]
     if bad:
-        raise ValueError(f"unknown language code(s) {', '.join(bad)}; known: {sorted(known)}")
+        named = ", ".join(c + (f" (did you mean {' or '.join(near)}?)"
+                               if (near := close_codes(c, known)) else "") for c in bad)
+        raise ValueError(f"unknown language code(s) {named}; codes are ISO 639-1 such as en, "
+                         f"de, it (ISO 639-3 for a language without one, such as yue; "
+                         f"{len(known)} known)")
     return tuple(dict.fromkeys(codes))
+
+
+def close_codes(code: str, known: set[str]) -> list[str]:
+    """Known codes that ``code`` (not one of them) may have meant: the one its first two or
+    three letters make (``english`` -> ``en``, ``deu`` -> ``de``), then difflib's close
+    matches; at most three."""
+    code = code.strip().lower()
+    near = [code[:n] for n in (2, 3) if len(code) > n and code[:n] in known]
+    near += difflib.get_close_matches(code, sorted(known), n=3, cutoff=0.6)
+    return list(dict.fromkeys(near))[:3]
 
 
 _default = Identifier()
