@@ -57,6 +57,30 @@ def test_clear_errors(tmp_path, capsys, content, message):
     assert code == 1 and lines == [] and message in err
 
 
+@pytest.mark.parametrize("option", [["-n", "-5"], ["-k", "0"], ["--skip-top", "-1"],
+                                    ["--band", "0"]])
+def test_a_bad_number_is_a_usage_error_naming_its_option(tmp_path, capsys, option):
+    f = tmp_path / "freq.tsv"
+    f.write_text(FREQ, encoding="utf-8")
+    with pytest.raises(SystemExit) as raised:
+        main(["tuples", *option, str(f)])
+    err = capsys.readouterr().err
+    assert raised.value.code == 2 and f"argument {option[0]}" in err
+    assert "lower --skip-top" not in err
+
+
+def test_without_seed_each_run_draws_a_fresh_seed_it_prints(tmp_path, capsys):
+    f = tmp_path / "corpus.txt"
+    f.write_text(TEXT, encoding="utf-8")
+    runs = [run(["-n", "3", "-k", "2", "--skip-top", "0", str(f)], capsys) for _ in range(8)]
+    assert {tuple(lines) for _, lines, _ in runs} != {tuple(runs[0][1])}
+    code, lines, err = runs[0]
+    seed = int(err.split("(seed ")[1].split(";")[0])
+    assert f"give --seed {seed} to repeat" in err
+    assert run(["-n", "3", "-k", "2", "--skip-top", "0", "--seed", str(seed), str(f)],
+               capsys)[1] == lines
+
+
 def test_missing_file(tmp_path, capsys):
     code, _, err = run([str(tmp_path / "nope.tsv")], capsys)
     assert code == 1 and "cannot read" in err
