@@ -32,3 +32,19 @@ def test_the_readme_example_document_is_a_true_one():
     assert list(doc.meta) == KEPT_META
     assert int(doc.meta["Clean-Chars"]) == len(doc.text)
     assert int(doc.meta["Raw-Bytes"]) == doc.raw_length
+
+
+def test_the_refilter_examples_keep_the_crawls_language_filter():
+    """filter starts from the project's defaults (WACKY_LANGUAGES ""): an example re-filtering
+    the en,de crawl without --languages would re-admit every other language."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme[readme.index("## Rejects and re-filtering"):readme.index("## Export:")]
+    examples = re.findall(r"^    wackycrawl filter corpus .*$", block, re.M)
+    assert len(examples) >= 3
+    for line in examples:
+        assert "--languages " in line, line
+
+
+def test_the_crawl_section_is_not_called_two_commands():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "## The two commands" not in readme and "## Running a crawl" in readme
