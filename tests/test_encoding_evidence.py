@@ -220,3 +220,33 @@ def test_real_text_with_the_same_letters_is_not_repaired(text):
     decoded = decode_html(html(text, HEAD).encode("utf-8"))
     assert text.strip() in decoded.text and not decoded.undoubled
     assert decoded.evidence == "declared:meta"
+
+
+# ISO-8859-15's € (0xA4) and Š (0xA6, ISO-8859-4: 0xA9) are windows-1252's ¤ and ¦ (©):
+# signs no running text writes, or writes glued to the start of a lowercase word.
+ITALIAN_EURO = ("Il biglietto costa €12 e il pranzo €25, ma la città è più bella di sera: "
+                "perché non restare? Il caffè costa €2. ")
+ESTONIAN_S = "Šokolaaditort on laual, kõik sõbrad tulevad õhtul külla ja söövad kooki. "
+
+
+@pytest.mark.parametrize("text, codec", [(ITALIAN_EURO, "iso8859-15"),
+                                         (ESTONIAN_S, "iso8859-15"),
+                                         (ESTONIAN_S, "iso8859-4")])
+def test_iso_8859_15_and_4_signs_are_not_read_as_windows_1252(text, codec):
+    decoded = decode_html(html(text).encode(codec), "text/html")
+    assert decoded.encoding == codec and text.strip() in decoded.text
+
+
+def test_a_sign_between_digits_is_no_garbling():
+    # 6×6 (windows-1252's 0xD7) is right; ISO-8859-16 reads it as 6Ś6
+    text = "Le cube mesure 6×6×6 cm et la boîte 3×4 cm, à peu près. "
+    decoded = decode_html(html(text).encode("cp1252"), "text/html")
+    assert decoded.encoding == "cp1252" and text.strip() in decoded.text
+
+
+def test_greek_code_pages_are_ranked_by_the_evidence_not_charset_normalizer():
+    # ISO-8859-7's ’ (0xA2) is windows-1253's Ά: "απΆ" is a sign glued inside a word
+    text = ("Ο Γιάννης είπε απ’ την αρχή ότι η Άννα θα έρθει στην Αθήνα αύριο το πρωί, "
+            "και όλοι χάρηκαν πολύ. Ήταν μια όμορφη μέρα για ‘όλους’ μας. ")
+    decoded = decode_html(html(text).encode("iso8859-7"), "text/html")
+    assert decoded.encoding == "iso8859-7" and text.strip() in decoded.text

@@ -225,11 +225,17 @@ def _script(char: str) -> str:
 
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 # Symbols of running text (besides punctuation, currency signs and ½ ¹ ²).
-_COMMON_SIGNS = frozenset("©®°±×÷§¶µ™•¬¦¤")
-# Spacing diacritics (diaeresis, macron, cedilla): no running text writes them, but Latin-1
-# pages hold them at times; not junk, but no evidence either: each costs ODD_WEIGHT (a code
-# page that reads a stray byte as one of them, cp1257's 0x8D, earns nothing by it).
-_ODD_SIGNS = frozenset("¨¯¸")
+_COMMON_SIGNS = frozenset("©®°±×÷§¶µ™•¬")
+# Spacing diacritics (diaeresis, macron, cedilla), the generic currency sign and the broken
+# bar: no running text writes them, but Latin-1 pages hold them at times; not junk, but no
+# evidence either: each costs ODD_WEIGHT (a code page that reads a stray byte as one of
+# them, cp1257's 0x8D, earns nothing by it; windows-1252's ¤ ¦ ¨ ¸ are ISO-8859-15's
+# € Š š ž, "¤1.500" is "€1.500").
+_ODD_SIGNS = frozenset("¨¯¸¤¦")
+# Signs glued to the start of a lowercase word (``©okolaad``, ``¶θήνα``): no text writes
+# them so (``©2009``, ``°C`` are right); a code page read for another does (ISO-8859-4's or
+# ISO-8859-15's Š read as windows-1252's ©, ISO-8859-7's Ά as windows-1253's ¶).
+_SIGN_BEFORE_WORD = re.compile(r"(?<![^\W\d_])[©®¤¦¶§¨¸]+(?=[^\W\d_])")
 _WORD = re.compile(r"[^\W\d_]+")  # as funcwords.word_counts: runs of letters
 # The punctuation of the CJK scripts (CJK Symbols and Punctuation, fullwidth and halfwidth
 # forms): written between letters, since those scripts put no space after a sentence.
@@ -303,7 +309,14 @@ def _classify(text: str) -> tuple[dict[str, int], int, int, int]:
             # box drawing, arrows, dingbats... are no running text; no-break spaces and the
             # soft hyphen are (neither evidence nor junk)
             junk += n
-    inside = "".join(_IN_WORD_SIGN.findall(text))  # signs between letters: Ã¼, ±, ³
+    # signs between letters: Ã¼, ±, ³; not a sign between two digits (6×6, 10€50)
+    inside = "".join(m.group() for m in _IN_WORD_SIGN.finditer(text)
+                     if not (text[m.start() - 1].isdigit() and text[m.end()].isdigit()))
+    glued = "".join(m.group() for m in _SIGN_BEFORE_WORD.finditer(text)
+                    if text[m.end()].islower())
+    junk += len(glued)
+    signs -= sum(1 for ch in glued if ch not in _ODD_SIGNS)
+    odd -= sum(1 for ch in glued if ch in _ODD_SIGNS)
     junk += len(inside)
     junk += sum(map(len, _IN_WORD_NUMBER.findall(text)))  # th²e, ²it: ², ½ before a letter
     signs -= sum(n for ch, n in Counter(inside).items()
