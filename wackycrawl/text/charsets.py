@@ -319,8 +319,9 @@ def _classify(text: str) -> tuple[dict[str, int], int, int, int]:
     odd -= sum(1 for ch in glued if ch in _ODD_SIGNS)
     junk += len(inside)
     junk += sum(map(len, _IN_WORD_NUMBER.findall(text)))  # th²e, ²it: ², ½ before a letter
-    signs -= sum(n for ch, n in Counter(inside).items()
-                 if _category(ch)[0] == "P" or _category(ch) in ("Sc", "No") or ch in _COMMON_SIGNS)
+    signs -= sum(n for ch, n in Counter(inside).items() if ch not in _ODD_SIGNS and (
+        _category(ch)[0] == "P" or _category(ch) in ("Sc", "No") or ch in _COMMON_SIGNS))
+    odd -= sum(n for ch, n in Counter(inside).items() if ch in _ODD_SIGNS)
     # penn·: Mac Roman's á (0xE1) of a Latin-1 page
     edge_dots = len(_EDGE_DOT.findall(text)) if "·" in text else 0
     junk += edge_dots
