@@ -250,3 +250,35 @@ def test_greek_code_pages_are_ranked_by_the_evidence_not_charset_normalizer():
             "και όλοι χάρηκαν πολύ. Ήταν μια όμορφη μέρα για ‘όλους’ μας. ")
     decoded = decode_html(html(text).encode("iso8859-7"), "text/html")
     assert decoded.encoding == "iso8859-7" and text.strip() in decoded.text
+
+
+HEBREW = ("הם מתארים אירועים יומיומיים רבים יותר, והם מספרים על החיים בעיר הגדולה. "
+          "לקרטיס יש אחות גדולה, והיא גרה בבית קטן ליד הים עם המשפחה שלה. ")
+
+
+def test_hebrew_is_not_read_as_cyrillic_or_greek_letters():
+    # cp1255's letters (0xE0-0xFA) are windows-1251's а-ъ, windows-1253's ΰ-ϊ: hundreds of
+    # Cyrillic letters without я are no Cyrillic language's text; the marks ‏ (0xFD, 0xFE)
+    # of Hebrew text are no junk
+    text = HEBREW.replace(", ", ",\u200f ")
+    decoded = decode_html(html(text, times=8).encode("cp1255"), "text/html")
+    assert decoded.encoding in ("cp1255", "iso8859-8") and HEBREW.split(",")[0] in decoded.text
+
+
+def test_a_far_better_scored_greek_page_is_not_charset_normalizers_windows_1251():
+    # charset-normalizer ranks windows-1251 first for this page; read so its words are
+    # фелехфбЯб (signs and case switches inside words), far behind windows-1253's reading
+    page = ('<html><head><title>Τα τελευταία χρόνια η έρευνα έχει '
+            'προοδε</title></head><body>\n<p>Τα τελευταία χρόνια η έρευνα έχει προοδεύσει '
+            'πολύ και οι αιματολογικές εξετάσεις μπορούν να διαχωρίσουν με μεγάλη ακρίβεια '
+            'το «ένοχο» έντομο. Νέες ρυθμίσεις για τις μεταγραφές φοιτητών και σπουδαστών '
+            'Ρυθμίσεις με οικονομικά κριτήρια εισάγει το υπουργείο Παιδείας για τις '
+            'μεταγραφές των φοιτητών και σπουδαστών από τα ΑΕΙ και ΤΕΙ. Ασφαλώς και '
+            'χρειάζονται οι «δημόσιες σχέσεις».</p>\n<p>Πρόκειται για ένα αποτύπωμα που είναι '
+            'ορατό, επηρεάζει κυρίως την συνέχεια του τοπίου, αλλοιώνει την αισθητική του '
+            'τοπίου δημιουργώντας κεκλιμένες επιφάνειες και ευτυχώς σταματά εκεί. Βήχει ο '
+            'γαύρος, κρυώνει η Νοva. Τελευταία Ενημέρωση στις Παρασκευή, 03 Φεβρουάριος 2012 '
+            '13:02 Συντάχθηκε απο τον/την Administrator Παρασκευή, 03 Φεβρουάριος 2012 12:26 '
+            'Πήγαμε για μελανούρια.</p>\n</body></html>')
+    decoded = decode_html(page.encode("cp1253"), "text/html")
+    assert decoded.encoding == "cp1253" and "Τα τελευταία χρόνια η έρευνα" in decoded.text

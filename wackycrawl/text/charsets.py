@@ -10,12 +10,20 @@ here). For a candidate and a language:
   (``’ “ – … € © °``) standing outside words; each non-ASCII function word of the language
   (the lists of :mod:`wackycrawl.text.funcwords`: ``für``, ``že``, ``się``) counts
   :data:`FUNCWORD_WEIGHT` more;
-- ``foreign``: letters outside that alphabet (``č`` in a French text: cp1250 read for cp1252);
+- ``foreign``: letters outside that alphabet (``č`` in a French text: cp1250 read for cp1252),
+  and every letter of a reading of at least :data:`MIN_SCRIPT_LETTERS` Cyrillic or Greek
+  letters without one of the script's :data:`SCRIPT_MARKERS` (``я``/``ј``; ``ά έ ή ί ό``):
+  Hebrew read as windows-1251's ``а-ъ``;
 - ``junk``: signs inside a word (``Ã¼``, ``pÅ™i``, ``±`` for ``ą``: a code page read for
   another, or UTF-8 read as a single-byte page; not CJK punctuation, ``。`` ``，``, which
-  stands between letters in scripts written without spaces), a lowercase letter followed by an uppercase
+  stands between letters in scripts written without spaces; not a sign between two digits,
+  ``6×6``), ``© ® ¤ ¦ ¶ §`` glued to the start of a lowercase word (``©okolaad``: ISO-8859-4's
+  ``Šokolaad`` read as windows-1252), a lowercase letter followed by an uppercase
   one inside a word (KOI8-R read as windows-1251), private-use or unassigned code points;
-  no-break spaces and the soft hyphen are neither (0xA0 is a no-break space in most pages).
+  no-break spaces, the soft hyphen and the bidirectional marks and joiners (U+200C-U+200F
+  of Hebrew, Arabic, Persian text) are neither (0xA0 is a no-break space in most pages);
+  spacing diacritics, ``¤`` and ``¦`` (:data:`_ODD_SIGNS`: windows-1252's reading of
+  ISO-8859-15's ``€ Š š ž``) cost :data:`ODD_WEIGHT` each.
 
 ``plausibility = good / (good + foreign + junk)`` for the language that explains the letters
 best (1.0 without non-ASCII characters); the
@@ -224,6 +232,18 @@ def _script(char: str) -> str:
 
 
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
+# Left-to-right and right-to-left marks, zero-width (non-)joiner: format characters of
+# running Hebrew, Arabic and Persian text, neither evidence nor junk.
+_BIDI_MARKS = frozenset("\u200c\u200d\u200e\u200f")
+# Letters every text of a script's languages here writes within a few hundred letters (one
+# of them at least): Cyrillic я (ru uk bg be) or ј (sr mk), Greek's accented vowels of the
+# monotonic orthography (not ύ ώ: windows-1253 reads cp1255's marks 0xFD 0xFE so). A reading
+# of at least MIN_SCRIPT_LETTERS letters of the script without any of them is another
+# script's text read by the wrong code page (Hebrew letters, cp1255's 0xE0-0xFA, are
+# windows-1251's а-ъ and windows-1253's ΰ-ϊ, never я or ό): its letters are foreign to every
+# language of that script.
+SCRIPT_MARKERS = {"CYRILLIC": "яј", "GREEK": "άέήίό"}
+MIN_SCRIPT_LETTERS = 300
 # Symbols of running text (besides punctuation, currency signs and ½ ¹ ²).
 _COMMON_SIGNS = frozenset("©®°±×÷§¶µ™•¬")
 # Spacing diacritics (diaeresis, macron, cedilla), the generic currency sign and the broken
@@ -290,6 +310,8 @@ def _classify(text: str) -> tuple[dict[str, int], int, int, int]:
     lower_chars, upper_chars = [], []
     for ch, n in chars.items():
         cat = _category(ch)
+        if ch in _BIDI_MARKS:
+            continue  # written in Hebrew, Arabic, Persian text (cp1255's 0xFD 0xFE)
         if cat in ("Co", "Cn", "Cs", "Cc"):
             junk += n
         elif cat[0] == "L":
@@ -402,6 +424,13 @@ def fit(text: str, codec: str = "", languages: dict[str, int] | None = None,
     for ch, n in letters.items():
         scripts[_script(ch)] += n
     known = sum(n for script, n in scripts.items() if script in _KNOWN_SCRIPTS)
+    unmarked = {script for script, markers in SCRIPT_MARKERS.items()
+                if scripts[script] >= MIN_SCRIPT_LETTERS
+                and not any(ch in letters for ch in markers)}
+    if unmarked:
+        for lang in goods:
+            if lang not in CJK_SCRIPTS and set(_lang_scripts(lang)) & unmarked:
+                goods[lang] = 0
     for lang, good in goods.items():
         good_total = good + signs + FUNCWORD_WEIGHT * fw_wide.get(lang, 0)
         foreign = total - good

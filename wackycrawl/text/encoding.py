@@ -864,12 +864,14 @@ def guess(body: bytes, max_repairs: int = MAX_REPAIRS,
             # a code page is scored on the sample, as the candidates it is compared with
             fit = (ev.fit(codec) if codec in charsets.PRIORS else None) or ev.fit(codec, text)
             if (codec in charsets.PRIORS and best is not None and best.codec != codec
-                    and best.fit.lang == fit.lang
                     and best.fit.plausibility >= TRUST_DECLARED
-                    and best.fit.score > fit.score):
-                # two code pages reading the same language, scored on the same sample: the
-                # evidence (signs inside words, ISO-8859-7's ’ read as windows-1253's Ά in
-                # απ’) ranks them, not charset-normalizer's frequencies
+                    and best.fit.score > fit.score
+                    and (best.fit.lang == fit.lang
+                         or fit.foreign + fit.junk > best.fit.foreign + best.fit.junk)):
+                # two code pages reading the same language, or the proposal with more bad
+                # characters, scored on the same sample: the evidence (signs inside words,
+                # ISO-8859-7's ’ read as windows-1253's Ά in απ’; Greek read as windows-1251,
+                # фелехфбЯб) ranks them, not charset-normalizer's frequencies
                 continue
             if best is None or best.fit.lang not in charsets.LATIN or fit.score > best.fit.score:
                 if not _implausible(fit, MIN_PLAUSIBILITY):
