@@ -4,6 +4,7 @@ Fixtures are written here: prose in each language, encoded in its legacy code pa
 
 import subprocess
 import sys
+import unicodedata
 
 import pytest
 
@@ -282,3 +283,29 @@ def test_a_far_better_scored_greek_page_is_not_charset_normalizers_windows_1251(
             'Πήγαμε για μελανούρια.</p>\n</body></html>')
     decoded = decode_html(page.encode("cp1253"), "text/html")
     assert decoded.encoding == "cp1253" and "Τα τελευταία χρόνια η έρευνα" in decoded.text
+
+
+def _cp1258(text: str) -> bytes:
+    # windows-1258 writes â ê ô ơ ư ă precomposed and the five tones as combining marks
+    out = []
+    for ch in unicodedata.normalize("NFC", text):
+        d = unicodedata.normalize("NFD", ch)
+        own = "".join(m for m in d[1:] if m in "\u0302\u0306\u031b")
+        out.append(unicodedata.normalize("NFC", d[0] + own)
+                   + "".join(m for m in d[1:] if m not in own))
+    return "".join(out).encode("cp1258")
+
+
+def test_combining_marks_after_a_letter_of_their_script_are_no_signs_inside_words():
+    # windows-1258's tone marks (0xCC 0xD2 0xDE 0xEC 0xF2) and cp1255's niqqud are written
+    # inside words: Vietnamese is not rejected as implausible, pointed Hebrew not Thai
+    vietnamese = ("Nếu khu Akihabara nổi tiếng với sự lộng lẫy của các cosplayer thì khu "
+                  "Mandarake lại là thiên đường cho những tín đồ của manga. Hà Nội là thủ đô. ")
+    decoded = decode_html(_cp1258(html(vietnamese)), "text/html")
+    assert decoded.encoding == "cp1258"
+    assert unicodedata.normalize("NFC", vietnamese.strip()) in unicodedata.normalize(
+        "NFC", decoded.text)
+    hebrew = ("בְּרֵאשִׁית בָּרָא אֱלֹהִים אֵת הַשָּׁמַיִם וְאֵת הָאָרֶץ. "
+              "הם מתארים אירועים יומיומיים רבים יותר. ")
+    decoded = decode_html(html(hebrew).encode("cp1255"), "text/html")
+    assert decoded.encoding == "cp1255" and hebrew.strip() in decoded.text

@@ -12,16 +12,16 @@ here). For a candidate and a language:
   :data:`FUNCWORD_WEIGHT` more;
 - ``foreign``: letters outside that alphabet (``č`` in a French text: cp1250 read for cp1252),
   and every letter of a reading of at least :data:`MIN_SCRIPT_LETTERS` Cyrillic or Greek
-  letters without one of the script's :data:`SCRIPT_MARKERS` (``я``/``ј``; ``ά έ ή ί ό``):
+  letters without one of the script's :data:`SCRIPT_MARKERS` (``я ы ь ё``...; ``ά έ ή ί ό``):
   Hebrew read as windows-1251's ``а-ъ``;
 - ``junk``: signs inside a word (``Ã¼``, ``pÅ™i``, ``±`` for ``ą``: a code page read for
   another, or UTF-8 read as a single-byte page; not CJK punctuation, ``。`` ``，``, which
   stands between letters in scripts written without spaces; not a sign between two digits,
-  ``6×6``), ``© ® ¤ ¦ ¶ §`` glued to the start of a lowercase word (``©okolaad``: ISO-8859-4's
+  ``6×6``, nor a combining mark after a letter of its script, :data:`_SCRIPT_MARKS`), ``© ® ¤ ¦ ¶ §`` glued to the start of a lowercase word (``©okolaad``: ISO-8859-4's
   ``Šokolaad`` read as windows-1252), a lowercase letter followed by an uppercase
   one inside a word (KOI8-R read as windows-1251), private-use or unassigned code points;
-  no-break spaces, the soft hyphen and the bidirectional marks and joiners (U+200C-U+200F
-  of Hebrew, Arabic, Persian text) are neither (0xA0 is a no-break space in most pages);
+  no-break spaces, the soft hyphen and the bidirectional marks and joiners (U+200C-U+200F)
+  next to a Hebrew or Arabic letter are neither (0xA0 is a no-break space in most pages);
   spacing diacritics, ``¤`` and ``¦`` (:data:`_ODD_SIGNS`: windows-1252's reading of
   ISO-8859-15's ``€ Š š ž``) cost :data:`ODD_WEIGHT` each.
 
@@ -235,14 +235,18 @@ _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 # Left-to-right and right-to-left marks, zero-width (non-)joiner: format characters of
 # running Hebrew, Arabic and Persian text, neither evidence nor junk.
 _BIDI_MARKS = frozenset("\u200c\u200d\u200e\u200f")
+# ... a mark next to a Hebrew or Arabic letter (or after one and a punctuation mark).
+_RTL_BIDI = re.compile("(?:(?<=[\u0590-\u06ff])|(?<=[\u0590-\u06ff][,.;:!?\"')]))"
+                       "[\u200c-\u200f]|[\u200c-\u200f](?=[\u0590-\u06ff])")
 # Letters every text of a script's languages here writes within a few hundred letters (one
-# of them at least): Cyrillic я (ru uk bg be) or ј (sr mk), Greek's accented vowels of the
+# of them at least): Cyrillic я ы ь ё (ru bg be), і ї є ў (uk be) or ј љ њ (sr mk), not э ю
+# (windows-1251's reading of cp1255's marks 0xFD 0xFE); Greek's accented vowels of the
 # monotonic orthography (not ύ ώ: windows-1253 reads cp1255's marks 0xFD 0xFE so). A reading
 # of at least MIN_SCRIPT_LETTERS letters of the script without any of them is another
 # script's text read by the wrong code page (Hebrew letters, cp1255's 0xE0-0xFA, are
 # windows-1251's а-ъ and windows-1253's ΰ-ϊ, never я or ό): its letters are foreign to every
 # language of that script.
-SCRIPT_MARKERS = {"CYRILLIC": "яј", "GREEK": "άέήίό"}
+SCRIPT_MARKERS = {"CYRILLIC": "яыьёіїєўјљњ", "GREEK": "άέήίό"}
 MIN_SCRIPT_LETTERS = 300
 # Symbols of running text (besides punctuation, currency signs and ½ ¹ ²).
 _COMMON_SIGNS = frozenset("©®°±×÷§¶µ™•¬")
@@ -260,6 +264,14 @@ _WORD = re.compile(r"[^\W\d_]+")  # as funcwords.word_counts: runs of letters
 # The punctuation of the CJK scripts (CJK Symbols and Punctuation, fullwidth and halfwidth
 # forms): written between letters, since those scripts put no space after a sentence.
 _CJK_PUNCTUATION = "\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65"
+# Combining marks written inside words after a letter of their script: diacritics after a
+# Latin letter (cp1258's Vietnamese tone marks), Hebrew points after a Hebrew letter
+# (cp1255's niqqud), Arabic harakat after an Arabic letter; Python's \w does not take them
+# for word characters. Removed before signs inside words are counted (not Thai's marks:
+# cp874 reads CJK bytes as Thai letters and marks).
+_SCRIPT_MARKS = re.compile("(?<=[A-Za-z\u00c0-\u024f])[\u0300-\u036f]+"
+                           "|(?<=[\u05d0-\u05ea])[\u0591-\u05c7]+"
+                           "|(?<=[\u0620-\u064a])[\u0610-\u061a\u064b-\u065f\u0670]+")
 _IN_WORD_SIGN = re.compile(r"(?<=\w)[^\x00-\x7f\w\s" + re.escape("".join(_IN_WORD_OK))
                            + _CJK_PUNCTUATION + r"]+(?=\w)")
 
@@ -306,13 +318,16 @@ def _classify(text: str) -> tuple[dict[str, int], int, int, int]:
     """Non-ASCII letters of ``text`` (lowercased) with counts, signs outside words, junk."""
     chars = Counter(_NON_ASCII.findall(text))
     letters: dict[str, int] = {}
-    signs = junk = upper = odd = 0
+    signs = junk = upper = odd = bidi = 0
+    marks = False
     lower_chars, upper_chars = [], []
     for ch, n in chars.items():
         cat = _category(ch)
+        if cat[0] == "M":
+            marks = True
         if ch in _BIDI_MARKS:
-            continue  # written in Hebrew, Arabic, Persian text (cp1255's 0xFD 0xFE)
-        if cat in ("Co", "Cn", "Cs", "Cc"):
+            bidi += n  # written in Hebrew, Arabic, Persian text (cp1255's 0xFD 0xFE)
+        elif cat in ("Co", "Cn", "Cs", "Cc"):
             junk += n
         elif cat[0] == "L":
             low = ch.lower()
@@ -331,9 +346,11 @@ def _classify(text: str) -> tuple[dict[str, int], int, int, int]:
             # box drawing, arrows, dingbats... are no running text; no-break spaces and the
             # soft hyphen are (neither evidence nor junk)
             junk += n
-    # signs between letters: Ã¼, ±, ³; not a sign between two digits (6×6, 10€50)
-    inside = "".join(m.group() for m in _IN_WORD_SIGN.finditer(text)
-                     if not (text[m.start() - 1].isdigit() and text[m.end()].isdigit()))
+    # signs between letters: Ã¼, ±, ³; not a sign between two digits (6×6, 10€50), nor a
+    # combining mark after a letter of its script
+    marked = _SCRIPT_MARKS.sub("", text) if marks else text
+    inside = "".join(m.group() for m in _IN_WORD_SIGN.finditer(marked)
+                     if not (marked[m.start() - 1].isdigit() and marked[m.end()].isdigit()))
     glued = "".join(m.group() for m in _SIGN_BEFORE_WORD.finditer(text)
                     if text[m.end()].islower())
     junk += len(glued)
@@ -348,6 +365,8 @@ def _classify(text: str) -> tuple[dict[str, int], int, int, int]:
     edge_dots = len(_EDGE_DOT.findall(text)) if "·" in text else 0
     junk += edge_dots
     signs -= edge_dots
+    if bidi:  # marks not next to a Hebrew or Arabic letter or sign are junk (cp1256's 0x9D)
+        junk += bidi - len(_RTL_BIDI.findall(text))
     junk += len(_MIXED_SCRIPTS.findall(text))  # xЃ: a Latin and a Cyrillic, Greek... letter
     junk += sum(map(len, _GLUED_CJK.findall(text)))  # d茅j: Latin UTF-8 read as CJK
     if upper_chars:  # aB inside a word (KOI8-R read as windows-1251)
