@@ -29,7 +29,8 @@ here). For a candidate and a language:
 best (1.0 without non-ASCII characters); the
 candidate's score is ``good - FOREIGN_WEIGHT * foreign - JUNK_WEIGHT * junk`` plus
 :data:`FUNCWORD_LANGUAGE_WEIGHT` per function-word token of the language (ASCII ones too: they
-name the language, whatever the codec; a Latin-script language whose own non-ASCII function
+name the language, whatever the codec; only for the languages named nearly as often as the
+most-named one, :data:`FUNCWORD_LANGUAGE_SHARE`; a Latin-script language whose own non-ASCII function
 words the text shows, with no foreign letter or junk, gets the bonus of the language the ASCII
 words name most: it is quoted in the page), minus the code page's prior (:data:`PRIORS`: a
 Central-European, Vietnamese or Mac page must be earned by evidence, never by a tie).
@@ -101,8 +102,12 @@ FUNCWORD_LANGUAGE_WEIGHT = 0.25
 # ... for the languages whose tokens are at least this share of the most-named language's: a
 # language the page's short words name only in passing (Slovak's 3 tokens among 10 Danish,
 # German and Norwegian ones in an English and Basque page) earns nothing, or it would tip a
-# near tie of code pages (cp1250's Zurińe over windows-1252's Zuriñe).
-FUNCWORD_LANGUAGE_SHARE = 0.5
+# near tie of code pages (cp1250's Zurińe over windows-1252's Zuriñe); nor does one the page
+# names nearly as often as others, as short words shared by many languages do in a page of a
+# language without a list (French 9 times against English's, Italian's, Catalan's 11 in a
+# Latvian page: windows-1252's Kopçjam over windows-1257's Kopējam; Maori ā ē ī read as
+# French â ç î).
+FUNCWORD_LANGUAGE_SHARE = 0.9
 # A byte the code page leaves undefined (repaired: dropped) costs as much evidence as a
 # foreign letter: a few stray bytes (0x81, 0x8D, 0x8F, 0x90, 0x9D in a windows-1252 page) do
 # not hand the page to a code page that reads them as foreign letters (cp1250's ť in an
@@ -357,7 +362,10 @@ def _classify(text: str) -> tuple[dict[str, int], int, int, int]:
     signs -= sum(1 for ch in glued if ch not in _ODD_SIGNS)
     odd -= sum(1 for ch in glued if ch in _ODD_SIGNS)
     junk += len(inside)
-    junk += sum(map(len, _IN_WORD_NUMBER.findall(text)))  # th²e, ²it: ², ½ before a letter
+    # th²e, ²it: ², ½ before a letter (junk, and no sign: c½ur is ISO-8859-15's cœur)
+    numbers = sum(map(len, _IN_WORD_NUMBER.findall(text)))
+    junk += numbers
+    signs -= numbers
     signs -= sum(n for ch, n in Counter(inside).items() if ch not in _ODD_SIGNS and (
         _category(ch)[0] == "P" or _category(ch) in ("Sc", "No") or ch in _COMMON_SIGNS))
     odd -= sum(n for ch, n in Counter(inside).items() if ch in _ODD_SIGNS)
@@ -394,6 +402,12 @@ def _named(languages: dict[str, int]) -> dict[str, int]:
     :data:`FUNCWORD_LANGUAGE_SHARE` of the most-named language's tokens."""
     top = max(languages.values(), default=0)
     return {lang: n for lang, n in languages.items() if n and n >= FUNCWORD_LANGUAGE_SHARE * top}
+
+
+def latin_script(lang: str) -> bool:
+    """Whether ``lang`` (of :data:`ALPHABETS`) is written in the Latin script: those of
+    :data:`LATIN` and Vietnamese, whose letters go beyond U+024F."""
+    return lang in ALPHABETS and _lang_scripts(lang) == ("LATIN",)
 
 
 @cache

@@ -840,7 +840,7 @@ def guess(body: bytes, max_repairs: int = MAX_REPAIRS,
     if ev.damaged_utf8:  # UTF-8 with too many stray bytes: every other decoding is mojibake
         return None
     best = _best_valid(ev, ev.code_pages(max_repairs), max_repairs)
-    if (best is None or best.fit.lang not in charsets.LATIN
+    if (best is None or not charsets.latin_script(best.fit.lang)
             or best.fit.plausibility < TRUST_DECLARED):
         # outside the Latin-script languages the letters alone cannot tell code pages apart
         # (random Han characters are all Han): charset-normalizer's frequency-based ranking
@@ -873,7 +873,8 @@ def guess(body: bytes, max_repairs: int = MAX_REPAIRS,
                 # ISO-8859-7's ’ read as windows-1253's Ά in απ’; Greek read as windows-1251,
                 # фелехфбЯб) ranks them, not charset-normalizer's frequencies
                 continue
-            if best is None or best.fit.lang not in charsets.LATIN or fit.score > best.fit.score:
+            if (best is None or not charsets.latin_script(best.fit.lang)
+                    or fit.score > best.fit.score):
                 if not _implausible(fit, MIN_PLAUSIBILITY):
                     return _Guess(fit, codec, *decoded)
                 fallback = fallback or _Guess(fit, codec, *decoded)
