@@ -309,3 +309,15 @@ def test_combining_marks_after_a_letter_of_their_script_are_no_signs_inside_word
               "הם מתארים אירועים יומיומיים רבים יותר. ")
     decoded = decode_html(html(hebrew).encode("cp1255"), "text/html")
     assert decoded.encoding == "cp1255" and hebrew.strip() in decoded.text
+
+
+MAORI = ("Ko te whānau te tūāpapa o te hapori. Kei te hīkoi ngā tamariki ki te kura ā te ata, "
+         "ā, ka hoki mai rātou ki te kāinga i te ahiahi. He pai te kōrero Māori. ")
+
+
+@pytest.mark.parametrize("codec", ["cp1257", "iso8859-13"])
+def test_french_letters_without_e_acute_grave_or_a_grave_are_no_french(codec):
+    # windows-1257's ā ē ī ō ū (0xE2 0xE7 0xEE 0xF4 0xFB) are windows-1252's â ç î ô û, all
+    # French letters; French text of dozens of such letters always shows é, è or à
+    decoded = decode_html(html(MAORI).encode(codec), "text/html")
+    assert decoded.encoding in ("cp1257", "iso8859-13") and MAORI.strip() in decoded.text

@@ -13,7 +13,8 @@ here). For a candidate and a language:
 - ``foreign``: letters outside that alphabet (``č`` in a French text: cp1250 read for cp1252),
   and every letter of a reading of at least :data:`MIN_SCRIPT_LETTERS` Cyrillic or Greek
   letters without one of the script's :data:`SCRIPT_MARKERS` (``я ы ь ё``...; ``ά έ ή ί ό``):
-  Hebrew read as windows-1251's ``а-ъ``;
+  Hebrew read as windows-1251's ``а-ъ``; so for a language of :data:`LANGUAGE_MARKERS`
+  (French without ``é è à`` in :data:`MIN_MARKED_LETTERS` of its letters);
 - ``junk``: signs inside a word (``Ã¼``, ``pÅ™i``, ``±`` for ``ą``: a code page read for
   another, or UTF-8 read as a single-byte page; not CJK punctuation, ``。`` ``，``, which
   stands between letters in scripts written without spaces; not a sign between two digits,
@@ -253,6 +254,11 @@ _RTL_BIDI = re.compile("(?:(?<=[\u0590-\u06ff])|(?<=[\u0590-\u06ff][,.;:!?\"')])
 # language of that script.
 SCRIPT_MARKERS = {"CYRILLIC": "яыьёіїєўјљњ", "GREEK": "άέήίό"}
 MIN_SCRIPT_LETTERS = 300
+# The same for a language: letters its text always shows among MIN_MARKED_LETTERS of its
+# non-ASCII letters. French without é è à is no French: windows-1252's â ç î ô û are then
+# another code page's letters (windows-1257's Maori ā ē ī ō ū: whânau for whānau).
+LANGUAGE_MARKERS = {"fr": "éèà"}
+MIN_MARKED_LETTERS = 20
 # Symbols of running text (besides punctuation, currency signs and ½ ¹ ²).
 _COMMON_SIGNS = frozenset("©®°±×÷§¶µ™•¬")
 # Spacing diacritics (diaeresis, macron, cedilla), the generic currency sign and the broken
@@ -464,6 +470,10 @@ def fit(text: str, codec: str = "", languages: dict[str, int] | None = None,
         for lang in goods:
             if lang not in CJK_SCRIPTS and set(_lang_scripts(lang)) & unmarked:
                 goods[lang] = 0
+    for lang, markers in LANGUAGE_MARKERS.items():
+        if (lang in goods and goods[lang] >= MIN_MARKED_LETTERS
+                and not any(ch in letters for ch in markers)):
+            goods[lang] = 0
     for lang, good in goods.items():
         good_total = good + signs + FUNCWORD_WEIGHT * fw_wide.get(lang, 0)
         foreign = total - good
