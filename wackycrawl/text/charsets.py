@@ -14,7 +14,9 @@ here). For a candidate and a language:
   and every letter of a reading of at least :data:`MIN_SCRIPT_LETTERS` Cyrillic or Greek
   letters without one of the script's :data:`SCRIPT_MARKERS` (``я ы ь ё``...; ``ά έ ή ί ό``):
   Hebrew read as windows-1251's ``а-ъ``; so for a language of :data:`LANGUAGE_MARKERS`
-  (French without ``é è à`` in :data:`MIN_MARKED_LETTERS` of its letters);
+  (French with fewer ``é è à`` than :data:`MIN_MARKER_SHARE` of at least
+  :data:`MIN_MARKED_LETTERS` letters; Czech, Slovak, Polish, Croatian, Slovene so with
+  their háček and ogonek letters);
 - ``junk``: signs inside a word (``Ã¼``, ``pÅ™i``, ``±`` for ``ą``: a code page read for
   another, or UTF-8 read as a single-byte page; not CJK punctuation, ``。`` ``，``, which
   stands between letters in scripts written without spaces; not a sign between two digits,
@@ -256,9 +258,15 @@ SCRIPT_MARKERS = {"CYRILLIC": "яыьёіїєўјљњ", "GREEK": "άέήίό"}
 MIN_SCRIPT_LETTERS = 300
 # The same for a language: letters its text always shows among MIN_MARKED_LETTERS of its
 # non-ASCII letters. French without é è à is no French: windows-1252's â ç î ô û are then
-# another code page's letters (windows-1257's Maori ā ē ī ō ū: whânau for whānau).
-LANGUAGE_MARKERS = {"fr": "éèà"}
+# another code page's letters (windows-1257's Maori ā ē ī ō ū: whânau for whānau); Czech,
+# Slovak, Polish, Croatian, Slovene without their háček or ogonek letters are no such text
+# (Irish á é í ó ú with windows-1250's ď for ï: Heloďse).
+LANGUAGE_MARKERS = {"fr": "éèà", "cs": "čďěňřšťůž", "sk": "čďľĺňŕšťžäô", "pl": "ąćęłńśźż",
+                    "hr": "čćđšž", "sl": "čšž"}
 MIN_MARKED_LETTERS = 20
+# ... or shows them as less than this share of those letters (ours: they are 40-100 % of
+# the non-ASCII letters of such text; one ď among 200 Irish á é í ó ú is a byte of ï).
+MIN_MARKER_SHARE = 0.1
 # Symbols of running text (besides punctuation, currency signs and ½ ¹ ²).
 _COMMON_SIGNS = frozenset("©®°±×÷§¶µ™•¬")
 # Spacing diacritics (diaeresis, macron, cedilla), the generic currency sign and the broken
@@ -472,7 +480,7 @@ def fit(text: str, codec: str = "", languages: dict[str, int] | None = None,
                 goods[lang] = 0
     for lang, markers in LANGUAGE_MARKERS.items():
         if (lang in goods and goods[lang] >= MIN_MARKED_LETTERS
-                and not any(ch in letters for ch in markers)):
+                and sum(letters.get(ch, 0) for ch in markers) < MIN_MARKER_SHARE * goods[lang]):
             goods[lang] = 0
     for lang, good in goods.items():
         good_total = good + signs + FUNCWORD_WEIGHT * fw_wide.get(lang, 0)
