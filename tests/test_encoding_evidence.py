@@ -4,6 +4,7 @@ Fixtures are written here: prose in each language, encoded in its legacy code pa
 
 import subprocess
 import sys
+import unicodedata
 
 import pytest
 
@@ -220,3 +221,115 @@ def test_real_text_with_the_same_letters_is_not_repaired(text):
     decoded = decode_html(html(text, HEAD).encode("utf-8"))
     assert text.strip() in decoded.text and not decoded.undoubled
     assert decoded.evidence == "declared:meta"
+
+
+# ISO-8859-15's € (0xA4) and Š (0xA6, ISO-8859-4: 0xA9) are windows-1252's ¤ and ¦ (©):
+# signs no running text writes, or writes glued to the start of a lowercase word.
+ITALIAN_EURO = ("Il biglietto costa €12 e il pranzo €25, ma la città è più bella di sera: "
+                "perché non restare? Il caffè costa €2. ")
+ESTONIAN_S = "Šokolaaditort on laual, kõik sõbrad tulevad õhtul külla ja söövad kooki. "
+
+
+@pytest.mark.parametrize("text, codec", [(ITALIAN_EURO, "iso8859-15"),
+                                         (ESTONIAN_S, "iso8859-15"),
+                                         (ESTONIAN_S, "iso8859-4")])
+def test_iso_8859_15_and_4_signs_are_not_read_as_windows_1252(text, codec):
+    decoded = decode_html(html(text).encode(codec), "text/html")
+    assert decoded.encoding == codec and text.strip() in decoded.text
+
+
+def test_a_sign_between_digits_is_no_garbling():
+    # 6×6 (windows-1252's 0xD7) is right; ISO-8859-16 reads it as 6Ś6
+    text = "Le cube mesure 6×6×6 cm et la boîte 3×4 cm, à peu près. "
+    decoded = decode_html(html(text).encode("cp1252"), "text/html")
+    assert decoded.encoding == "cp1252" and text.strip() in decoded.text
+
+
+def test_greek_code_pages_are_ranked_by_the_evidence_not_charset_normalizer():
+    # ISO-8859-7's ’ (0xA2) is windows-1253's Ά: "απΆ" is a sign glued inside a word
+    text = ("Ο Γιάννης είπε απ’ την αρχή ότι η Άννα θα έρθει στην Αθήνα αύριο το πρωί, "
+            "και όλοι χάρηκαν πολύ. Ήταν μια όμορφη μέρα για ‘όλους’ μας. ")
+    decoded = decode_html(html(text).encode("iso8859-7"), "text/html")
+    assert decoded.encoding == "iso8859-7" and text.strip() in decoded.text
+
+
+HEBREW = ("הם מתארים אירועים יומיומיים רבים יותר, והם מספרים על החיים בעיר הגדולה. "
+          "לקרטיס יש אחות גדולה, והיא גרה בבית קטן ליד הים עם המשפחה שלה. ")
+
+
+def test_hebrew_is_not_read_as_cyrillic_or_greek_letters():
+    # cp1255's letters (0xE0-0xFA) are windows-1251's а-ъ, windows-1253's ΰ-ϊ: hundreds of
+    # Cyrillic letters without я are no Cyrillic language's text; the marks ‏ (0xFD, 0xFE)
+    # of Hebrew text are no junk
+    text = HEBREW.replace(", ", ",\u200f ")
+    decoded = decode_html(html(text, times=8).encode("cp1255"), "text/html")
+    assert decoded.encoding in ("cp1255", "iso8859-8") and HEBREW.split(",")[0] in decoded.text
+
+
+def test_a_far_better_scored_greek_page_is_not_charset_normalizers_windows_1251():
+    # charset-normalizer ranks windows-1251 first for this page; read so its words are
+    # фелехфбЯб (signs and case switches inside words), far behind windows-1253's reading
+    page = ('<html><head><title>Τα τελευταία χρόνια η έρευνα έχει '
+            'προοδε</title></head><body>\n<p>Τα τελευταία χρόνια η έρευνα έχει προοδεύσει '
+            'πολύ και οι αιματολογικές εξετάσεις μπορούν να διαχωρίσουν με μεγάλη ακρίβεια '
+            'το «ένοχο» έντομο. Νέες ρυθμίσεις για τις μεταγραφές φοιτητών και σπουδαστών '
+            'Ρυθμίσεις με οικονομικά κριτήρια εισάγει το υπουργείο Παιδείας για τις '
+            'μεταγραφές των φοιτητών και σπουδαστών από τα ΑΕΙ και ΤΕΙ. Ασφαλώς και '
+            'χρειάζονται οι «δημόσιες σχέσεις».</p>\n<p>Πρόκειται για ένα αποτύπωμα που είναι '
+            'ορατό, επηρεάζει κυρίως την συνέχεια του τοπίου, αλλοιώνει την αισθητική του '
+            'τοπίου δημιουργώντας κεκλιμένες επιφάνειες και ευτυχώς σταματά εκεί. Βήχει ο '
+            'γαύρος, κρυώνει η Νοva. Τελευταία Ενημέρωση στις Παρασκευή, 03 Φεβρουάριος 2012 '
+            '13:02 Συντάχθηκε απο τον/την Administrator Παρασκευή, 03 Φεβρουάριος 2012 12:26 '
+            'Πήγαμε για μελανούρια.</p>\n</body></html>')
+    decoded = decode_html(page.encode("cp1253"), "text/html")
+    assert decoded.encoding == "cp1253" and "Τα τελευταία χρόνια η έρευνα" in decoded.text
+
+
+def _cp1258(text: str) -> bytes:
+    # windows-1258 writes â ê ô ơ ư ă precomposed and the five tones as combining marks
+    out = []
+    for ch in unicodedata.normalize("NFC", text):
+        d = unicodedata.normalize("NFD", ch)
+        own = "".join(m for m in d[1:] if m in "\u0302\u0306\u031b")
+        out.append(unicodedata.normalize("NFC", d[0] + own)
+                   + "".join(m for m in d[1:] if m not in own))
+    return "".join(out).encode("cp1258")
+
+
+def test_combining_marks_after_a_letter_of_their_script_are_no_signs_inside_words():
+    # windows-1258's tone marks (0xCC 0xD2 0xDE 0xEC 0xF2) and cp1255's niqqud are written
+    # inside words: Vietnamese is not rejected as implausible, pointed Hebrew not Thai
+    vietnamese = ("Nếu khu Akihabara nổi tiếng với sự lộng lẫy của các cosplayer thì khu "
+                  "Mandarake lại là thiên đường cho những tín đồ của manga. Hà Nội là thủ đô. ")
+    decoded = decode_html(_cp1258(html(vietnamese)), "text/html")
+    assert decoded.encoding == "cp1258"
+    assert unicodedata.normalize("NFC", vietnamese.strip()) in unicodedata.normalize(
+        "NFC", decoded.text)
+    hebrew = ("בְּרֵאשִׁית בָּרָא אֱלֹהִים אֵת הַשָּׁמַיִם וְאֵת הָאָרֶץ. "
+              "הם מתארים אירועים יומיומיים רבים יותר. ")
+    decoded = decode_html(html(hebrew).encode("cp1255"), "text/html")
+    assert decoded.encoding == "cp1255" and hebrew.strip() in decoded.text
+
+
+MAORI = ("Ko te whānau te tūāpapa o te hapori. Kei te hīkoi ngā tamariki ki te kura ā te ata, "
+         "ā, ka hoki mai rātou ki te kāinga i te ahiahi. He pai te kōrero Māori. ")
+
+
+@pytest.mark.parametrize("codec", ["cp1257", "iso8859-13"])
+def test_french_letters_without_e_acute_grave_or_a_grave_are_no_french(codec):
+    # windows-1257's ā ē ī ō ū (0xE2 0xE7 0xEE 0xF4 0xFB) are windows-1252's â ç î ô û, all
+    # French letters; French text of dozens of such letters always shows é, è or à
+    decoded = decode_html(html(MAORI).encode(codec), "text/html")
+    assert decoded.encoding in ("cp1257", "iso8859-13") and MAORI.strip() in decoded.text
+
+
+IRISH = ("Tá an teach mór ar an gcnoc agus bhí sé ag obair sa pháirc i rith an lae. "
+         "Tá na páistí ag dul ar scoil, agus tá a máthair sa bhaile. Rinne Heloïse cáca "
+         "do na cailíní, agus d'ith siad é go léir. Bhí áthas ar an tír ar fad. ")
+
+
+def test_slovak_letters_without_their_hacek_letters_are_no_slovak():
+    # Irish á é í ó ú are Slovak letters too, and tá, tí Slovak function words; windows-1250
+    # reads the one ï (0xEF) as ď: one háček letter among dozens is a byte of another page
+    decoded = decode_html(html(IRISH, times=4).encode("cp1252"), "text/html")
+    assert decoded.encoding == "cp1252" and IRISH.strip() in decoded.text

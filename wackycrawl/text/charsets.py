@@ -10,18 +10,30 @@ here). For a candidate and a language:
   (``’ “ – … € © °``) standing outside words; each non-ASCII function word of the language
   (the lists of :mod:`wackycrawl.text.funcwords`: ``für``, ``že``, ``się``) counts
   :data:`FUNCWORD_WEIGHT` more;
-- ``foreign``: letters outside that alphabet (``č`` in a French text: cp1250 read for cp1252);
+- ``foreign``: letters outside that alphabet (``č`` in a French text: cp1250 read for cp1252),
+  and every letter of a reading of at least :data:`MIN_SCRIPT_LETTERS` Cyrillic or Greek
+  letters without one of the script's :data:`SCRIPT_MARKERS` (``я ы ь ё``...; ``ά έ ή ί ό``):
+  Hebrew read as windows-1251's ``а-ъ``; so for a language of :data:`LANGUAGE_MARKERS`
+  (French with fewer ``é è à`` than :data:`MIN_MARKER_SHARE` of at least
+  :data:`MIN_MARKED_LETTERS` letters; Czech, Slovak, Polish, Croatian, Slovene so with
+  their háček and ogonek letters);
 - ``junk``: signs inside a word (``Ã¼``, ``pÅ™i``, ``±`` for ``ą``: a code page read for
   another, or UTF-8 read as a single-byte page; not CJK punctuation, ``。`` ``，``, which
-  stands between letters in scripts written without spaces), a lowercase letter followed by an uppercase
+  stands between letters in scripts written without spaces; not a sign between two digits,
+  ``6×6``, nor a combining mark after a letter of its script, :data:`_SCRIPT_MARKS`), ``© ® ¤ ¦ ¶ §`` glued to the start of a lowercase word (``©okolaad``: ISO-8859-4's
+  ``Šokolaad`` read as windows-1252), a lowercase letter followed by an uppercase
   one inside a word (KOI8-R read as windows-1251), private-use or unassigned code points;
-  no-break spaces and the soft hyphen are neither (0xA0 is a no-break space in most pages).
+  no-break spaces, the soft hyphen and the bidirectional marks and joiners (U+200C-U+200F)
+  next to a Hebrew or Arabic letter are neither (0xA0 is a no-break space in most pages);
+  spacing diacritics, ``¤`` and ``¦`` (:data:`_ODD_SIGNS`: windows-1252's reading of
+  ISO-8859-15's ``€ Š š ž``) cost :data:`ODD_WEIGHT` each.
 
 ``plausibility = good / (good + foreign + junk)`` for the language that explains the letters
 best (1.0 without non-ASCII characters); the
 candidate's score is ``good - FOREIGN_WEIGHT * foreign - JUNK_WEIGHT * junk`` plus
 :data:`FUNCWORD_LANGUAGE_WEIGHT` per function-word token of the language (ASCII ones too: they
-name the language, whatever the codec; a Latin-script language whose own non-ASCII function
+name the language, whatever the codec; only for the languages named nearly as often as the
+most-named one, :data:`FUNCWORD_LANGUAGE_SHARE`; a Latin-script language whose own non-ASCII function
 words the text shows, with no foreign letter or junk, gets the bonus of the language the ASCII
 words name most: it is quoted in the page), minus the code page's prior (:data:`PRIORS`: a
 Central-European, Vietnamese or Mac page must be earned by evidence, never by a tie).
@@ -93,8 +105,12 @@ FUNCWORD_LANGUAGE_WEIGHT = 0.25
 # ... for the languages whose tokens are at least this share of the most-named language's: a
 # language the page's short words name only in passing (Slovak's 3 tokens among 10 Danish,
 # German and Norwegian ones in an English and Basque page) earns nothing, or it would tip a
-# near tie of code pages (cp1250's Zurińe over windows-1252's Zuriñe).
-FUNCWORD_LANGUAGE_SHARE = 0.5
+# near tie of code pages (cp1250's Zurińe over windows-1252's Zuriñe); nor does one the page
+# names nearly as often as others, as short words shared by many languages do in a page of a
+# language without a list (French 9 times against English's, Italian's, Catalan's 11 in a
+# Latvian page: windows-1252's Kopçjam over windows-1257's Kopējam; Maori ā ē ī read as
+# French â ç î).
+FUNCWORD_LANGUAGE_SHARE = 0.9
 # A byte the code page leaves undefined (repaired: dropped) costs as much evidence as a
 # foreign letter: a few stray bytes (0x81, 0x8D, 0x8F, 0x90, 0x9D in a windows-1252 page) do
 # not hand the page to a code page that reads them as foreign letters (cp1250's ť in an
@@ -224,16 +240,57 @@ def _script(char: str) -> str:
 
 
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
+# Left-to-right and right-to-left marks, zero-width (non-)joiner: format characters of
+# running Hebrew, Arabic and Persian text, neither evidence nor junk.
+_BIDI_MARKS = frozenset("\u200c\u200d\u200e\u200f")
+# ... a mark next to a Hebrew or Arabic letter (or after one and a punctuation mark).
+_RTL_BIDI = re.compile("(?:(?<=[\u0590-\u06ff])|(?<=[\u0590-\u06ff][,.;:!?\"')]))"
+                       "[\u200c-\u200f]|[\u200c-\u200f](?=[\u0590-\u06ff])")
+# Letters every text of a script's languages here writes within a few hundred letters (one
+# of them at least): Cyrillic я ы ь ё (ru bg be), і ї є ў (uk be) or ј љ њ (sr mk), not э ю
+# (windows-1251's reading of cp1255's marks 0xFD 0xFE); Greek's accented vowels of the
+# monotonic orthography (not ύ ώ: windows-1253 reads cp1255's marks 0xFD 0xFE so). A reading
+# of at least MIN_SCRIPT_LETTERS letters of the script without any of them is another
+# script's text read by the wrong code page (Hebrew letters, cp1255's 0xE0-0xFA, are
+# windows-1251's а-ъ and windows-1253's ΰ-ϊ, never я or ό): its letters are foreign to every
+# language of that script.
+SCRIPT_MARKERS = {"CYRILLIC": "яыьёіїєўјљњ", "GREEK": "άέήίό"}
+MIN_SCRIPT_LETTERS = 300
+# The same for a language: letters its text always shows among MIN_MARKED_LETTERS of its
+# non-ASCII letters. French without é è à is no French: windows-1252's â ç î ô û are then
+# another code page's letters (windows-1257's Maori ā ē ī ō ū: whânau for whānau); Czech,
+# Slovak, Polish, Croatian, Slovene without their háček or ogonek letters are no such text
+# (Irish á é í ó ú with windows-1250's ď for ï: Heloďse).
+LANGUAGE_MARKERS = {"fr": "éèà", "cs": "čďěňřšťůž", "sk": "čďľĺňŕšťžäô", "pl": "ąćęłńśźż",
+                    "hr": "čćđšž", "sl": "čšž"}
+MIN_MARKED_LETTERS = 20
+# ... or shows them as less than this share of those letters (ours: they are 40-100 % of
+# the non-ASCII letters of such text; one ď among 200 Irish á é í ó ú is a byte of ï).
+MIN_MARKER_SHARE = 0.1
 # Symbols of running text (besides punctuation, currency signs and ½ ¹ ²).
-_COMMON_SIGNS = frozenset("©®°±×÷§¶µ™•¬¦¤")
-# Spacing diacritics (diaeresis, macron, cedilla): no running text writes them, but Latin-1
-# pages hold them at times; not junk, but no evidence either: each costs ODD_WEIGHT (a code
-# page that reads a stray byte as one of them, cp1257's 0x8D, earns nothing by it).
-_ODD_SIGNS = frozenset("¨¯¸")
+_COMMON_SIGNS = frozenset("©®°±×÷§¶µ™•¬")
+# Spacing diacritics (diaeresis, macron, cedilla), the generic currency sign and the broken
+# bar: no running text writes them, but Latin-1 pages hold them at times; not junk, but no
+# evidence either: each costs ODD_WEIGHT (a code page that reads a stray byte as one of
+# them, cp1257's 0x8D, earns nothing by it; windows-1252's ¤ ¦ ¨ ¸ are ISO-8859-15's
+# € Š š ž, "¤1.500" is "€1.500").
+_ODD_SIGNS = frozenset("¨¯¸¤¦")
+# Signs glued to the start of a lowercase word (``©okolaad``, ``¶θήνα``): no text writes
+# them so (``©2009``, ``°C`` are right); a code page read for another does (ISO-8859-4's or
+# ISO-8859-15's Š read as windows-1252's ©, ISO-8859-7's Ά as windows-1253's ¶).
+_SIGN_BEFORE_WORD = re.compile(r"(?<![^\W\d_])[©®¤¦¶§¨¸]+(?=[^\W\d_])")
 _WORD = re.compile(r"[^\W\d_]+")  # as funcwords.word_counts: runs of letters
 # The punctuation of the CJK scripts (CJK Symbols and Punctuation, fullwidth and halfwidth
 # forms): written between letters, since those scripts put no space after a sentence.
 _CJK_PUNCTUATION = "\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65"
+# Combining marks written inside words after a letter of their script: diacritics after a
+# Latin letter (cp1258's Vietnamese tone marks), Hebrew points after a Hebrew letter
+# (cp1255's niqqud), Arabic harakat after an Arabic letter; Python's \w does not take them
+# for word characters. Removed before signs inside words are counted (not Thai's marks:
+# cp874 reads CJK bytes as Thai letters and marks).
+_SCRIPT_MARKS = re.compile("(?<=[A-Za-z\u00c0-\u024f])[\u0300-\u036f]+"
+                           "|(?<=[\u05d0-\u05ea])[\u0591-\u05c7]+"
+                           "|(?<=[\u0620-\u064a])[\u0610-\u061a\u064b-\u065f\u0670]+")
 _IN_WORD_SIGN = re.compile(r"(?<=\w)[^\x00-\x7f\w\s" + re.escape("".join(_IN_WORD_OK))
                            + _CJK_PUNCTUATION + r"]+(?=\w)")
 
@@ -280,11 +337,16 @@ def _classify(text: str) -> tuple[dict[str, int], int, int, int]:
     """Non-ASCII letters of ``text`` (lowercased) with counts, signs outside words, junk."""
     chars = Counter(_NON_ASCII.findall(text))
     letters: dict[str, int] = {}
-    signs = junk = upper = odd = 0
+    signs = junk = upper = odd = bidi = 0
+    marks = False
     lower_chars, upper_chars = [], []
     for ch, n in chars.items():
         cat = _category(ch)
-        if cat in ("Co", "Cn", "Cs", "Cc"):
+        if cat[0] == "M":
+            marks = True
+        if ch in _BIDI_MARKS:
+            bidi += n  # written in Hebrew, Arabic, Persian text (cp1255's 0xFD 0xFE)
+        elif cat in ("Co", "Cn", "Cs", "Cc"):
             junk += n
         elif cat[0] == "L":
             low = ch.lower()
@@ -303,15 +365,30 @@ def _classify(text: str) -> tuple[dict[str, int], int, int, int]:
             # box drawing, arrows, dingbats... are no running text; no-break spaces and the
             # soft hyphen are (neither evidence nor junk)
             junk += n
-    inside = "".join(_IN_WORD_SIGN.findall(text))  # signs between letters: Ã¼, ±, ³
+    # signs between letters: Ã¼, ±, ³; not a sign between two digits (6×6, 10€50), nor a
+    # combining mark after a letter of its script
+    marked = _SCRIPT_MARKS.sub("", text) if marks else text
+    inside = "".join(m.group() for m in _IN_WORD_SIGN.finditer(marked)
+                     if not (marked[m.start() - 1].isdigit() and marked[m.end()].isdigit()))
+    glued = "".join(m.group() for m in _SIGN_BEFORE_WORD.finditer(text)
+                    if text[m.end()].islower())
+    junk += len(glued)
+    signs -= sum(1 for ch in glued if ch not in _ODD_SIGNS)
+    odd -= sum(1 for ch in glued if ch in _ODD_SIGNS)
     junk += len(inside)
-    junk += sum(map(len, _IN_WORD_NUMBER.findall(text)))  # th²e, ²it: ², ½ before a letter
-    signs -= sum(n for ch, n in Counter(inside).items()
-                 if _category(ch)[0] == "P" or _category(ch) in ("Sc", "No") or ch in _COMMON_SIGNS)
+    # th²e, ²it: ², ½ before a letter (junk, and no sign: c½ur is ISO-8859-15's cœur)
+    numbers = sum(map(len, _IN_WORD_NUMBER.findall(text)))
+    junk += numbers
+    signs -= numbers
+    signs -= sum(n for ch, n in Counter(inside).items() if ch not in _ODD_SIGNS and (
+        _category(ch)[0] == "P" or _category(ch) in ("Sc", "No") or ch in _COMMON_SIGNS))
+    odd -= sum(n for ch, n in Counter(inside).items() if ch in _ODD_SIGNS)
     # penn·: Mac Roman's á (0xE1) of a Latin-1 page
     edge_dots = len(_EDGE_DOT.findall(text)) if "·" in text else 0
     junk += edge_dots
     signs -= edge_dots
+    if bidi:  # marks not next to a Hebrew or Arabic letter or sign are junk (cp1256's 0x9D)
+        junk += bidi - len(_RTL_BIDI.findall(text))
     junk += len(_MIXED_SCRIPTS.findall(text))  # xЃ: a Latin and a Cyrillic, Greek... letter
     junk += sum(map(len, _GLUED_CJK.findall(text)))  # d茅j: Latin UTF-8 read as CJK
     if upper_chars:  # aB inside a word (KOI8-R read as windows-1251)
@@ -339,6 +416,12 @@ def _named(languages: dict[str, int]) -> dict[str, int]:
     :data:`FUNCWORD_LANGUAGE_SHARE` of the most-named language's tokens."""
     top = max(languages.values(), default=0)
     return {lang: n for lang, n in languages.items() if n and n >= FUNCWORD_LANGUAGE_SHARE * top}
+
+
+def latin_script(lang: str) -> bool:
+    """Whether ``lang`` (of :data:`ALPHABETS`) is written in the Latin script: those of
+    :data:`LATIN` and Vietnamese, whose letters go beyond U+024F."""
+    return lang in ALPHABETS and _lang_scripts(lang) == ("LATIN",)
 
 
 @cache
@@ -388,6 +471,17 @@ def fit(text: str, codec: str = "", languages: dict[str, int] | None = None,
     for ch, n in letters.items():
         scripts[_script(ch)] += n
     known = sum(n for script, n in scripts.items() if script in _KNOWN_SCRIPTS)
+    unmarked = {script for script, markers in SCRIPT_MARKERS.items()
+                if scripts[script] >= MIN_SCRIPT_LETTERS
+                and not any(ch in letters for ch in markers)}
+    if unmarked:
+        for lang in goods:
+            if lang not in CJK_SCRIPTS and set(_lang_scripts(lang)) & unmarked:
+                goods[lang] = 0
+    for lang, markers in LANGUAGE_MARKERS.items():
+        if (lang in goods and goods[lang] >= MIN_MARKED_LETTERS
+                and sum(letters.get(ch, 0) for ch in markers) < MIN_MARKER_SHARE * goods[lang]):
+            goods[lang] = 0
     for lang, good in goods.items():
         good_total = good + signs + FUNCWORD_WEIGHT * fw_wide.get(lang, 0)
         foreign = total - good

@@ -840,7 +840,7 @@ def guess(body: bytes, max_repairs: int = MAX_REPAIRS,
     if ev.damaged_utf8:  # UTF-8 with too many stray bytes: every other decoding is mojibake
         return None
     best = _best_valid(ev, ev.code_pages(max_repairs), max_repairs)
-    if (best is None or best.fit.lang not in charsets.LATIN
+    if (best is None or not charsets.latin_script(best.fit.lang)
             or best.fit.plausibility < TRUST_DECLARED):
         # outside the Latin-script languages the letters alone cannot tell code pages apart
         # (random Han characters are all Han): charset-normalizer's frequency-based ranking
@@ -863,7 +863,18 @@ def guess(body: bytes, max_repairs: int = MAX_REPAIRS,
             text = decoded[0]
             # a code page is scored on the sample, as the candidates it is compared with
             fit = (ev.fit(codec) if codec in charsets.PRIORS else None) or ev.fit(codec, text)
-            if best is None or best.fit.lang not in charsets.LATIN or fit.score > best.fit.score:
+            if (codec in charsets.PRIORS and best is not None and best.codec != codec
+                    and best.fit.plausibility >= TRUST_DECLARED
+                    and best.fit.score > fit.score
+                    and (best.fit.lang == fit.lang
+                         or fit.foreign + fit.junk > best.fit.foreign + best.fit.junk)):
+                # two code pages reading the same language, or the proposal with more bad
+                # characters, scored on the same sample: the evidence (signs inside words,
+                # ISO-8859-7's ’ read as windows-1253's Ά in απ’; Greek read as windows-1251,
+                # фелехфбЯб) ranks them, not charset-normalizer's frequencies
+                continue
+            if (best is None or not charsets.latin_script(best.fit.lang)
+                    or fit.score > best.fit.score):
                 if not _implausible(fit, MIN_PLAUSIBILITY):
                     return _Guess(fit, codec, *decoded)
                 fallback = fallback or _Guess(fit, codec, *decoded)
