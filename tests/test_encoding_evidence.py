@@ -333,3 +333,16 @@ def test_slovak_letters_without_their_hacek_letters_are_no_slovak():
     # reads the one ï (0xEF) as ď: one háček letter among dozens is a byte of another page
     decoded = decode_html(html(IRISH, times=4).encode("cp1252"), "text/html")
     assert decoded.encoding == "cp1252" and IRISH.strip() in decoded.text
+
+
+def test_a_page_whose_only_high_byte_sits_in_an_attribute_is_not_read_as_shift_jis():
+    """No letter to weigh (one » in a button's value): charset-normalizer's cp1250 proposal
+    scores below windows-1252 for the same (empty) language, and its Shift_JIS one, which
+    turns the » into a halfwidth katakana, must not be taken for want of a better one."""
+    para = ("The committee met on Tuesday to discuss the budget for the coming year, and the "
+            "members agreed that the new library should open before the summer holidays.")
+    page = ('<html><head><title>Jobs</title></head><body><form><input type="submit" '
+            'value="Find Jobs \xbb"></form>' + html(para, times=40) + "</body></html>")
+    decoded = decode_html(page.encode("cp1252"), "text/html")
+    assert decoded.encoding in ("cp1252", "cp1250"), decoded.evidence
+    assert "Jobs \xbb" in decoded.text and para in decoded.text

@@ -848,7 +848,7 @@ def guess(body: bytes, max_repairs: int = MAX_REPAIRS,
         # only when none is plausible: a Shift_JIS page is not cp1251 because
         # charset-normalizer ranks cp1251 first, nor because a code page that drops a few
         # of its bytes as undefined scored best among the code pages as Greek)
-        fallback = None
+        fallback, best_kept = None, False
         for match in charset_normalizer.from_bytes(body):
             # its own codec name, not the WHATWG one: a guess of Shift_JIS is Shift_JIS (the
             # WHATWG table, which reads it as cp932, is for labels that pages declare)
@@ -866,12 +866,14 @@ def guess(body: bytes, max_repairs: int = MAX_REPAIRS,
             if (codec in charsets.PRIORS and best is not None and best.codec != codec
                     and best.fit.plausibility >= TRUST_DECLARED
                     and best.fit.score > fit.score
-                    and (best.fit.lang == fit.lang
+                    and ((best.fit.lang and best.fit.lang == fit.lang)
                          or fit.foreign + fit.junk > best.fit.foreign + best.fit.junk)):
-                # two code pages reading the same language, or the proposal with more bad
+                # two code pages reading the same language (not just no letters: a page whose
+                # only high byte is a » in an attribute), or the proposal with more bad
                 # characters, scored on the same sample: the evidence (signs inside words,
                 # ISO-8859-7's ’ read as windows-1253's Ά in απ’; Greek read as windows-1251,
                 # фелехфбЯб) ranks them, not charset-normalizer's frequencies
+                best_kept = True
                 continue
             if (best is None or not charsets.latin_script(best.fit.lang)
                     or fit.score > best.fit.score):
@@ -886,7 +888,9 @@ def guess(body: bytes, max_repairs: int = MAX_REPAIRS,
             # damaged CJK page (a stray byte that shifts the pairs of a run of characters),
             # rejected rather than stored as the Thai or Cyrillic letters a code page makes
             return None
-        if fallback is not None:
+        if fallback is not None and not best_kept:
+            # an implausible proposal only when the evidence preferred no code page to one
+            # of charset-normalizer's: an English page with three high bytes is not cp932
             return fallback
     return best
 
