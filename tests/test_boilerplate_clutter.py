@@ -110,3 +110,36 @@ def test_a_more_stories_list_inside_the_article_is_boilerplate(heading):
     text = "\n".join(out)
     assert has_article(out) and COMMENT in text
     assert "Storm number" not in text and heading not in text
+
+
+SHORT = [  # an article of short paragraphs (under MIN_OUTSIDE_WORDS words each)
+    "The ferry left the harbour at seven with forty passengers on board.",
+    "Fog lay over the strait, and the captain kept the speed low for an hour.",
+    "Near the lighthouse the engine stopped and the crew dropped the anchor.",
+    "A tug from the island towed the ferry into port shortly after noon.",
+    "Nobody was hurt, and the line resumed its timetable on the next morning.",
+]
+
+
+def thread(n: int) -> str:
+    return ('<div id="comments" class="comment-list">'
+            + "".join(f'<div class="comment"><p>Reader {i}: {COMMENT}</p></div>'
+                      for i in range(n))
+            + "</div>")
+
+
+def test_the_article_stays_when_a_long_comment_thread_wins_the_span():
+    # dozens of comments outweigh a short article across a tag-heavy share bar: BTE's span is
+    # the thread; the article, the span found with the comment sections set aside, stays
+    share = "".join(f'<div class="icon"><i></i><img src="/{i}.png"></div>' for i in range(40))
+    body = ("<div class='post'>" + "".join(f"<p>{s}</p>" for s in SHORT) + "</div>"
+            + share + thread(30))
+    out = blocks.extract(page(body))
+    text = "\n".join(out)
+    assert all(s in text for s in SHORT)
+    assert COMMENT in text  # readers' comments stay in the default mode
+
+
+def test_a_short_comment_thread_under_a_long_article_changes_nothing():
+    body = f"<div class='post'>{ARTICLE}</div>" + thread(2)
+    assert blocks.extract(page(body)) == blocks.extract(page(body.replace("comment", "note")))

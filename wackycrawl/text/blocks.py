@@ -20,7 +20,9 @@ Baroni et al. 2008; jusText issue #24). This extractor:
    content; blocks outside it are content only if long (a second content area); a heading
    is content exactly when the block after it is (advertisement labels skipped) and at most
    half of its words are links ("History [edit]" is a heading, a linked teaser's title is
-   not; the context rule of jusText, Pomikálek 2011). When the span holds words but
+   not; the context rule of jusText, Pomikálek 2011). When comment sections hold more than
+   :data:`COMMENT_SPAN_SHARE` of the span's words (a long thread outweighed a short article),
+   the span found with them set aside counts as inside too. When the span holds words but
    the rules would keep nothing of it, its blocks are kept, and when there is no span (all
    text in links) the blocks of ``PROSE_WORDS`` words or more outside cues are, and those
    of a link that wraps several blocks (prose wrapped in a link is kept, a menu of short
@@ -99,6 +101,11 @@ MIN_WRAPPER_PARAGRAPHS = 3
 #: its template is ignored, so the duplicate check sees the whole text (host templates are
 #: menus, footers, banners: short or link-dense blocks; no published value, a majority).
 TEMPLATE_MAX_PROSE_SHARE = 0.5
+#: When more than this share of the words of the BTE span lie in comment sections (class/id
+#: ``comments``, ``disqus``...), the span found with the comment sections set aside (the
+#: article) is kept too: a long thread drew the span away from a short article (no published
+#: value: a majority).
+COMMENT_SPAN_SHARE = 0.5
 #: Article mode: elements whose text (captions, credits) is not the article's.
 FIGURES = frozenset(["figure", "figcaption"])
 HEADINGS = frozenset(["h1", "h2", "h3", "h4", "h5", "h6"])
@@ -187,10 +194,14 @@ def segment(parts: list[str], article: bool = False) -> tuple[list[Block], list[
 
 
 def _segment(parts: list[str], article: bool,
-             names: list[str] | None = None) -> tuple[list[Block], list[int], tuple]:
-    """:func:`segment`, and its container elements' piece indexes ``(starts, ends)``: two
-    lists in the order the elements open, ``len(parts)`` the end of one never closed.
-    ``names``: the tags' :func:`wackycrawl.text.bte.tag_names` if known."""
+             names: list[str] | None = None,
+             comments: bool = False) -> tuple[list[Block], list[int], tuple]:
+    """:func:`segment`, and its container elements' piece indexes ``(starts, ends,
+    comments)``: two lists in the order the elements open, ``len(parts)`` the end of one
+    never closed, and the indexes of the opening tags of containers whose class/id names a
+    comment section (:func:`wackycrawl.text.cues.names_comments`). ``names``: the tags'
+    :func:`wackycrawl.text.bte.tag_names` if known; ``comments``: the named elements are
+    the comment sections only."""
     blocks: list[Block] = []
     chunks: list[str] = []
     solo: list[str] | None = None  # the words of the block's text while it is one piece
@@ -201,6 +212,7 @@ def _segment(parts: list[str], article: bool,
     box_starts: list[int] = []  # first piece of each container element (div, section...)
     box_ends: list[int] = []  # and the piece that closes it
     box_parents: list[int] = []  # the container it lies in (-1: none)
+    comment_tags: list[int] = []  # opening tags naming a comment section
     open_boxes: list[int] = []  # the open ones, innermost last
     first_box = -1
     open_cues: list[list] = []  # open named elements: [name, same-name nesting, number]
@@ -214,6 +226,7 @@ def _segment(parts: list[str], article: bool,
     block_elements, nesting = bte.BLOCK_ELEMENTS, _NESTING
     containers = cues.CONTAINERS
     figures = FIGURES
+    names_comments = cues.names_comments
     structural, boxes_or_named = _STRUCTURAL, _BOXES_OR_NAMED
     word_weight, size = bte.WORD_WEIGHT, len(parts)
     # the last text piece has no tag after it: None, not structural, ends the loop
@@ -273,7 +286,13 @@ def _segment(parts: list[str], article: bool,
             if closed:
                 open_cues = [e for e in open_cues if e[1]]
                 inside = tuple(e[2] for e in open_cues)
-        if not closing and len(open_cues) < MAX_NAMED_DEPTH and (
+        if not closing and name in containers and names_comments(tag):
+            comment_tags.append(k)
+            if comments and len(open_cues) < MAX_NAMED_DEPTH:
+                cue_count += 1
+                open_cues.append([name, 1, cue_count])
+                inside += (cue_count,)
+        if not closing and not comments and len(open_cues) < MAX_NAMED_DEPTH and (
                 (name in containers and cues.names_boilerplate(tag, name, article))
                 or (article and name in figures)):
             cue_count += 1
@@ -289,7 +308,7 @@ def _segment(parts: list[str], article: bool,
         while box >= 0 and box_starts[box] > before and box_ends[box] <= after:
             box = box_parents[box]
         b.box_end = box_ends[box] if box >= 0 else len(parts)
-    return blocks, scores, (box_starts, box_ends)
+    return blocks, scores, (box_starts, box_ends, comment_tags)
 
 
 def _block_text(chunks: list[str], solo: list[str] | None) -> str:
@@ -388,8 +407,10 @@ def classify(
     template: list[bool] | None = None,
     text_cue: list[bool] | None = None,
     region: tuple[int, int] | None = None,
+    extra: tuple[int, int] | None = None,
 ) -> list[bool]:
     """Content (True) or boilerplate (False) for each block; ``span`` in piece indexes,
+    ``extra`` a second span whose blocks count as inside (:func:`_article_span`),
     ``template[i]`` True when block ``i`` is part of the host's template, ``text_cue`` the
     blocks' :func:`text_cue_of` (computed when None), ``region`` (piece indexes) where a
     block outside the span may be a second content area (None: anywhere; given, its blocks
@@ -397,6 +418,8 @@ def classify(
     ``cue`` set is boilerplate (call :func:`unwrap_page` first to ignore wrappers' names)."""
     low, high = region or (0, 1 << 62)
     inside = [b.end > span[0] and b.start < span[1] for b in blocks]
+    if extra is not None:
+        inside = [i or (b.end > extra[0] and b.start < extra[1]) for b, i in zip(blocks, inside)]
     if text_cue is None:
         text_cue = text_cue_of(blocks)
     span_words = sum(b.words for b, i in zip(blocks, inside) if i)
@@ -523,7 +546,7 @@ def _container(boxes: tuple[list[int], list[int]], span: tuple[int, int],
     start, end = span
     if start >= end:
         return 0, 0
-    starts, ends = boxes
+    starts, ends = boxes[0], boxes[1]
     for i in range(bisect_left(starts, start) - 1, -1, -1):
         if ends[i] >= end:
             return starts[i], ends[i]
@@ -571,8 +594,11 @@ def analyse(
             and unname_wrappers(blocks, bte.best_span(scores), text_cue)):
         span = _span(blocks, scores, template, text_cue)
     region = _container(boxes, span, len(parts)) if article else None
+    extra = None  # the article's span when comments drew BTE's (the default mode)
+    if not article and boxes[2] and boxes[2][0] < span[1]:
+        extra = _article_span(parts, names, blocks, span, template)
     keep = classify(blocks, span, max_link_density, min_outside_words, template, text_cue,
-                    region)
+                    region, extra)
     if article:
         title = page_title(markup)
         if title:
@@ -582,6 +608,28 @@ def analyse(
     text_chars = sum(len(b.text) for b in blocks) + max(len(blocks) - 1, 0)
     removed = sum(1 for t, ok in zip(template or (), keep) if t and not ok)
     return Extraction([b.text for b, ok in zip(blocks, keep) if ok], text_chars, removed)
+
+
+def _article_span(parts: list[str], names: list[str], blocks: list[Block],
+                  span: tuple[int, int], template: list[bool] | None) -> tuple[int, int] | None:
+    """The span found with comment sections set aside (the ``article`` mode's span), when
+    more than :data:`COMMENT_SPAN_SHARE` of the words of ``span`` lie in elements whose
+    class/id names a comment section (:func:`wackycrawl.text.cues.names_comments`) and it
+    differs from ``span``: a long thread of readers' comments drew BTE's span away from a
+    short article. None otherwise."""
+    start, end = span
+    words = sum(b.words for b in blocks if b.end > start and b.start < end)
+    if not words:
+        return None
+    cblocks = _segment(parts, False, names, True)[0]
+    named = sum(b.words for b, c in zip(blocks, cblocks)
+                if c.cues and not b.cues and b.end > start and b.start < end)
+    if named <= COMMENT_SPAN_SHARE * words:
+        return None
+    ablocks, ascores, _ = _segment(parts, True, names)
+    atext = text_cue_of(ablocks, True)
+    aspan = _span(ablocks, ascores, template, atext)
+    return aspan if aspan != span else None
 
 
 def _repeats_a_page(blocks: list[Block], template: list[bool]) -> bool:

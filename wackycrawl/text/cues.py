@@ -180,6 +180,12 @@ _SECTION_TITLE_RE = re.compile(r"^\W*(?:{})\W*$".format("|".join(SECTION_PHRASES
 _COMMENT_SECTION_RE = re.compile(
     r"^\W*(?:{})".format("|".join(COMMENT_PHRASES + SECTION_PHRASES + FORM_PHRASES)),
     re.IGNORECASE)
+#: Word parts of ARTICLE_WORDS that name comment sections.
+COMMENT_WORDS = ARTICLE_WORDS[:5]  # comment, disqus, respond, replies, reply
+_COMMENTS_ONLY_RE = re.compile(
+    r"""\b(?:class|id)\s*=\s*(?:"[^"]*?|'[^']*?|[^\s>]*?)(?<![a-z])(?:{})""".format(
+        "|".join(COMMENT_WORDS)), re.IGNORECASE)
+_COMMENT_FORMS_RE = re.compile(r"[Cc]omment|COMMENT|[Dd]isqus|[Rr]espond|[Rr]epl")
 _COMMENT_ATTR_RE = re.compile(
     r"""\b(?:class|id)\s*=\s*(?:"[^"]*?|'[^']*?|[^\s>]*?)(?<![a-z])(?:{})""".format(
         "|".join(ARTICLE_WORDS)), re.IGNORECASE)
@@ -210,6 +216,17 @@ def _positions(text: str, words) -> list[int]:
             out.append(i)
             i = text.find(w, i + 1)
     return out
+
+
+@lru_cache(maxsize=4096)
+def names_comments(tag: str) -> bool:
+    """True if the opening ``tag`` of a :data:`CONTAINERS` element names a comment section
+    (class/id word parts :data:`COMMENT_WORDS`), remembered per tag."""
+    if not _COMMENT_FORMS_RE.search(tag):
+        return False
+    words = tag[1:-1].split(None, 1)
+    return (bool(words) and words[0].lower() in CONTAINERS
+            and _COMMENTS_ONLY_RE.search(tag) is not None)
 
 
 def names_boilerplate(tag: str, name: str, article: bool = False) -> bool:
