@@ -122,6 +122,12 @@ MAX_NAMED_DEPTH = 32
 #: excerpt of a sentence or three, a byline, a date; no published value: the devset's
 #: cards hold 20 to 80; a blog index's posts, running text CleanEval keeps, are longer).
 TEASER_MAX_WORDS = 100
+#: A teaser card in one block (a list item: a linked title, then the story's opening words cut
+#: off by an ellipsis) has a title of at least this many link words (a contents list's
+#: one-word section links, "Development: A look at GlusterFS; ...", are not titles; no
+#: published value).
+TEASER_TITLE_WORDS = 3
+_ELLIPSES = ("...", "…", "[…]", "[...]")
 _NESTING = cues.CONTAINERS | {"article", "header", "main"}
 # Tags that change the state of segment() (links, blocks, nesting, cue containers).
 _STRUCTURAL = frozenset({"a"} | bte.BLOCK_ELEMENTS | _NESTING | cues.CONTAINERS)
@@ -469,7 +475,10 @@ def teasers(blocks: list[Block]) -> list[bool]:
     it (a card of its own, not a linked heading amid an article's paragraphs; the last card
     before another kind of heading or the end of the page ends with that element), it has text
     outside links, and at most :data:`TEASER_MAX_WORDS` words; and at least two such cards
-    follow each other (one card alone may be the page's own post under a linked title)."""
+    follow each other (one card alone may be the page's own post under a linked title). A card
+    may also be one block (``<li><a>Title</a> <span>First lines...</span></li>``): a linked
+    title of :data:`TEASER_TITLE_WORDS` words or more and text outside links cut off by an
+    ellipsis ("...", "…", "[…]"), two or more such blocks in a row."""
     titles = [i for i, b in enumerate(blocks) if b.heading and b.words and b.link_words == b.words]
     is_title = set(titles)
     cards = []  # (title, end, is a teaser card's size and shape)
@@ -489,6 +498,11 @@ def teasers(blocks: list[Block]) -> list[bool]:
         if card and ((n and cards[n - 1][1] == i and cards[n - 1][2])
                      or (n + 1 < len(cards) and cards[n + 1][0] == end and cards[n + 1][2])):
             out[i:end] = repeat(True, end - i)
+    short = [TEASER_TITLE_WORDS <= b.link_words < b.words and b.text.endswith(_ELLIPSES)
+             for b in blocks]
+    for i, card in enumerate(short):
+        if card and ((i and short[i - 1]) or (i + 1 < len(short) and short[i + 1])):
+            out[i] = True
     return out
 
 
