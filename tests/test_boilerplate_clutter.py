@@ -143,3 +143,18 @@ def test_the_article_stays_when_a_long_comment_thread_wins_the_span():
 def test_a_short_comment_thread_under_a_long_article_changes_nothing():
     body = f"<div class='post'>{ARTICLE}</div>" + thread(2)
     assert blocks.extract(page(body)) == blocks.extract(page(body.replace("comment", "note")))
+
+
+@pytest.mark.parametrize("credit", ["Foto: Sascha Klahn", "Photo: Joseph Cox / AP",
+                                    "(Bild: Hersteller)", "Crédits photos : Bestimage",
+                                    "Credit: ESA"])
+def test_a_short_block_opening_with_a_credit_label_is_boilerplate(credit):
+    # a source line (a citation) and a long block opening with "Photo:" stay
+    source = "Source: School Administrator, v59 n3 p6-12 Mar 2002"
+    photo = ("Photo: the river at noon, taken from the bridge by a reader who sent it to us "
+             "with a long letter about the flood")
+    out = blocks.extract(page(f'<div><img src="a.jpg"><p>{credit}</p>{ARTICLE}'
+                              f"<p>{source}</p><p>{photo}</p></div>"))
+    assert has_article(out)
+    assert credit not in out
+    assert source in out and photo in out

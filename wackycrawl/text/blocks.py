@@ -437,7 +437,8 @@ def classify(
         density = max_link_density if b.words < PROSE_WORDS else MAX_PROSE_LINK_DENSITY
         if (b.link_words > density * b.words or text_cue[i] or b.cues or label[i]
                 or _link_list(b, max_link_density)
-                or (b.words <= dateline_words and cues.is_dateline(b.text, b.words))):
+                or (b.words <= dateline_words and cues.is_dateline(b.text, b.words))
+                or (b.words <= cues.CREDIT_WORDS and cues.is_credit(b.text, b.words))):
             good.append(False)
         elif template is not None and template[i]:
             good.append(False)

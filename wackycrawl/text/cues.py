@@ -18,7 +18,8 @@ evidence, both plain regular expressions (no model):
 * :func:`is_label`: a block that is nothing but an advertisement's label
   (:data:`LABEL_PHRASES`: "Advertisement", "Anzeige", "Publicité"...);
   :func:`is_dateline`: a short block opening with "Published", "Updated", "Posted on"...
-  and a date (:data:`DATELINE_PHRASES`).
+  and a date (:data:`DATELINE_PHRASES`); :func:`is_credit`: a short block opening with
+  "Photo:", "Foto:", "Bild:", "Credit:"... (:data:`CREDIT_PHRASES`).
 
 The phrase lists are ours (collected from the banners and footers of sites in those six
 languages); :mod:`wackycrawl.text.blocks` applies them.
@@ -167,6 +168,16 @@ DATELINE_PHRASES = (
 DATELINE_WORDS = 16
 _DATELINE_RE = re.compile(r"^[^\w(]*(?:{})\b\W*(?:\w+\W+){{0,2}}\d".format("|".join(DATELINE_PHRASES)),
                           re.IGNORECASE)
+#: Labels of image credits: a block of at most CREDIT_WORDS words opening with one and a
+#: colon ("Foto: Sascha Klahn", "Photo: AP", "Bild: Hersteller", "Crédits photos : X") is a
+#: label, no running text, in both modes (:func:`is_credit`; not "Source:"/"Quelle:", which
+#: cite a text's source, running text CleanEval keeps).
+CREDIT_PHRASES = (
+    r"photos?", r"fotos?", r"bild(?:er)?", r"images?", r"pictures?", r"credits?",
+    r"cr[ée]dits?(?: photos?)?", r"kuva", r"imagen(?:es)?", r"fotograf[íi]as?",
+)
+CREDIT_WORDS = 8  # no published value: a credit names an agency and a photographer or two
+_CREDIT_RE = re.compile(r"^\W*(?:{})\s*:".format("|".join(CREDIT_PHRASES)), re.IGNORECASE)
 _LABEL_RE = re.compile(r"^\W*(?:{})\W*$".format("|".join(LABEL_PHRASES + CONTROL_PHRASES)),
                        re.IGNORECASE)
 _BLOCK_RE = re.compile("|".join(BLOCK_PHRASES), re.IGNORECASE)
@@ -301,6 +312,12 @@ def is_label(text: str, words: int) -> bool:
     advertisement (:data:`LABEL_PHRASES`) or a gallery's or pager's control
     (:data:`CONTROL_PHRASES`), at most :data:`LABEL_WORDS` words."""
     return words <= LABEL_WORDS and _LABEL_RE.match(text) is not None
+
+
+def is_credit(text: str, words: int) -> bool:
+    """True for a block (its text and word count) of at most :data:`CREDIT_WORDS` words that
+    opens with a phrase of :data:`CREDIT_PHRASES` and a colon ("Foto: dpa/Anna Berg")."""
+    return words <= CREDIT_WORDS and _CREDIT_RE.match(text) is not None
 
 
 def is_dateline(text: str, words: int) -> bool:
