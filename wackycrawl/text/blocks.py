@@ -479,7 +479,9 @@ def teasers(blocks: list[Block]) -> list[bool]:
     follow each other (one card alone may be the page's own post under a linked title). A card
     may also be one block (``<li><a>Title</a> <span>First lines...</span></li>``): a linked
     title of :data:`TEASER_TITLE_WORDS` words or more and text outside links cut off by an
-    ellipsis ("...", "…", "[…]"), two or more such blocks in a row."""
+    ellipsis ("...", "…", "[…]"), two or more such blocks in a row. A block cut off by an
+    ellipsis right after a card belongs to it (the last card's excerpt, outside the element
+    of its title)."""
     titles = [i for i, b in enumerate(blocks) if b.heading and b.words and b.link_words == b.words]
     is_title = set(titles)
     cards = []  # (title, end, is a teaser card's size and shape)
@@ -503,6 +505,10 @@ def teasers(blocks: list[Block]) -> list[bool]:
              for b in blocks]
     for i, card in enumerate(short):
         if card and ((i and short[i - 1]) or (i + 1 < len(short) and short[i + 1])):
+            out[i] = True
+    for i in range(1, len(blocks)):  # the last card's excerpt, outside its title's element
+        if (out[i - 1] and not out[i] and not blocks[i].heading
+                and blocks[i].text.endswith(_ELLIPSES)):
             out[i] = True
     return out
 
