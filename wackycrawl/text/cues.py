@@ -95,10 +95,18 @@ BLOCK_PHRASES = (
     # forms' data notices
     r"by submitting this form", r"your e-?mail address (?:will not|won't|will never) be",
     r"your e-?mail address is used only",
+    # newsletter and subscription offers without the word "our newsletter"
+    r"delivered (?:straight |directly )?(?:to|through) your (?:inbox|letterbox)",
+    r"every (?:day|week|morning) we send (?:you )?an? e-?mail",
+    # affiliate disclosures, comment moderation notices
+    r"if you (?:buy|purchase) (?:something|anything|a product) (?:through|from|via)",
+    r"(?:get|earn|receive) (?:a small |an affiliate )?(?:share of the sale|commission)",
+    r"your comment (?:will be|is awaiting|must be) (?:\w+ )?(?:reviewed|moderat|approved)",
     # legal
     r"quotes (?:are )?delayed", r"all rights reserved", r"alle rechte vorbehalten", r"tous droits r[ée]serv[ée]s",
     r"tutti i diritti riservati", r"todos los derechos reservados", r"alle rechten voorbehouden",
     r"(?:©|\(c\)) ?(?:\d{4}|copyright)", r"copyright (?:©|\(c\)) ?\d{4}",
+    r"(?:document|article|material) is subject to copyright", r"no part (?:\w+ ){0,4}may be reproduced",
 )
 #: Phrases of headings that open a "related articles" section.
 SECTION_PHRASES = (
@@ -203,7 +211,9 @@ _COMMENT_ATTR_RE = re.compile(
 # Every phrase of BLOCK_PHRASES contains one of these (lower case): str.find over the page
 # finds the few blocks worth the full expression (which costs ~1 us per character).
 _BLOCK_KEYS = ("cookie", "newsletter", "nieuwsbrief", "bolet", "reserv", "rechte", "©", "(c)",
-               "submitting", "mail address", "delayed")
+               "submitting", "mail address", "delayed", "delivered", "we send", "if you buy",
+               "if you purchase", "share of the sale", "commission", "your comment",
+               "copyright", "reproduced")
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
