@@ -100,7 +100,8 @@ BLOCK_PHRASES = (
     r"every (?:day|week|morning) we send (?:you )?an? e-?mail",
     # affiliate disclosures, comment moderation notices
     r"if you (?:buy|purchase) (?:something|anything|a product) (?:through|from|via)",
-    r"(?:get|earn|receive) (?:a small |an affiliate )?(?:share of the sale|commission)",
+    r"(?:may|might|could|will) (?:get|earn|receive) (?:a small |an affiliate )?"
+    r"(?:share of the sale|commission)",
     r"your comment (?:will be|is awaiting|must be) (?:\w+ )?(?:reviewed|moderat|approved)",
     # legal
     r"quotes (?:are )?delayed", r"all rights reserved", r"alle rechte vorbehalten", r"tous droits r[ée]serv[ée]s",
