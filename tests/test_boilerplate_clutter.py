@@ -158,3 +158,22 @@ def test_a_short_block_opening_with_a_credit_label_is_boilerplate(credit):
     assert has_article(out)
     assert credit not in out
     assert source in out and photo in out
+
+
+CAPTION = ("Volunteers carry sandbags along the quay of the old town on Tuesday morning, "
+           "as the river rises towards the doorsteps.")
+
+
+@pytest.mark.parametrize("figure", [
+    '<figure><img src="{n}.jpg"><figcaption>{c}</figcaption></figure>',
+    '<div class="slide"><img src="{n}.jpg"><div class="gallery-caption">{c}</div></div>',
+])
+def test_a_carousels_copies_of_a_caption_are_dropped_the_first_stays(figure):
+    slides = "".join(figure.format(n=n, c=CAPTION) for n in range(4))
+    out = blocks.extract(page(f"<div>{slides}{ARTICLE}</div>"))
+    assert has_article(out)
+    assert out.count(CAPTION) == 1  # the caption once, as running text CleanEval keeps
+    # a paragraph repeated outside figures stays twice (a refrain, a quoted line)
+    refrain = "<p>" + CAPTION + "</p>"
+    out = blocks.extract(page(f"<div>{ARTICLE}{refrain}{ARTICLE}{refrain}</div>"))
+    assert out.count(CAPTION) == 2

@@ -107,7 +107,8 @@ BLOCK_PHRASES = (
     r"quotes (?:are )?delayed", r"all rights reserved", r"alle rechte vorbehalten", r"tous droits r[ée]serv[ée]s",
     r"tutti i diritti riservati", r"todos los derechos reservados", r"alle rechten voorbehouden",
     r"(?:©|\(c\)) ?(?:\d{4}|copyright)", r"copyright (?:©|\(c\)) ?\d{4}",
-    r"(?:document|article|material) is subject to copyright", r"no part (?:\w+ ){0,4}may be reproduced",
+    r"(?:document|article|material) is subject to copyright",
+    r"no part (?:\w+ ){0,4}may be reproduced",
 )
 #: Phrases of headings that open a "related articles" section.
 SECTION_PHRASES = (
@@ -200,12 +201,16 @@ _SECTION_TITLE_RE = re.compile(r"^\W*(?:{})\W*$".format("|".join(SECTION_PHRASES
 _COMMENT_SECTION_RE = re.compile(
     r"^\W*(?:{})".format("|".join(COMMENT_PHRASES + SECTION_PHRASES + FORM_PHRASES)),
     re.IGNORECASE)
+#: Word parts of ARTICLE_WORDS that name captions and image galleries.
+CAPTION_WORDS = ARTICLE_WORDS[6:]  # caption, gallery
+_CAPTIONS_RE = re.compile(
+    r"""\b(?:class|id)\s*=\s*(?:"[^"]*?|'[^']*?|[^\s>]*?)(?<![a-z])(?:{})""".format(
+        "|".join(CAPTION_WORDS)), re.IGNORECASE)
 #: Word parts of ARTICLE_WORDS that name comment sections.
 COMMENT_WORDS = ARTICLE_WORDS[:5]  # comment, disqus, respond, replies, reply
 _COMMENTS_ONLY_RE = re.compile(
     r"""\b(?:class|id)\s*=\s*(?:"[^"]*?|'[^']*?|[^\s>]*?)(?<![a-z])(?:{})""".format(
         "|".join(COMMENT_WORDS)), re.IGNORECASE)
-_COMMENT_FORMS_RE = re.compile(r"[Cc]omment|COMMENT|[Dd]isqus|[Rr]espond|[Rr]epl")
 _COMMENT_ATTR_RE = re.compile(
     r"""\b(?:class|id)\s*=\s*(?:"[^"]*?|'[^']*?|[^\s>]*?)(?<![a-z])(?:{})""".format(
         "|".join(ARTICLE_WORDS)), re.IGNORECASE)
@@ -241,14 +246,20 @@ def _positions(text: str, words) -> list[int]:
 
 
 @lru_cache(maxsize=4096)
-def names_comments(tag: str) -> bool:
-    """True if the opening ``tag`` of a :data:`CONTAINERS` element names a comment section
-    (class/id word parts :data:`COMMENT_WORDS`), remembered per tag."""
-    if not _COMMENT_FORMS_RE.search(tag):
-        return False
+def section_kind(tag: str) -> int:
+    """1 if the opening ``tag`` of a :data:`CONTAINERS` element names a comment section
+    (class/id word parts :data:`COMMENT_WORDS`), 2 if it names a caption or an image gallery
+    (:data:`CAPTION_WORDS`), else 0; remembered per tag."""
+    low = tag.lower()  # a quick test for the word parts first: the expressions cost more
+    if not ("comment" in low or "disqus" in low or "respond" in low or "repl" in low
+            or "caption" in low or "gallery" in low):
+        return 0
     words = tag[1:-1].split(None, 1)
-    return (bool(words) and words[0].lower() in CONTAINERS
-            and _COMMENTS_ONLY_RE.search(tag) is not None)
+    if not words or words[0].lower() not in CONTAINERS:
+        return 0
+    if _COMMENTS_ONLY_RE.search(tag) is not None:
+        return 1
+    return 2 if _CAPTIONS_RE.search(tag) is not None else 0
 
 
 def names_boilerplate(tag: str, name: str, article: bool = False) -> bool:
