@@ -27,8 +27,8 @@ Baroni et al. 2008; jusText issue #24). This extractor:
    earlier one word for word: a carousel's slides) go, the first copy stays. When the span
    holds words but the rules would keep nothing of it, its blocks are kept, and when there
    is no span (all text in links) the blocks of ``PROSE_WORDS`` words or more outside cues
-   are, and those of a link that wraps several blocks (prose wrapped in a link is kept, a menu of short
-   links is not);
+   are, and those of a link that wraps several blocks (prose wrapped in a link is kept, a
+   menu of short links is not);
    a boilerplate-named element that wraps the article (:func:`unname_wrappers`) loses its
    name when the names would leave the page without prose, and so do named elements that
    hold nearly all of the page's words (:func:`unwrap_page`); the named elements nested in
