@@ -103,6 +103,11 @@ BLOCK_PHRASES = (
     r"(?:may|might|could|will) (?:get|earn|receive) (?:a small |an affiliate )?"
     r"(?:share of the sale|commission)",
     r"your comment (?:will be|is awaiting|must be) (?:\w+ )?(?:reviewed|moderat|approved)",
+    # comment forms' login prompts
+    r"(?:must|need to) be (?:logged in|signed in|registered) to (?:post|leave|write|add|submit)",
+    r"müssen (?:sich )?(?:einloggen|anmelden|angemeldet sein|eingeloggt sein)",
+    r"(?:devez|dois) (?:être )?(?:connecté|identifié)", r"devi (?:essere )?(?:connesso|registrato)",
+    r"(?:debes|debe) (?:iniciar sesión|estar registrado)",
     # legal
     r"quotes (?:are )?delayed", r"all rights reserved", r"alle rechte vorbehalten", r"tous droits r[ée]serv[ée]s",
     r"tutti i diritti riservati", r"todos los derechos reservados", r"alle rechten voorbehouden",
@@ -219,7 +224,9 @@ _COMMENT_ATTR_RE = re.compile(
 _BLOCK_KEYS = ("cookie", "newsletter", "nieuwsbrief", "bolet", "reserv", "rechte", "©", "(c)",
                "submitting", "mail address", "delayed", "delivered", "we send", "if you buy",
                "if you purchase", "share of the sale", "commission", "your comment",
-               "copyright", "reproduced")
+               "copyright", "reproduced", "logged in", "signed in", "be registered",
+               "einloggen", "anmelden", "angemeldet", "eingeloggt", "connecté", "identifié",
+               "connesso", "registrato", "iniciar sesión", "estar registrado")
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
