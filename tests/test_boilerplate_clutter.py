@@ -138,9 +138,7 @@ def test_the_article_stays_when_a_long_comment_thread_wins_the_span():
     text = "\n".join(out)
     assert all(s in text for s in SHORT)
     assert COMMENT in text  # readers' comments stay in the default mode
-
-
-def test_a_short_comment_thread_under_a_long_article_changes_nothing():
+    # a short thread under a long article changes nothing
     body = f"<div class='post'>{ARTICLE}</div>" + thread(2)
     assert blocks.extract(page(body)) == blocks.extract(page(body.replace("comment", "note")))
 
