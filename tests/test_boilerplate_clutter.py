@@ -110,3 +110,68 @@ def test_a_more_stories_list_inside_the_article_is_boilerplate(heading):
     text = "\n".join(out)
     assert has_article(out) and COMMENT in text
     assert "Storm number" not in text and heading not in text
+
+
+SHORT = [  # an article of short paragraphs (under MIN_OUTSIDE_WORDS words each)
+    "The ferry left the harbour at seven with forty passengers on board.",
+    "Fog lay over the strait, and the captain kept the speed low for an hour.",
+    "Near the lighthouse the engine stopped and the crew dropped the anchor.",
+    "A tug from the island towed the ferry into port shortly after noon.",
+    "Nobody was hurt, and the line resumed its timetable on the next morning.",
+]
+
+
+def thread(n: int) -> str:
+    return ('<div id="comments" class="comment-list">'
+            + "".join(f'<div class="comment"><p>Reader {i}: {COMMENT}</p></div>'
+                      for i in range(n))
+            + "</div>")
+
+
+def test_the_article_stays_when_a_long_comment_thread_wins_the_span():
+    # dozens of comments outweigh a short article across a tag-heavy share bar: BTE's span is
+    # the thread; the article, the span found with the comment sections set aside, stays
+    share = "".join(f'<div class="icon"><i></i><img src="/{i}.png"></div>' for i in range(40))
+    body = ("<div class='post'>" + "".join(f"<p>{s}</p>" for s in SHORT) + "</div>"
+            + share + thread(30))
+    out = blocks.extract(page(body))
+    text = "\n".join(out)
+    assert all(s in text for s in SHORT)
+    assert COMMENT in text  # readers' comments stay in the default mode
+    # a short thread under a long article changes nothing
+    body = f"<div class='post'>{ARTICLE}</div>" + thread(2)
+    assert blocks.extract(page(body)) == blocks.extract(page(body.replace("comment", "note")))
+
+
+@pytest.mark.parametrize("credit", ["Foto: Sascha Klahn", "Photo: Joseph Cox / AP",
+                                    "(Bild: Hersteller)", "Crédits photos : Bestimage",
+                                    "Credit: ESA"])
+def test_a_short_block_opening_with_a_credit_label_is_boilerplate(credit):
+    # a source line (a citation) and a long block opening with "Photo:" stay
+    source = "Source: School Administrator, v59 n3 p6-12 Mar 2002"
+    photo = ("Photo: the river at noon, taken from the bridge by a reader who sent it to us "
+             "with a long letter about the flood")
+    out = blocks.extract(page(f'<div><img src="a.jpg"><p>{credit}</p>{ARTICLE}'
+                              f"<p>{source}</p><p>{photo}</p></div>"))
+    assert has_article(out)
+    assert credit not in out
+    assert source in out and photo in out
+
+
+CAPTION = ("Volunteers carry sandbags along the quay of the old town on Tuesday morning, "
+           "as the river rises towards the doorsteps.")
+
+
+@pytest.mark.parametrize("figure", [
+    '<figure><img src="{n}.jpg"><figcaption>{c}</figcaption></figure>',
+    '<div class="slide"><img src="{n}.jpg"><div class="gallery-caption">{c}</div></div>',
+])
+def test_a_carousels_copies_of_a_caption_are_dropped_the_first_stays(figure):
+    slides = "".join(figure.format(n=n, c=CAPTION) for n in range(4))
+    out = blocks.extract(page(f"<div>{slides}{ARTICLE}</div>"))
+    assert has_article(out)
+    assert out.count(CAPTION) == 1  # the caption once, as running text CleanEval keeps
+    # a paragraph repeated outside figures stays twice (a refrain, a quoted line)
+    refrain = "<p>" + CAPTION + "</p>"
+    out = blocks.extract(page(f"<div>{ARTICLE}{refrain}{ARTICLE}{refrain}</div>"))
+    assert out.count(CAPTION) == 2

@@ -75,3 +75,43 @@ def test_a_single_post_under_a_linked_title_is_kept():
             "morning.</p></div>")
     out = blocks.extract(page(body))
     assert any("river rose slowly" in p for p in out), out
+
+
+def test_list_items_of_a_linked_title_and_an_excerpt_cut_by_an_ellipsis_are_teasers():
+    items = "".join(
+        f'<li><a href="/s{i}">Council votes on the new harbour plan, part {i}</a> '
+        f"<span>HARBOUR TOWN: The council voted late on Tuesday on the plan to rebuild the "
+        f"old harbour wall, after a debate that lasted for more than four hours and...</span>"
+        f"</li>" for i in range(4))
+    article = "".join(
+        f"<p>Paragraph {i} of the story: the storm broke the wall in two places, and the "
+        f"water reached the market square before the pumps could start their work.</p>"
+        for i in range(5))
+    out = blocks.extract(f"<html><body><ul>{items}</ul><div>{article}</div></body></html>")
+    text = "\n".join(out)
+    assert "Paragraph 4 of the story" in text
+    assert "HARBOUR TOWN" not in text
+    # a contents list of one-word section links with their summaries stays
+    contents = "".join(
+        f'<li><a href="/d{i}">Section{i}</a>: a look at the storm, the harbour wall, the '
+        f"market square, the pumps, the council and the plan to rebuild the old town, "
+        f"...</li>" for i in range(4))
+    out = blocks.extract(f"<html><body><div>{article}<ul>{contents}</ul></div></body></html>")
+    assert "a look at the storm" in "\n".join(out)
+
+
+def test_the_excerpt_of_the_last_teaser_card_outside_its_title_element_is_a_teaser():
+    cards = "".join(
+        f'<li><article><header><h5><a href="/s{i}">Wild finally settle their lines, part {i}'
+        f'</a></h5><div class="meta">November 15, 2019</div></header>'
+        f'<div class="excerpt">Contrary to what the coach\'s record might suggest, he does not '
+        f"like tinkering with his lines and would rather have the same trios on the ice night "
+        f'in and night out, story {i}, as he said after the game on...</div>'
+        f'<a href="/s{i}">Read More</a></article></li>' for i in range(3))
+    article = "".join(
+        f"<p>Paragraph {i} of the report: the team scored twice in the third period and held "
+        f"on for a win that lifted it back into a playoff place.</p>" for i in range(5))
+    out = blocks.extract(f"<html><body><div>{article}</div><ul>{cards}</ul></body></html>")
+    text = "\n".join(out)
+    assert "Paragraph 4 of the report" in text
+    assert "Contrary to what" not in text

@@ -20,11 +20,15 @@ Baroni et al. 2008; jusText issue #24). This extractor:
    content; blocks outside it are content only if long (a second content area); a heading
    is content exactly when the block after it is (advertisement labels skipped) and at most
    half of its words are links ("History [edit]" is a heading, a linked teaser's title is
-   not; the context rule of jusText, Pomikálek 2011). When the span holds words but
-   the rules would keep nothing of it, its blocks are kept, and when there is no span (all
-   text in links) the blocks of ``PROSE_WORDS`` words or more outside cues are, and those
-   of a link that wraps several blocks (prose wrapped in a link is kept, a menu of short
-   links is not);
+   not; the context rule of jusText, Pomikálek 2011). When comment sections hold more than
+   :data:`COMMENT_SPAN_SHARE` of the span's words (a long thread outweighed a short article),
+   the span found with them set aside counts as inside too. Copies of a caption (a block
+   of :data:`REPEAT_WORDS` words or more in a figure, caption or gallery that repeats an
+   earlier one word for word: a carousel's slides) go, the first copy stays. When the span
+   holds words but the rules would keep nothing of it, its blocks are kept, and when there
+   is no span (all text in links) the blocks of ``PROSE_WORDS`` words or more outside cues
+   are, and those of a link that wraps several blocks (prose wrapped in a link is kept, a
+   menu of short links is not);
    a boilerplate-named element that wraps the article (:func:`unname_wrappers`) loses its
    name when the names would leave the page without prose, and so do named elements that
    hold nearly all of the page's words (:func:`unwrap_page`); the named elements nested in
@@ -99,6 +103,16 @@ MIN_WRAPPER_PARAGRAPHS = 3
 #: its template is ignored, so the duplicate check sees the whole text (host templates are
 #: menus, footers, banners: short or link-dense blocks; no published value, a majority).
 TEMPLATE_MAX_PROSE_SHARE = 0.5
+#: When more than this share of the words of the BTE span lie in comment sections (class/id
+#: ``comments``, ``disqus``...), the span found with the comment sections set aside (the
+#: article) is kept too: a long thread drew the span away from a short article (no published
+#: value: a majority).
+COMMENT_SPAN_SHARE = 0.5
+#: A block of at least this many words in a figure, a caption or a gallery that repeats an
+#: earlier one of them word for word is a copy (a carousel repeats its captions), dropped in
+#: the default mode (:func:`_drop_repeated_captions`; no published value: a caption's
+#: shortest sentence).
+REPEAT_WORDS = 5
 #: Article mode: elements whose text (captions, credits) is not the article's.
 FIGURES = frozenset(["figure", "figcaption"])
 HEADINGS = frozenset(["h1", "h2", "h3", "h4", "h5", "h6"])
@@ -115,6 +129,12 @@ MAX_NAMED_DEPTH = 32
 #: excerpt of a sentence or three, a byline, a date; no published value: the devset's
 #: cards hold 20 to 80; a blog index's posts, running text CleanEval keeps, are longer).
 TEASER_MAX_WORDS = 100
+#: A teaser card in one block (a list item: a linked title, then the story's opening words cut
+#: off by an ellipsis) has a title of at least this many link words (a contents list's
+#: one-word section links, "Development: A look at GlusterFS; ...", are not titles; no
+#: published value).
+TEASER_TITLE_WORDS = 3
+_ELLIPSES = ("...", "…", "[…]", "[...]")
 _NESTING = cues.CONTAINERS | {"article", "header", "main"}
 # Tags that change the state of segment() (links, blocks, nesting, cue containers).
 _STRUCTURAL = frozenset({"a"} | bte.BLOCK_ELEMENTS | _NESTING | cues.CONTAINERS)
@@ -188,9 +208,13 @@ def segment(parts: list[str], article: bool = False) -> tuple[list[Block], list[
 
 def _segment(parts: list[str], article: bool,
              names: list[str] | None = None) -> tuple[list[Block], list[int], tuple]:
-    """:func:`segment`, and its container elements' piece indexes ``(starts, ends)``: two
-    lists in the order the elements open, ``len(parts)`` the end of one never closed.
-    ``names``: the tags' :func:`wackycrawl.text.bte.tag_names` if known."""
+    """:func:`segment`, and its container elements: ``(starts, ends, comments, captions,
+    figures)``, the first two lists of piece indexes in the order the elements open
+    (``len(parts)`` the end of one never closed), then the numbers (indexes into those
+    lists) of the containers whose class/id names a comment section and of those naming a
+    caption or a gallery (:func:`wackycrawl.text.cues.section_kind`), and the piece indexes
+    of the opening tags of :data:`FIGURES`. ``names``: the tags'
+    :func:`wackycrawl.text.bte.tag_names` if known."""
     blocks: list[Block] = []
     chunks: list[str] = []
     solo: list[str] | None = None  # the words of the block's text while it is one piece
@@ -201,6 +225,9 @@ def _segment(parts: list[str], article: bool,
     box_starts: list[int] = []  # first piece of each container element (div, section...)
     box_ends: list[int] = []  # and the piece that closes it
     box_parents: list[int] = []  # the container it lies in (-1: none)
+    comment_boxes: list[int] = []  # containers named as comment sections
+    caption_boxes: list[int] = []  # containers named as captions or galleries
+    figure_tags: list[int] = []  # opening tags of FIGURES
     open_boxes: list[int] = []  # the open ones, innermost last
     first_box = -1
     open_cues: list[list] = []  # open named elements: [name, same-name nesting, number]
@@ -214,6 +241,7 @@ def _segment(parts: list[str], article: bool,
     block_elements, nesting = bte.BLOCK_ELEMENTS, _NESTING
     containers = cues.CONTAINERS
     figures = FIGURES
+    section_kind = cues.section_kind
     structural, boxes_or_named = _STRUCTURAL, _BOXES_OR_NAMED
     word_weight, size = bte.WORD_WEIGHT, len(parts)
     # the last text piece has no tag after it: None, not structural, ends the loop
@@ -258,12 +286,18 @@ def _segment(parts: list[str], article: bool,
             continue
         if name in nesting:
             if not closing:
+                if name in containers:
+                    kind = section_kind(tag)
+                    if kind:
+                        (comment_boxes if kind == 1 else caption_boxes).append(len(box_ends))
                 box_parents.append(open_boxes[-1] if open_boxes else -1)
                 open_boxes.append(len(box_ends))
                 box_starts.append(k)
                 box_ends.append(size)
             elif open_boxes:
                 box_ends[open_boxes.pop()] = k
+        elif name in figures and not closing:
+            figure_tags.append(k)
         if open_cues:
             closed = False
             for entry in open_cues:
@@ -289,7 +323,7 @@ def _segment(parts: list[str], article: bool,
         while box >= 0 and box_starts[box] > before and box_ends[box] <= after:
             box = box_parents[box]
         b.box_end = box_ends[box] if box >= 0 else len(parts)
-    return blocks, scores, (box_starts, box_ends)
+    return blocks, scores, (box_starts, box_ends, comment_boxes, caption_boxes, figure_tags)
 
 
 def _block_text(chunks: list[str], solo: list[str] | None) -> str:
@@ -388,8 +422,10 @@ def classify(
     template: list[bool] | None = None,
     text_cue: list[bool] | None = None,
     region: tuple[int, int] | None = None,
+    extra: tuple[int, int] | None = None,
 ) -> list[bool]:
     """Content (True) or boilerplate (False) for each block; ``span`` in piece indexes,
+    ``extra`` a second span whose blocks count as inside (:func:`_article_span`),
     ``template[i]`` True when block ``i`` is part of the host's template, ``text_cue`` the
     blocks' :func:`text_cue_of` (computed when None), ``region`` (piece indexes) where a
     block outside the span may be a second content area (None: anywhere; given, its blocks
@@ -397,6 +433,8 @@ def classify(
     ``cue`` set is boilerplate (call :func:`unwrap_page` first to ignore wrappers' names)."""
     low, high = region or (0, 1 << 62)
     inside = [b.end > span[0] and b.start < span[1] for b in blocks]
+    if extra is not None:
+        inside = [i or (b.end > extra[0] and b.start < extra[1]) for b, i in zip(blocks, inside)]
     if text_cue is None:
         text_cue = text_cue_of(blocks)
     span_words = sum(b.words for b, i in zip(blocks, inside) if i)
@@ -408,7 +446,8 @@ def classify(
         density = max_link_density if b.words < PROSE_WORDS else MAX_PROSE_LINK_DENSITY
         if (b.link_words > density * b.words or text_cue[i] or b.cues or label[i]
                 or _link_list(b, max_link_density)
-                or (b.words <= dateline_words and cues.is_dateline(b.text, b.words))):
+                or (b.words <= dateline_words and cues.is_dateline(b.text, b.words))
+                or (b.words <= cues.CREDIT_WORDS and cues.is_credit(b.text, b.words))):
             good.append(False)
         elif template is not None and template[i]:
             good.append(False)
@@ -446,7 +485,12 @@ def teasers(blocks: list[Block]) -> list[bool]:
     it (a card of its own, not a linked heading amid an article's paragraphs; the last card
     before another kind of heading or the end of the page ends with that element), it has text
     outside links, and at most :data:`TEASER_MAX_WORDS` words; and at least two such cards
-    follow each other (one card alone may be the page's own post under a linked title)."""
+    follow each other (one card alone may be the page's own post under a linked title). A card
+    may also be one block (``<li><a>Title</a> <span>First lines...</span></li>``): a linked
+    title of :data:`TEASER_TITLE_WORDS` words or more and text outside links cut off by an
+    ellipsis ("...", "…", "[…]"), two or more such blocks in a row. A block cut off by an
+    ellipsis right after a card belongs to it (the last card's excerpt, outside the element
+    of its title)."""
     titles = [i for i, b in enumerate(blocks) if b.heading and b.words and b.link_words == b.words]
     is_title = set(titles)
     cards = []  # (title, end, is a teaser card's size and shape)
@@ -466,6 +510,15 @@ def teasers(blocks: list[Block]) -> list[bool]:
         if card and ((n and cards[n - 1][1] == i and cards[n - 1][2])
                      or (n + 1 < len(cards) and cards[n + 1][0] == end and cards[n + 1][2])):
             out[i:end] = repeat(True, end - i)
+    short = [TEASER_TITLE_WORDS <= b.link_words < b.words and b.text.endswith(_ELLIPSES)
+             for b in blocks]
+    for i, card in enumerate(short):
+        if card and ((i and short[i - 1]) or (i + 1 < len(short) and short[i + 1])):
+            out[i] = True
+    for i in range(1, len(blocks)):  # the last card's excerpt, outside its title's element
+        if (out[i - 1] and not out[i] and not blocks[i].heading
+                and blocks[i].text.endswith(_ELLIPSES)):
+            out[i] = True
     return out
 
 
@@ -523,7 +576,7 @@ def _container(boxes: tuple[list[int], list[int]], span: tuple[int, int],
     start, end = span
     if start >= end:
         return 0, 0
-    starts, ends = boxes
+    starts, ends = boxes[0], boxes[1]
     for i in range(bisect_left(starts, start) - 1, -1, -1):
         if ends[i] >= end:
             return starts[i], ends[i]
@@ -571,17 +624,99 @@ def analyse(
             and unname_wrappers(blocks, bte.best_span(scores), text_cue)):
         span = _span(blocks, scores, template, text_cue)
     region = _container(boxes, span, len(parts)) if article else None
+    extra = None  # the article's span when comments drew BTE's (the default mode)
+    if not article and boxes[2] and boxes[0][boxes[2][0]] < span[1]:
+        extra = _article_span(parts, names, blocks, span, template, boxes)
     keep = classify(blocks, span, max_link_density, min_outside_words, template, text_cue,
-                    region)
+                    region, extra)
     if article:
         title = page_title(markup)
         if title:
             for i, b in enumerate(blocks):
                 if b.heading and keep[i] and b.text in title:
                     keep[i] = False
+    if not article:
+        _drop_repeated_captions(parts, names, blocks, keep, boxes)
     text_chars = sum(len(b.text) for b in blocks) + max(len(blocks) - 1, 0)
     removed = sum(1 for t, ok in zip(template or (), keep) if t and not ok)
     return Extraction([b.text for b, ok in zip(blocks, keep) if ok], text_chars, removed)
+
+
+def _article_span(parts: list[str], names: list[str], blocks: list[Block],
+                  span: tuple[int, int], template: list[bool] | None,
+                  boxes: tuple) -> tuple[int, int] | None:
+    """The span found with comment sections set aside (the ``article`` mode's span), when
+    more than :data:`COMMENT_SPAN_SHARE` of the words of ``span`` lie in elements whose
+    class/id names a comment section (:func:`wackycrawl.text.cues.section_kind`; ``boxes``
+    from :func:`_segment`) and it differs from ``span``: a long thread of readers' comments
+    drew BTE's span away from a short article. None otherwise."""
+    start, end = span
+    starts, ends = boxes[0], boxes[1]
+    inside = _within(blocks, [(starts[i], ends[i]) for i in boxes[2]])
+    words = named = 0
+    for b, c in zip(blocks, inside):
+        if b.end > start and b.start < end:
+            words += b.words
+            if c and not b.cues:
+                named += b.words
+    if named <= COMMENT_SPAN_SHARE * words:
+        return None
+    ablocks, ascores, _ = _segment(parts, True, names)
+    atext = text_cue_of(ablocks, True)
+    aspan = _span(ablocks, ascores, template, atext)
+    return aspan if aspan != span else None
+
+
+def _drop_repeated_captions(parts: list[str], names: list[str], blocks: list[Block],
+                            keep: list[bool], boxes: tuple) -> None:
+    """Set ``keep`` False for the blocks of :data:`REPEAT_WORDS` words or more inside a
+    figure, a caption or a gallery (:data:`FIGURES`, class/id
+    :data:`wackycrawl.text.cues.CAPTION_WORDS`; ``boxes`` from :func:`_segment`) whose text
+    repeats, word for word, an earlier kept block of such an element: a slideshow's or
+    carousel's copies of one caption (its first copy stays). Changes ``keep`` in place."""
+    counts: dict[str, int] = {}
+    for b, ok in zip(blocks, keep):
+        if ok and b.words >= REPEAT_WORDS:
+            counts[b.text] = counts.get(b.text, 0) + 1
+    if len(counts) == sum(counts.values()):  # no text twice
+        return
+    starts, ends = boxes[0], boxes[1]
+    spans = [(starts[i], ends[i]) for i in boxes[3]]
+    if boxes[4]:  # figure elements: their ends, nested ones paired by a stack
+        open_tags: dict[str, list[int]] = {}
+        for j in [j for j, n in enumerate(names) if n in FIGURES]:
+            k = 2 * j + 1
+            stack = open_tags.setdefault(names[j], [])
+            if parts[k][1] != "/":
+                stack.append(k)
+            elif stack:
+                spans.append((stack.pop(), k))
+        spans.extend((k, len(parts)) for stack in open_tags.values() for k in stack)
+    seen = set()
+    for i, (b, f) in enumerate(zip(blocks, _within(blocks, spans))):
+        if keep[i] and f and counts.get(b.text, 0) > 1:
+            if b.text in seen:
+                keep[i] = False
+            seen.add(b.text)
+
+
+def _within(blocks: list[Block], spans: list[tuple[int, int]]) -> list[bool]:
+    """For each block, True when its first piece lies inside one of ``spans`` (piece
+    indexes ``(start, end)`` of elements: after the start tag, before the end tag)."""
+    out = [False] * len(blocks)
+    if not spans:
+        return out
+    merged: list[list[int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    starts = [m[0] for m in merged]
+    for i, b in enumerate(blocks):
+        n = bisect_left(starts, b.start) - 1
+        out[i] = n >= 0 and b.start < merged[n][1]
+    return out
 
 
 def _repeats_a_page(blocks: list[Block], template: list[bool]) -> bool:

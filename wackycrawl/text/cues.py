@@ -18,7 +18,8 @@ evidence, both plain regular expressions (no model):
 * :func:`is_label`: a block that is nothing but an advertisement's label
   (:data:`LABEL_PHRASES`: "Advertisement", "Anzeige", "Publicité"...);
   :func:`is_dateline`: a short block opening with "Published", "Updated", "Posted on"...
-  and a date (:data:`DATELINE_PHRASES`).
+  and a date (:data:`DATELINE_PHRASES`); :func:`is_credit`: a short block opening with
+  "Photo:", "Foto:", "Bild:", "Credit:"... (:data:`CREDIT_PHRASES`).
 
 The phrase lists are ours (collected from the banners and footers of sites in those six
 languages); :mod:`wackycrawl.text.blocks` applies them.
@@ -94,10 +95,25 @@ BLOCK_PHRASES = (
     # forms' data notices
     r"by submitting this form", r"your e-?mail address (?:will not|won't|will never) be",
     r"your e-?mail address is used only",
+    # newsletter and subscription offers without the word "our newsletter"
+    r"delivered (?:straight |directly )?(?:to|through) your (?:inbox|letterbox)",
+    r"every (?:day|week|morning) we send (?:you )?an? e-?mail",
+    # affiliate disclosures, comment moderation notices
+    r"if you (?:buy|purchase) (?:something|anything|a product) (?:through|from|via)",
+    r"(?:may|might|could|will) (?:get|earn|receive) (?:a small |an affiliate )?"
+    r"(?:share of the sale|commission)",
+    r"your comment (?:will be|is awaiting|must be) (?:\w+ )?(?:reviewed|moderat|approved)",
+    # comment forms' login prompts
+    r"(?:must|need to) be (?:logged in|signed in|registered) to (?:post|leave|write|add|submit)",
+    r"müssen (?:sich )?(?:einloggen|anmelden|angemeldet sein|eingeloggt sein)",
+    r"(?:devez|dois) (?:être )?(?:connecté|identifié)", r"devi (?:essere )?(?:connesso|registrato)",
+    r"(?:debes|debe) (?:iniciar sesión|estar registrado)",
     # legal
     r"quotes (?:are )?delayed", r"all rights reserved", r"alle rechte vorbehalten", r"tous droits r[ée]serv[ée]s",
     r"tutti i diritti riservati", r"todos los derechos reservados", r"alle rechten voorbehouden",
     r"(?:©|\(c\)) ?(?:\d{4}|copyright)", r"copyright (?:©|\(c\)) ?\d{4}",
+    r"(?:document|article|material) is subject to copyright",
+    r"no part (?:\w+ ){0,4}may be reproduced",
 )
 #: Phrases of headings that open a "related articles" section.
 SECTION_PHRASES = (
@@ -167,6 +183,16 @@ DATELINE_PHRASES = (
 DATELINE_WORDS = 16
 _DATELINE_RE = re.compile(r"^[^\w(]*(?:{})\b\W*(?:\w+\W+){{0,2}}\d".format("|".join(DATELINE_PHRASES)),
                           re.IGNORECASE)
+#: Labels of image credits: a block of at most CREDIT_WORDS words opening with one and a
+#: colon ("Foto: Sascha Klahn", "Photo: AP", "Bild: Hersteller", "Crédits photos : X") is a
+#: label, no running text, in both modes (:func:`is_credit`; not "Source:"/"Quelle:", which
+#: cite a text's source, running text CleanEval keeps).
+CREDIT_PHRASES = (
+    r"photos?", r"fotos?", r"bild(?:er)?", r"images?", r"pictures?", r"credits?",
+    r"cr[ée]dits?(?: photos?)?", r"kuva", r"imagen(?:es)?", r"fotograf[íi]as?",
+)
+CREDIT_WORDS = 8  # no published value: a credit names an agency and a photographer or two
+_CREDIT_RE = re.compile(r"^\W*(?:{})\s*:".format("|".join(CREDIT_PHRASES)), re.IGNORECASE)
 _LABEL_RE = re.compile(r"^\W*(?:{})\W*$".format("|".join(LABEL_PHRASES + CONTROL_PHRASES)),
                        re.IGNORECASE)
 _BLOCK_RE = re.compile("|".join(BLOCK_PHRASES), re.IGNORECASE)
@@ -180,13 +206,27 @@ _SECTION_TITLE_RE = re.compile(r"^\W*(?:{})\W*$".format("|".join(SECTION_PHRASES
 _COMMENT_SECTION_RE = re.compile(
     r"^\W*(?:{})".format("|".join(COMMENT_PHRASES + SECTION_PHRASES + FORM_PHRASES)),
     re.IGNORECASE)
+#: Word parts of ARTICLE_WORDS that name captions and image galleries.
+CAPTION_WORDS = ARTICLE_WORDS[6:]  # caption, gallery
+_CAPTIONS_RE = re.compile(
+    r"""\b(?:class|id)\s*=\s*(?:"[^"]*?|'[^']*?|[^\s>]*?)(?<![a-z])(?:{})""".format(
+        "|".join(CAPTION_WORDS)), re.IGNORECASE)
+#: Word parts of ARTICLE_WORDS that name comment sections.
+COMMENT_WORDS = ARTICLE_WORDS[:5]  # comment, disqus, respond, replies, reply
+_COMMENTS_ONLY_RE = re.compile(
+    r"""\b(?:class|id)\s*=\s*(?:"[^"]*?|'[^']*?|[^\s>]*?)(?<![a-z])(?:{})""".format(
+        "|".join(COMMENT_WORDS)), re.IGNORECASE)
 _COMMENT_ATTR_RE = re.compile(
     r"""\b(?:class|id)\s*=\s*(?:"[^"]*?|'[^']*?|[^\s>]*?)(?<![a-z])(?:{})""".format(
         "|".join(ARTICLE_WORDS)), re.IGNORECASE)
 # Every phrase of BLOCK_PHRASES contains one of these (lower case): str.find over the page
 # finds the few blocks worth the full expression (which costs ~1 us per character).
 _BLOCK_KEYS = ("cookie", "newsletter", "nieuwsbrief", "bolet", "reserv", "rechte", "©", "(c)",
-               "submitting", "mail address", "delayed")
+               "submitting", "mail address", "delayed", "delivered", "we send", "if you buy",
+               "if you purchase", "share of the sale", "commission", "your comment",
+               "copyright", "reproduced", "logged in", "signed in", "be registered",
+               "einloggen", "anmelden", "angemeldet", "eingeloggt", "connecté", "identifié",
+               "connesso", "registrato", "iniciar sesión", "estar registrado")
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
@@ -210,6 +250,23 @@ def _positions(text: str, words) -> list[int]:
             out.append(i)
             i = text.find(w, i + 1)
     return out
+
+
+@lru_cache(maxsize=4096)
+def section_kind(tag: str) -> int:
+    """1 if the opening ``tag`` of a :data:`CONTAINERS` element names a comment section
+    (class/id word parts :data:`COMMENT_WORDS`), 2 if it names a caption or an image gallery
+    (:data:`CAPTION_WORDS`), else 0; remembered per tag."""
+    low = tag.lower()  # a quick test for the word parts first: the expressions cost more
+    if not ("comment" in low or "disqus" in low or "respond" in low or "repl" in low
+            or "caption" in low or "gallery" in low):
+        return 0
+    words = tag[1:-1].split(None, 1)
+    if not words or words[0].lower() not in CONTAINERS:
+        return 0
+    if _COMMENTS_ONLY_RE.search(tag) is not None:
+        return 1
+    return 2 if _CAPTIONS_RE.search(tag) is not None else 0
 
 
 def names_boilerplate(tag: str, name: str, article: bool = False) -> bool:
@@ -284,6 +341,12 @@ def is_label(text: str, words: int) -> bool:
     advertisement (:data:`LABEL_PHRASES`) or a gallery's or pager's control
     (:data:`CONTROL_PHRASES`), at most :data:`LABEL_WORDS` words."""
     return words <= LABEL_WORDS and _LABEL_RE.match(text) is not None
+
+
+def is_credit(text: str, words: int) -> bool:
+    """True for a block (its text and word count) of at most :data:`CREDIT_WORDS` words that
+    opens with a phrase of :data:`CREDIT_PHRASES` and a colon ("Foto: dpa/Anna Berg")."""
+    return words <= CREDIT_WORDS and _CREDIT_RE.match(text) is not None
 
 
 def is_dateline(text: str, words: int) -> bool:
