@@ -3,28 +3,11 @@ links run together, image credits, author bios) while readers' comments stay."""
 
 import pytest
 
+from tests.floodpage import ARTICLE, has_article, page
 from wackycrawl.text import blocks
 
-ARTICLE = (
-    "<p>The river rose slowly through the night, and by morning the lower streets of the old "
-    "town stood under water up to the doorsteps of the houses along the quay.</p>"
-    "<p>Volunteers carried sandbags from the square to the bakery, the school and the church, "
-    "while the fire brigade pumped the cellars one after the other until noon.</p>"
-    "<p>By the evening the water had fallen again, and the shopkeepers began to sweep the mud "
-    "out of their doors and to count what the night had cost them.</p>"
-)
-WORDS = ["river rose slowly", "Volunteers carried sandbags", "shopkeepers began"]
 COMMENT = ("I grew up on that quay and I have never seen the water so high, not even in the "
            "spring of the great storm when the harbour wall broke near the old mill.")
-
-
-def page(body: str) -> str:
-    return f"<html><head><title>Flood</title></head><body>{body}</body></html>"
-
-
-def has_article(paragraphs: list[str]) -> bool:
-    text = "\n".join(paragraphs)
-    return all(w in text for w in WORDS)
 
 
 def comments() -> str:

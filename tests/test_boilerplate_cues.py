@@ -203,37 +203,25 @@ def test_an_advertisement_label_is_boilerplate(label, article):
     "By submitting this form you agree to the Gazette using your data to publish your comment.",
     "Your email address will not be published. Required fields are marked with a star.",
     "Quotes delayed at least 15 minutes. Market data provided by the exchange.",
-])
-def test_consent_categories_form_notices_and_quote_disclaimers_are_boilerplate(notice):
-    first, second = ARTICLE.split("</p>", 1)
-    out = blocks.extract(page(f"<div>{first}</p><p>{notice}</p>{second}{THIRD}</div>"))
-    assert has_article(out) and notice not in out, out
-
-
-@pytest.mark.parametrize("notice", [
+    # subscription offers, affiliate and moderation notices, copyright notices
     "Get the Gazette delivered through your letterbox every month: 12 issues for 11.99.",
     "Every day we send an email with the top stories from the Gazette.",
     "If you buy something through this post, the Gazette may get a share of the sale.",
     "Thank you! Your comment will be reviewed by the moderator before it appears.",
     "This document is subject to copyright. No part may be reproduced without permission.",
-])
-def test_subscription_offers_affiliate_and_copyright_notices_are_boilerplate(notice):
-    first, second = ARTICLE.split("</p>", 1)
-    out = blocks.extract(page(f"<div>{first}</p><p>{notice}</p>{second}{THIRD}</div>"))
-    assert has_article(out) and notice not in out, out
-
-
-@pytest.mark.parametrize("prompt", [
+    # comment forms' login prompts
     "You must be logged in to post a comment.",
     "Sie müssen sich einloggen, um sich an einer Diskussion beteiligen zu können.",
     "Vous devez être connecté pour publier un commentaire.",
     "Devi essere connesso per inviare un commento.",
     "Debes iniciar sesión para publicar un comentario.",
 ])
-def test_comment_form_login_prompts_are_boilerplate(prompt):
+def test_notices_inside_the_article_are_boilerplate(notice):
+    """Consent categories, form notices, quote disclaimers, subscription offers, affiliate
+    and moderation notices, copyright notices, comment forms' login prompts."""
     first, second = ARTICLE.split("</p>", 1)
-    out = blocks.extract(page(f"<div>{first}</p><p>{prompt}</p>{second}{THIRD}</div>"))
-    assert has_article(out) and prompt not in out, out
+    out = blocks.extract(page(f"<div>{first}</p><p>{notice}</p>{second}{THIRD}</div>"))
+    assert has_article(out) and notice not in out, out
 
 
 @pytest.mark.parametrize("control", ["Image 1 of 8", "Image 1 of / 8", "2 / 5", "Caption",

@@ -3,26 +3,8 @@ in both modes; the running text around linked headings is not."""
 
 import pytest
 
+from tests.floodpage import ARTICLE, has_article, page
 from wackycrawl.text import blocks
-
-ARTICLE = (
-    "<p>The river rose slowly through the night, and by morning the lower streets of the old "
-    "town stood under water up to the doorsteps of the houses along the quay.</p>"
-    "<p>Volunteers carried sandbags from the square to the bakery, the school and the church, "
-    "while the fire brigade pumped the cellars one after the other until noon.</p>"
-    "<p>By the evening the water had fallen again, and the shopkeepers began to sweep the mud "
-    "out of their doors and to count what the night had cost them.</p>"
-)
-WORDS = ["river rose slowly", "Volunteers carried sandbags", "shopkeepers began"]
-
-
-def page(body: str) -> str:
-    return f"<html><head><title>Flood</title></head><body>{body}</body></html>"
-
-
-def has_article(paragraphs: list[str]) -> bool:
-    text = "\n".join(paragraphs)
-    return all(w in text for w in WORDS)
 
 
 def card(i: int, excerpt_words: int = 30) -> str:
