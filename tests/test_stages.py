@@ -139,6 +139,44 @@ class Probe:
 PROBE = ["tests.test_stages.Probe", *WACKY_STAGES]
 
 
+class Stamp:
+    """A test stage: the time the worker processed the item, and an answer of 40 KB (a page's
+    text, shingle hashes and compressed record are about as large)."""
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        return cls()
+
+    def process_item(self, item):
+        item["done_at"] = time.monotonic()
+        item["payload"] = os.urandom(40_000)
+        return item
+
+
+def test_the_worker_runs_ahead_while_the_crawl_process_is_busy():
+    """The crawl process reads answers between its other work; meanwhile the worker goes on
+    with the items it was sent (80 answers of 40 KB: 3.2 MB), instead of waiting until the
+    crawl process reads the first few (a socket's default buffer holds about 200 KB)."""
+    _, pipe = pipeline(WACKY_STAGE_WORKERS=1, WACKY_STAGES=["tests.test_stages.Stamp"])
+    items = [item(f"http://en.test/{n}", "<p>x</p>") for n in range(80)]
+
+    async def main():
+        await pipe.open_spider()
+        try:
+            tasks = [asyncio.ensure_future(pipe.process_item(i)) for i in items]
+            await asyncio.sleep(0)  # every item sent
+            time.sleep(2)  # the crawl process busy with other work, not reading
+            busy_until = time.monotonic()
+            return busy_until, await asyncio.gather(*tasks)
+        finally:
+            await pipe.close_spider()
+
+    busy_until, results = asyncio.run(main())
+    assert len(results) == 80
+    late = [r["url"] for r in results if r["done_at"] > busy_until]
+    assert late == []
+
+
 def test_worker_whose_crawl_process_died_mid_item_exits_quietly():
     # The crawl process is killed (kill -9) while its worker works on an item: the worker's
     # answer meets a closed socket; it exits with status 0, not with a BrokenPipeError

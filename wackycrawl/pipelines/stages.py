@@ -9,7 +9,8 @@ nicer than the crawl process: when the web server, Redis or other programs want 
 the crawl process - the one that cannot be split - keeps its core, and the workers, which have
 items queued, wait. The stateful stages (dedup index, TREC writer) stay in
 ``ITEM_PIPELINES`` after this one. Each worker talks to the crawl's asyncio loop over a
-socket pair (length-prefixed pickles), without threads. A ProcessPoolExecutor was measured
+socket pair (length-prefixed pickles; buffers of SOCKET_BUFFER, so a worker runs ahead of a
+busy crawl process), without threads. A ProcessPoolExecutor was measured
 first: its feeder and manager threads cost the crawl process 0.24-0.38 ms of CPU per 15 KB
 item (a plain pipe: 0.08-0.10 ms), and a profile of benchmarks/crawl.py showed the event
 loop blocked ~1.9 ms per item in the wake-up write, waiting for the GIL.
@@ -56,6 +57,15 @@ from wackycrawl.pipelines.rejects import reject_reasons
 
 logger = logging.getLogger(__name__)
 _PROTOCOL = pickle.HIGHEST_PROTOCOL
+#: Bytes of the worker socket's kernel buffers (SO_SNDBUF / SO_RCVBUF, each way; Linux doubles
+#: the value and caps it at net.core.wmem_max / rmem_max) and read from it per pass of the
+#: crawl's event loop. The crawl process reads the answers (about 35 KB each: text, shingle
+#: hashes, compressed record) between its other work; with a socket's default buffer (about
+#: 200 KB) the worker waited, its answers unread, a quarter of the time, and items queued up
+#: until Scrapy's scraper held 5 MB of responses and fetched no more (benchmarks/crawl.py: 0.83
+#: of the pipelines-off pages/s; 0.92 with these buffers).
+SOCKET_BUFFER = 4 << 20
+READ_LIMIT = 16 << 20  # asyncio.StreamReader limit: reading pauses at twice this much unread
 NICE = 5  # WACKY_STAGE_WORKER_NICE: a worker's niceness above the crawl process's
 #: WACKY_STAGE_WORKER_POLICY: the Linux scheduling policy of a worker (sched(7)): "other" (the
 #: default time-sharing, with NICE), "batch" (SCHED_BATCH: CPU-bound, never preempts on waking)
@@ -362,6 +372,9 @@ class StagesPipeline:
         if not isinstance(level, int):
             level = logging.getLevelNamesMapping().get(str(level).upper(), logging.DEBUG)
         ours, theirs = socket.socketpair()
+        for sock in (ours, theirs):
+            for opt in (socket.SO_SNDBUF, socket.SO_RCVBUF):
+                sock.setsockopt(socket.SOL_SOCKET, opt, SOCKET_BUFFER)
         with theirs:
             process = multiprocessing.get_context("spawn").Process(
                 target=worker_main, name="wacky-stages", daemon=True,
@@ -370,7 +383,9 @@ class StagesPipeline:
         _live.add(process)
         atexit.unregister(_kill_leftovers)  # registered after multiprocessing's own handler,
         atexit.register(_kill_leftovers)  # so it runs before it
-        worker = _Worker(process, *await asyncio.open_connection(sock=ours))
+        reader, writer = await asyncio.open_connection(sock=ours, limit=READ_LIMIT)
+        writer.transport.max_size = SOCKET_BUFFER  # read per loop pass (asyncio's: 256 KiB)
+        worker = _Worker(process, reader, writer)
         self._result(await worker.call(None))  # raises StageError if the stages fail to build
         worker.on_death = self._died
         return worker
