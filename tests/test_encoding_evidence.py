@@ -346,3 +346,29 @@ def test_a_page_whose_only_high_byte_sits_in_an_attribute_is_not_read_as_shift_j
     decoded = decode_html(page.encode("cp1252"), "text/html")
     assert decoded.encoding in ("cp1252", "cp1250"), decoded.evidence
     assert "Jobs \xbb" in decoded.text and para in decoded.text
+
+
+DANISH_CAPS = ("MÅLET MED DENNE BØRNEBOG ER AT VÆKKE GLÆDEN VED AT LÆSE HOS DE MINDSTE. "
+               "FORTÆLLER OM EN LILLE DRENG, DER BOR I ET GAMMELT HUS VED SØEN SAMMEN MED SIN "
+               "MORMOR. HVER MORGEN GÅR DE TIL BAGEREN OG KØBER BRØD, OG OM EFTERMIDDAGEN "
+               "FODRER DE ÆNDERNE. ")
+DANISH = "Børnene går i skole om morgenen, og om eftermiddagen leger de på græsplænen ved søen."
+ROMANIAN_CAPS = ("POPULAŢIA ŢĂRII A CRESCUT ÎN ULTIMII ANI, IAR SITUAŢIA ECONOMICĂ A REGIUNII "
+                 "S-A ÎMBUNĂTĂŢIT. ŢĂRANII DIN ŢINUTUL NOSTRU LUCREAZĂ PĂMÂNTUL DE DIMINEAŢA "
+                 "PÂNĂ SEARA, IAR STAŢIA NAŢIONALĂ DE CERCETARE LE OFERĂ INFORMAŢII DESPRE "
+                 "VREME ŞI DESPRE CONDIŢIILE DIN FIECARE LUNĂ. ")
+ROMANIAN = "Ţăranii lucrează pământul, iar staţia naţională oferă informaţii despre vreme."
+
+
+@pytest.mark.parametrize("text, last, codec, codecs", [
+    (DANISH_CAPS, DANISH, "cp1252", ("cp1252", "iso8859-15")),
+    (ROMANIAN_CAPS, ROMANIAN, "iso8859-2", ("iso8859-2", "cp1250")),
+    (ROMANIAN_CAPS, ROMANIAN, "cp1250", ("iso8859-2", "cp1250"))])
+def test_a_mostly_all_caps_latin_page_is_read_by_its_code_page(text, last, codec, codecs):
+    # capitals make a page less plausible; GBK pairs a high byte with the ASCII capital after
+    # it (the page nearly decodes as CJK), and windows-1258 reads the Romanian Ţ (0xDE) as a
+    # combining tilde: neither rejects the page nor takes it from its code page
+    raw = html(text, times=3).replace("</body>", f"<p>{last}</p></body>").encode(codec)
+    decoded = decode_html(raw)
+    assert decoded.encoding in codecs and text in decoded.text and last in decoded.text
+

@@ -284,11 +284,13 @@ _WORD = re.compile(r"[^\W\d_]+")  # as funcwords.word_counts: runs of letters
 # forms): written between letters, since those scripts put no space after a sentence.
 _CJK_PUNCTUATION = "\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65"
 # Combining marks written inside words after a letter of their script: diacritics after a
-# Latin letter (cp1258's Vietnamese tone marks), Hebrew points after a Hebrew letter
+# lowercase Latin letter (cp1258's Vietnamese tone marks; not after a capital: windows-1258
+# reads the Romanian Ţ of an all-caps ISO-8859-2 or windows-1250 page, 0xDE, as a combining
+# tilde, STA\u0303IE), Hebrew points after a Hebrew letter
 # (cp1255's niqqud), Arabic harakat after an Arabic letter; Python's \w does not take them
 # for word characters. Removed before signs inside words are counted (not Thai's marks:
 # cp874 reads CJK bytes as Thai letters and marks).
-_SCRIPT_MARKS = re.compile("(?<=[A-Za-z\u00c0-\u024f])[\u0300-\u036f]+"
+_SCRIPT_MARKS = re.compile("(?<=[a-z\u00df-\u00ff\u0103\u0111\u01a1\u01b0])[\u0300-\u036f]+"
                            "|(?<=[\u05d0-\u05ea])[\u0591-\u05c7]+"
                            "|(?<=[\u0620-\u064a])[\u0610-\u061a\u064b-\u065f\u0670]+")
 _IN_WORD_SIGN = re.compile(r"(?<=\w)[^\x00-\x7f\w\s" + re.escape("".join(_IN_WORD_OK))

@@ -883,10 +883,15 @@ def guess(body: bytes, max_repairs: int = MAX_REPAIRS,
         near, repaired = (False, None) if ev.utf8_like else _repaired_cjk(ev, max_repairs)
         if repaired is not None:
             return repaired
-        if near and (best is None or best.fit.plausibility < TRUST_DECLARED):
+        if near and (best is None or (best.fit.plausibility < TRUST_DECLARED
+                                      and not charsets.latin_script(best.fit.lang))):
             # bytes a CJK codec nearly decodes, which no plausible reading explains: a
             # damaged CJK page (a stray byte that shifts the pairs of a run of characters),
-            # rejected rather than stored as the Thai or Cyrillic letters a code page makes
+            # rejected rather than stored as the Thai or Cyrillic letters a code page makes;
+            # not when a code page reads a Latin-script language: GBK, Big5 and Shift_JIS
+            # pair a high byte with the ASCII letter after it, so an all-caps Danish or
+            # Romanian page (MÅLSÆTNING, ÎN ROMÂNIA), less plausible than lower case, nearly
+            # decodes too
             return None
         if fallback is not None and not best_kept:
             # an implausible proposal only when the evidence preferred no code page to one
