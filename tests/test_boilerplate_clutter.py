@@ -158,3 +158,21 @@ def test_a_carousels_copies_of_a_caption_are_dropped_the_first_stays(figure):
     refrain = "<p>" + CAPTION + "</p>"
     out = blocks.extract(page(f"<div>{ARTICLE}{refrain}{ARTICLE}{refrain}</div>"))
     assert out.count(CAPTION) == 2
+
+
+@pytest.mark.parametrize("line", [
+    "Published in 1851, Moby-Dick sold poorly and was out of print when Melville died.",
+    "Updated 3 times since its first edition, the dictionary remains the standard reference.",
+    "Modified in 1962 for the new engines, the aircraft flew until 1990.",
+    "Photo: the only surviving image of him.", "Credit: the bank lent him the money."])
+def test_short_sentences_opening_like_a_dateline_or_credit_stay(line):
+    out = blocks.extract(page(f"<div><p>{line}</p>{ARTICLE}</div>"))
+    assert any(line in p for p in out)
+
+
+@pytest.mark.parametrize("line", [
+    "Posted on October 27, 2015 by admin.", "Photo: courtesy of the artist.",
+    "Publié le 12 mars 2021 à 10h30, mis à jour le 13 mars 2021 à 08h12."])
+def test_datelines_and_credits_ending_in_a_full_stop_are_boilerplate(line):
+    out = blocks.extract(page(f"<div><p>{line}</p>{ARTICLE}{comments()}</div>"))
+    assert has_article(out) and not any(line in p for p in out)

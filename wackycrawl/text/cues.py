@@ -193,6 +193,24 @@ CREDIT_PHRASES = (
 )
 CREDIT_WORDS = 8  # no published value: a credit names an agency and a photographer or two
 _CREDIT_RE = re.compile(r"^\W*(?:{})\s*:".format("|".join(CREDIT_PHRASES)), re.IGNORECASE)
+#: A block that ends as a sentence ends (., !, ? after a word) and holds at least
+#: SENTENCE_LOWER_WORDS lower-case words of three letters or more is a sentence, neither a
+#: dateline nor a credit: "Published in 1851, Moby-Dick sold poorly and was out of print.",
+#: "Photo: the only surviving image of him."; labels name dates, months, agencies and people
+#: ("Posted on October 27, 2015 by admin.", "Mis à jour le 3 mai 2021") (no published value).
+SENTENCE_LOWER_WORDS = 4
+_SENTENCE_END_RE = re.compile(r"\w[.!?][\"'”’»)]*\s*$")
+# words of datelines that are written in lower case: months (fr it es nl), times of day and
+# the dateline phrases' own words (not counted as a sentence's words)
+_DATE_WORDS = frozenset("""
+    janvier février mars avril juin juillet août septembre octobre novembre décembre
+    gennaio febbraio marzo aprile maggio giugno luglio agosto settembre ottobre dicembre
+    enero febrero abril mayo junio julio septiembre octubre noviembre diciembre
+    januari februari maart juni juli augustus oktober
+    published updated posted modified publié publiée mis jour pubblicato aggiornato
+    publicado actualizado gepubliceerd bijgewerkt veröffentlicht aktualisiert zuletzt
+    alle las ore uhr heures les first last and""".split())
+_LOWER_WORD_RE = re.compile(r"(?<!\w)[^\W\d_A-Z]{3,}(?!\w)")
 _LABEL_RE = re.compile(r"^\W*(?:{})\W*$".format("|".join(LABEL_PHRASES + CONTROL_PHRASES)),
                        re.IGNORECASE)
 _BLOCK_RE = re.compile("|".join(BLOCK_PHRASES), re.IGNORECASE)
@@ -346,11 +364,22 @@ def is_label(text: str, words: int) -> bool:
 def is_credit(text: str, words: int) -> bool:
     """True for a block (its text and word count) of at most :data:`CREDIT_WORDS` words that
     opens with a phrase of :data:`CREDIT_PHRASES` and a colon ("Foto: dpa/Anna Berg")."""
-    return words <= CREDIT_WORDS and _CREDIT_RE.match(text) is not None
+    return (words <= CREDIT_WORDS and _CREDIT_RE.match(text) is not None
+            and not _is_sentence(text))
 
 
 def is_dateline(text: str, words: int) -> bool:
     """True for a block (its text and word count) of at most :data:`DATELINE_WORDS` words
     that opens with a phrase of :data:`DATELINE_PHRASES` followed by a digit within three
     words ("Published: Nov 19, 2019", "Posted on October 27, 2015 by Admin")."""
-    return words <= DATELINE_WORDS and _DATELINE_RE.match(text) is not None
+    return (words <= DATELINE_WORDS and _DATELINE_RE.match(text) is not None
+            and not _is_sentence(text))
+
+
+def _is_sentence(text: str) -> bool:
+    """True for a block that ends as a sentence and holds :data:`SENTENCE_LOWER_WORDS`
+    lower-case words or more (a remark, not a label)."""
+    if _SENTENCE_END_RE.search(text) is None:
+        return False
+    return sum(1 for m in _LOWER_WORD_RE.finditer(text)
+               if m.group().islower() and m.group() not in _DATE_WORDS) >= SENTENCE_LOWER_WORDS
