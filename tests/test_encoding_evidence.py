@@ -372,3 +372,12 @@ def test_a_mostly_all_caps_latin_page_is_read_by_its_code_page(text, last, codec
     decoded = decode_html(raw)
     assert decoded.encoding in codecs and text in decoded.text and last in decoded.text
 
+
+def test_hebrew_maqaf_before_a_latin_word_is_no_sign_inside_a_word():
+    # windows-1255's maqaf (0xCE), which ISO-8859-8 lacks, joins a prefix letter to a Latin
+    # word or a number: a hyphen, so ISO-8859-8 wins nothing by dropping one
+    text = "המשרד פרסם את הדוח והוא זמין באתר ו־PDF לכל מי שרוצה לקרוא אותו. "
+    other = "הילדים הלכו לבית הספר בבוקר, והמורה סיפרה להם על ההיסטוריה של העיר העתיקה. "
+    raw = (html(other, times=8).replace("<p>", f"<p>{text}", 1)).encode("cp1255")
+    decoded = decode_html(raw)
+    assert decoded.encoding == "cp1255" and text in decoded.text

@@ -293,6 +293,7 @@ _CJK_PUNCTUATION = "\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\
 _SCRIPT_MARKS = re.compile("(?<=[a-z\u00df-\u00ff\u0103\u0111\u01a1\u01b0])[\u0300-\u036f]+"
                            "|(?<=[\u05d0-\u05ea])[\u0591-\u05c7]+"
                            "|(?<=[\u0620-\u064a])[\u0610-\u061a\u064b-\u065f\u0670]+")
+_MAQAF = re.compile("(?<=[\u05d0-\u05ea])\u05be")
 _IN_WORD_SIGN = re.compile(r"(?<=\w)[^\x00-\x7f\w\s" + re.escape("".join(_IN_WORD_OK))
                            + _CJK_PUNCTUATION + r"]+(?=\w)")
 
@@ -370,6 +371,10 @@ def _classify(text: str) -> tuple[dict[str, int], int, int, int]:
     # signs between letters: Ã¼, ±, ³; not a sign between two digits (6×6, 10€50), nor a
     # combining mark after a letter of its script
     marked = _SCRIPT_MARKS.sub("", text) if marks else text
+    if "\u05be" in marked:
+        # Hebrew's hyphen, the maqaf, after a Hebrew letter joins it to the next word, a
+        # Hebrew, Latin or number one (ו־net, ב־2009): a hyphen, not a sign inside a word
+        marked = _MAQAF.sub("-", marked)
     inside = "".join(m.group() for m in _IN_WORD_SIGN.finditer(marked)
                      if not (marked[m.start() - 1].isdigit() and marked[m.end()].isdigit()))
     glued = "".join(m.group() for m in _SIGN_BEFORE_WORD.finditer(text)
