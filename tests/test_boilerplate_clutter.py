@@ -176,3 +176,18 @@ def test_short_sentences_opening_like_a_dateline_or_credit_stay(line):
 def test_datelines_and_credits_ending_in_a_full_stop_are_boilerplate(line):
     out = blocks.extract(page(f"<div><p>{line}</p>{ARTICLE}{comments()}</div>"))
     assert has_article(out) and not any(line in p for p in out)
+
+
+def test_a_long_paragraph_quoting_a_notice_phrase_stays():
+    # "no part may be reproduced", "delivered to your inbox"... mark a notice of a sentence
+    # or two, not a paragraph of running text that quotes one
+    line = ("The court heard that the song was subject to copyright until 2030 and that, as "
+            "the publisher's letter put it, no part of it may be reproduced in the film. "
+            + " ".join(["The producers had asked the heirs for a licence twice, in 2019 and "
+                        "again in 2021, and both times the heirs had refused to answer."] * 3))
+    out = blocks.extract(page(f"<div><p>{line}</p>{ARTICLE}</div>"))
+    assert any(line in p for p in out)
+    notice = ("This article is subject to copyright. No part of it may be reproduced "
+              "without the written permission of the publisher.")
+    out = blocks.extract(page(f"<div>{ARTICLE}<p>{notice}</p></div>"))
+    assert has_article(out) and not any(notice in p for p in out)

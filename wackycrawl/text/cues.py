@@ -95,6 +95,17 @@ BLOCK_PHRASES = (
     # forms' data notices
     r"by submitting this form", r"your e-?mail address (?:will not|won't|will never) be",
     r"your e-?mail address is used only",
+    # legal
+    r"quotes (?:are )?delayed", r"all rights reserved", r"alle rechte vorbehalten", r"tous droits r[ée]serv[ée]s",
+    r"tutti i diritti riservati", r"todos los derechos reservados", r"alle rechten voorbehouden",
+    r"(?:©|\(c\)) ?(?:\d{4}|copyright)", r"copyright (?:©|\(c\)) ?\d{4}",
+)
+#: Phrases of notices that a long paragraph of running text may also write ("In 1890 the
+#: paper was delivered to your door...", a court report quoting "no part may be reproduced"):
+#: they mark a block of at most NOTICE_WORDS words only (no published value: subscription
+#: offers, affiliate disclosures, moderation notices, login prompts and copyright notices
+#: are a sentence or two).
+NOTICE_PHRASES = (
     # newsletter and subscription offers without the word "our newsletter"
     r"delivered (?:straight |directly )?(?:to|through) your (?:inbox|letterbox)",
     r"every (?:day|week|morning) we send (?:you )?an? e-?mail",
@@ -108,13 +119,10 @@ BLOCK_PHRASES = (
     r"müssen (?:sich )?(?:einloggen|anmelden|angemeldet sein|eingeloggt sein)",
     r"(?:devez|dois) (?:être )?(?:connecté|identifié)", r"devi (?:essere )?(?:connesso|registrato)",
     r"(?:debes|debe) (?:iniciar sesión|estar registrado)",
-    # legal
-    r"quotes (?:are )?delayed", r"all rights reserved", r"alle rechte vorbehalten", r"tous droits r[ée]serv[ée]s",
-    r"tutti i diritti riservati", r"todos los derechos reservados", r"alle rechten voorbehouden",
-    r"(?:©|\(c\)) ?(?:\d{4}|copyright)", r"copyright (?:©|\(c\)) ?\d{4}",
     r"(?:document|article|material) is subject to copyright",
     r"no part (?:\w+ ){0,4}may be reproduced",
 )
+NOTICE_WORDS = 60
 #: Phrases of headings that open a "related articles" section.
 SECTION_PHRASES = (
     r"related (?:articles|posts|stories|content|news|links)", r"you (?:may|might) also like",
@@ -214,6 +222,7 @@ _LOWER_WORD_RE = re.compile(r"(?<!\w)[^\W\d_A-Z]{3,}(?!\w)")
 _LABEL_RE = re.compile(r"^\W*(?:{})\W*$".format("|".join(LABEL_PHRASES + CONTROL_PHRASES)),
                        re.IGNORECASE)
 _BLOCK_RE = re.compile("|".join(BLOCK_PHRASES), re.IGNORECASE)
+_NOTICE_RE = re.compile("|".join(NOTICE_PHRASES), re.IGNORECASE)
 _SECTION_RE = re.compile(r"^\W*(?:{})\b".format("|".join(SECTION_PHRASES + FORM_PHRASES)),
                          re.IGNORECASE)
 #: A block of at most this many words that is nothing but a phrase of SECTION_PHRASES
@@ -237,8 +246,9 @@ _COMMENTS_ONLY_RE = re.compile(
 _COMMENT_ATTR_RE = re.compile(
     r"""\b(?:class|id)\s*=\s*(?:"[^"]*?|'[^']*?|[^\s>]*?)(?<![a-z])(?:{})""".format(
         "|".join(ARTICLE_WORDS)), re.IGNORECASE)
-# Every phrase of BLOCK_PHRASES contains one of these (lower case): str.find over the page
-# finds the few blocks worth the full expression (which costs ~1 us per character).
+# Every phrase of BLOCK_PHRASES and NOTICE_PHRASES contains one of these (lower case):
+# str.find over the page finds the few blocks worth the full expression (which costs ~1 us
+# per character).
 _BLOCK_KEYS = ("cookie", "newsletter", "nieuwsbrief", "bolet", "reserv", "rechte", "©", "(c)",
                "submitting", "mail address", "delayed", "delivered", "we send", "if you buy",
                "if you purchase", "share of the sale", "commission", "your comment",
@@ -350,7 +360,9 @@ def text_cues(texts: list[str], headings: list[bool], words: list[int],
         elif n <= TITLE_WORDS and _SECTION_TITLE_RE.match(text) is not None:
             section, section_end = True, box_end
         out.append(section or (n <= MAX_CUE_WORDS and i in candidates
-                               and _BLOCK_RE.search(text) is not None))
+                               and (_BLOCK_RE.search(text) is not None
+                                    or (n <= NOTICE_WORDS
+                                        and _NOTICE_RE.search(text) is not None))))
     return out
 
 
