@@ -191,3 +191,11 @@ def test_a_long_paragraph_quoting_a_notice_phrase_stays():
               "without the written permission of the publisher.")
     out = blocks.extract(page(f"<div>{ARTICLE}<p>{notice}</p></div>"))
     assert has_article(out) and not any(notice in p for p in out)
+
+
+@pytest.mark.parametrize("heading", ["More ghost stories", "Don't miss"])
+def test_prose_under_a_more_stories_heading_stays(heading):
+    # the heading titles a section of the article's own text, not a list of links
+    out = blocks.extract(page(f"<div>{ARTICLE[:200]}<h2>{heading}</h2>{ARTICLE[200:]}</div>"))
+    assert has_article(out)
+    assert heading in out

@@ -411,7 +411,8 @@ def text_cue_of(blocks: list[Block], article: bool = False) -> list[bool]:
     return cues.text_cues([b.text for b in blocks], [b.heading for b in blocks],
                           [b.words for b in blocks], [b.start for b in blocks],
                           [b.box_end for b in blocks], article,
-                          [b.heading and b.link_words == b.words for b in blocks])
+                          [b.heading and b.link_words == b.words for b in blocks],
+                          [b.link_words for b in blocks])
 
 
 def classify(

@@ -126,8 +126,7 @@ NOTICE_WORDS = 60
 #: Phrases of headings that open a "related articles" section.
 SECTION_PHRASES = (
     r"related (?:articles|posts|stories|content|news|links)", r"you (?:may|might) also like",
-    r"more (?:stories|articles) from", r"more (?:\w+ ){1,2}(?:stories|articles)\W*$",
-    r"don'?t miss\W*$", r"recommended (?:for you|articles|stories)",
+    r"more (?:stories|articles) from", r"recommended (?:for you|articles|stories)",
     r"(?:ähnliche|verwandte|weitere) (?:artikel|beiträge|themen|nachrichten)",
     r"das (?:\w+ )?könnte (?:sie|dich) auch interessieren", r"mehr zum thema", r"auch interessant",
     r"articles? (?:similaires|connexes|liés)", r"(?:à|a) lire aussi", r"lire aussi",
@@ -136,6 +135,12 @@ SECTION_PHRASES = (
     r"noticias relacionadas", r"te puede interesar", r"tambi[ée]n te puede interesar",
     r"gerelateerde (?:artikelen|berichten)", r"lees ook", r"meer (?:nieuws|artikelen) over",
 )
+#: Phrases of headings that also title a section of an article's own text ("More ghost
+#: stories", "Don't miss"): they open a "related articles" section only when its blocks hold
+#: links for at least LINKED_SECTION_SHARE of their words (a list of other pages' titles, teaser
+#: cards), not when prose follows (no published value: a teaser's linked title in its excerpt).
+LINKED_SECTION_PHRASES = (r"more (?:\w+ ){1,2}(?:stories|articles)\W*$", r"don'?t miss\W*$")
+LINKED_SECTION_SHARE = 0.2
 #: Article mode only (readers' comments, author boxes and captions are running text a corpus
 #: keeps, CleanEval's definition; an article's gold text lacks them): class/id word parts of
 #: comment sections ("comments", "comment-list", "disqus_thread", "respond"; not
@@ -223,15 +228,19 @@ _LABEL_RE = re.compile(r"^\W*(?:{})\W*$".format("|".join(LABEL_PHRASES + CONTROL
                        re.IGNORECASE)
 _BLOCK_RE = re.compile("|".join(BLOCK_PHRASES), re.IGNORECASE)
 _NOTICE_RE = re.compile("|".join(NOTICE_PHRASES), re.IGNORECASE)
-_SECTION_RE = re.compile(r"^\W*(?:{})\b".format("|".join(SECTION_PHRASES + FORM_PHRASES)),
+_SECTION_RE = re.compile(r"^\W*(?:{})\b".format(
+    "|".join(SECTION_PHRASES + LINKED_SECTION_PHRASES + FORM_PHRASES)),
                          re.IGNORECASE)
 #: A block of at most this many words that is nothing but a phrase of SECTION_PHRASES
 #: (``<p><strong>Auch interessant</strong></p>``) opens a section as such a heading does.
 TITLE_WORDS = 6
-_SECTION_TITLE_RE = re.compile(r"^\W*(?:{})\W*$".format("|".join(SECTION_PHRASES)),
-                               re.IGNORECASE)
+_SECTION_TITLE_RE = re.compile(r"^\W*(?:{})\W*$".format(
+    "|".join(SECTION_PHRASES + LINKED_SECTION_PHRASES)), re.IGNORECASE)
+_LINKED_SECTION_RE = re.compile(r"^\W*(?:{})".format("|".join(LINKED_SECTION_PHRASES)),
+                                re.IGNORECASE)
 _COMMENT_SECTION_RE = re.compile(
-    r"^\W*(?:{})".format("|".join(COMMENT_PHRASES + SECTION_PHRASES + FORM_PHRASES)),
+    r"^\W*(?:{})".format("|".join(COMMENT_PHRASES + SECTION_PHRASES + LINKED_SECTION_PHRASES
+                                   + FORM_PHRASES)),
     re.IGNORECASE)
 #: Word parts of ARTICLE_WORDS that name captions and image galleries.
 CAPTION_WORDS = ARTICLE_WORDS[6:]  # caption, gallery
@@ -326,7 +335,8 @@ def _named(tag: str) -> bool:
 
 def text_cues(texts: list[str], headings: list[bool], words: list[int],
               starts: list[int], box_ends: list[int], article: bool = False,
-              linked: list[bool] | None = None) -> list[bool]:
+              linked: list[bool] | None = None,
+              link_words: list[int] | None = None) -> list[bool]:
     """For each block (lists aligned by block: its text, whether it is a heading, its word
     count, where it starts and where the container element its text starts in ends, both
     positions in one order, e.g. :class:`wackycrawl.text.blocks.Block`'s piece indexes
@@ -336,7 +346,9 @@ def text_cues(texts: list[str], headings: list[bool], words: list[int],
     :data:`COMMENT_PHRASES`) or a short block that is only such a phrase
     (:data:`TITLE_WORDS`), up to the next heading or the end of the heading's container.
     A heading in a container nested in the section's that is all link (``linked`` True for
-    it: a teaser's title) does not end the section."""
+    it: a teaser's title) does not end the section. A section opened by a phrase of
+    :data:`LINKED_SECTION_PHRASES` is one only when its blocks hold links (``link_words``,
+    counts of words in links; when given) for :data:`LINKED_SECTION_SHARE` of their words."""
     if linked is None:
         linked = [False] * len(texts)
     section_re = _COMMENT_SECTION_RE if article else _SECTION_RE
@@ -349,21 +361,46 @@ def text_cues(texts: list[str], headings: list[bool], words: list[int],
             ends.append(total)
         candidates = {bisect_left(ends, h) for h in hits}
     out = []
-    section, section_end = False, 0
+    section, section_end, opener = False, 0, -1
+    hits_of: list[bool] = []  # blocks whose own text is a cue
+    owner = [-1] * len(texts)  # the block that opened the section a block lies in
     for i, (text, heading, n, start, box_end) in enumerate(
             zip(texts, headings, words, starts, box_ends)):
         if section and start >= section_end:
             section = False
         if heading and not (section and box_end < section_end and linked[i]):
             section = n <= MAX_CUE_WORDS and section_re.search(text) is not None
-            section_end = box_end
+            section_end, opener = box_end, i
         elif n <= TITLE_WORDS and _SECTION_TITLE_RE.match(text) is not None:
-            section, section_end = True, box_end
-        out.append(section or (n <= MAX_CUE_WORDS and i in candidates
-                               and (_BLOCK_RE.search(text) is not None
-                                    or (n <= NOTICE_WORDS
-                                        and _NOTICE_RE.search(text) is not None))))
+            section, section_end, opener = True, box_end, i
+        if section:
+            owner[i] = opener
+        hit = (n <= MAX_CUE_WORDS and i in candidates
+               and (_BLOCK_RE.search(text) is not None
+                    or (n <= NOTICE_WORDS and _NOTICE_RE.search(text) is not None)))
+        hits_of.append(hit)
+        out.append(section or hit)
+    if link_words is not None:
+        _unlinked_sections(texts, words, link_words, owner, hits_of, out)
     return out
+
+
+def _unlinked_sections(texts: list[str], words: list[int], link_words: list[int],
+                       owner: list[int], hit: list[bool], out: list[bool]) -> None:
+    """Set ``out`` False for the blocks of the sections :func:`text_cues` opened at a phrase of
+    :data:`LINKED_SECTION_PHRASES` whose blocks after the opener hold links for less than
+    :data:`LINKED_SECTION_SHARE` of their words (prose under a heading "More ghost stories"),
+    unless a block's own text marks it (``hit``)."""
+    sections: dict[int, list[int]] = {}
+    for i, o in enumerate(owner):
+        if o >= 0 and _LINKED_SECTION_RE.match(texts[o]) is not None:
+            sections.setdefault(o, []).append(i)
+    for o, members in sections.items():
+        body = [i for i in members if i != o]
+        total = sum(words[i] for i in body)
+        if not total or sum(link_words[i] for i in body) < LINKED_SECTION_SHARE * total:
+            for i in members:
+                out[i] = hit[i]
 
 
 def is_label(text: str, words: int) -> bool:
