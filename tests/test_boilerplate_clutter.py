@@ -199,3 +199,12 @@ def test_prose_under_a_more_stories_heading_stays(heading):
     out = blocks.extract(page(f"<div>{ARTICLE[:200]}<h2>{heading}</h2>{ARTICLE[200:]}</div>"))
     assert has_article(out)
     assert heading in out
+
+
+def test_a_refrain_repeated_inside_a_figure_stays():
+    # a poem quoted in <figure>: its refrain is no copy of a caption
+    refrain = "And the river runs down to the sea by the mill."
+    poem = f"<figure><p>{refrain}</p><p>The mill is still.</p><p>{refrain}</p></figure>"
+    out = blocks.extract(page(f"<div>{ARTICLE[:200]}{poem}{ARTICLE[200:]}</div>"))
+    assert has_article(out)
+    assert out.count(refrain) == 2

@@ -23,7 +23,7 @@ Baroni et al. 2008; jusText issue #24). This extractor:
    not; the context rule of jusText, Pomikálek 2011). When comment sections hold more than
    :data:`COMMENT_SPAN_SHARE` of the span's words (a long thread outweighed a short article),
    the span found with them set aside counts as inside too. Copies of a caption (a block
-   of :data:`REPEAT_WORDS` words or more in a figure, caption or gallery that repeats an
+   of :data:`REPEAT_WORDS` words or more in a ``<figcaption>``, caption or gallery that repeats an
    earlier one word for word: a carousel's slides) go, the first copy stays. When the span
    holds words but the rules would keep nothing of it, its blocks are kept, and when there
    is no span (all text in links) the blocks of ``PROSE_WORDS`` words or more outside cues
@@ -108,11 +108,14 @@ TEMPLATE_MAX_PROSE_SHARE = 0.5
 #: article) is kept too: a long thread drew the span away from a short article (no published
 #: value: a majority).
 COMMENT_SPAN_SHARE = 0.5
-#: A block of at least this many words in a figure, a caption or a gallery that repeats an
+#: A block of at least this many words in a caption or a gallery that repeats an
 #: earlier one of them word for word is a copy (a carousel repeats its captions), dropped in
 #: the default mode (:func:`_drop_repeated_captions`; no published value: a caption's
 #: shortest sentence).
 REPEAT_WORDS = 5
+#: Elements whose repeated blocks are copies of a caption (with class/id caption, gallery):
+#: not ``<figure>``, which also holds quoted text, a poem and its refrain.
+CAPTION_ELEMENTS = frozenset(["figcaption"])
 #: Article mode: elements whose text (captions, credits) is not the article's.
 FIGURES = frozenset(["figure", "figcaption"])
 HEADINGS = frozenset(["h1", "h2", "h3", "h4", "h5", "h6"])
@@ -671,7 +674,7 @@ def _article_span(parts: list[str], names: list[str], blocks: list[Block],
 def _drop_repeated_captions(parts: list[str], names: list[str], blocks: list[Block],
                             keep: list[bool], boxes: tuple) -> None:
     """Set ``keep`` False for the blocks of :data:`REPEAT_WORDS` words or more inside a
-    figure, a caption or a gallery (:data:`FIGURES`, class/id
+    caption or a gallery (:data:`CAPTION_ELEMENTS`, class/id
     :data:`wackycrawl.text.cues.CAPTION_WORDS`; ``boxes`` from :func:`_segment`) whose text
     repeats, word for word, an earlier kept block of such an element: a slideshow's or
     carousel's copies of one caption (its first copy stays). Changes ``keep`` in place."""
@@ -683,9 +686,9 @@ def _drop_repeated_captions(parts: list[str], names: list[str], blocks: list[Blo
         return
     starts, ends = boxes[0], boxes[1]
     spans = [(starts[i], ends[i]) for i in boxes[3]]
-    if boxes[4]:  # figure elements: their ends, nested ones paired by a stack
+    if boxes[4]:  # figure elements (a figcaption among them): caption ends, nested ones paired by a stack
         open_tags: dict[str, list[int]] = {}
-        for j in [j for j, n in enumerate(names) if n in FIGURES]:
+        for j in [j for j, n in enumerate(names) if n in CAPTION_ELEMENTS]:
             k = 2 * j + 1
             stack = open_tags.setdefault(names[j], [])
             if parts[k][1] != "/":
