@@ -208,3 +208,12 @@ def test_a_refrain_repeated_inside_a_figure_stays():
     out = blocks.extract(page(f"<div>{ARTICLE[:200]}{poem}{ARTICLE[200:]}</div>"))
     assert has_article(out)
     assert out.count(refrain) == 2
+
+
+def test_a_sentence_naming_many_linked_names_stays():
+    # a sentence around a run of links, not a bare list of names
+    names = ", ".join(f'<a href="/m/{i}">Member{i}</a>' for i in range(30))
+    out = blocks.extract(page(f"<div>{ARTICLE[:200]}<p>The members were {names}.</p>"
+                              f"{ARTICLE[200:]}</div>"))
+    assert has_article(out)
+    assert any(p.startswith("The members were Member0") for p in out)

@@ -14,7 +14,8 @@ Baroni et al. 2008; jusText issue #24). This extractor:
    they hold :data:`TEMPLATE_MAX_PROSE_SHARE` of the page's prose (a copy of another page of
    the host: its template is ignored, so the duplicate check sees the whole text);
 3. :func:`classify` blocks: link-dense blocks, runs of links (a link every
-   :data:`LINK_LIST_WORDS` words or fewer: a list of names, a pager), host-template blocks and cue blocks (consent
+   :data:`LINK_LIST_WORDS` words or fewer: a list of names, a pager; not a sentence around
+   them, :data:`LINK_SENTENCE_WORDS`), host-template blocks and cue blocks (consent
    banners, newsletter boxes, legal footers, advertisement labels, "related articles"
    sections; also inside the span) are boilerplate; other blocks inside the span are
    content; blocks outside it are content only if long (a second content area); a heading
@@ -88,6 +89,10 @@ MIN_OUTSIDE_WORDS = 30
 #: names, a pager), however long: prose with inline links has far fewer links per word
 #: (no published value).
 LINK_LIST_WORDS = 3
+#: ...unless it reads as a sentence: it ends with ".", "!" or "?" and holds this many
+#: lower-case words of three letters or more, and as many words outside links ("The members
+#: were Anna, Ben, Carl."; no published value: a verb and a noun around the names).
+LINK_SENTENCE_WORDS = 2
 #: Share of a page's words that must lie outside elements named as boilerplate for the
 #: outermost names to apply (no published value; :func:`unwrap_page`).
 MIN_UNNAMED_SHARE = 0.2
@@ -542,8 +547,11 @@ def _span(blocks: list[Block], scores: list[int], template: list[bool] | None,
 def _link_list(b: Block, max_link_density: float = MAX_LINK_DENSITY) -> bool:
     """A list of links run together in one block (names, tags, a pager: "Anna, Ben, Carl",
     "1 2 3 Next"): link density above ``max_link_density`` and at most
-    :data:`LINK_LIST_WORDS` words per link."""
-    return b.link_words > max_link_density * b.words and b.words <= LINK_LIST_WORDS * b.links
+    :data:`LINK_LIST_WORDS` words per link; not a block that reads as a sentence, with
+    :data:`LINK_SENTENCE_WORDS` words outside links ("The members were Anna, Ben, Carl.")."""
+    return (b.link_words > max_link_density * b.words and b.words <= LINK_LIST_WORDS * b.links
+            and not (b.words - b.link_words >= LINK_SENTENCE_WORDS
+                     and cues.is_sentence(b.text, LINK_SENTENCE_WORDS)))
 
 
 def _is_prose(b: Block) -> bool:

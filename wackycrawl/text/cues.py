@@ -425,10 +425,16 @@ def is_dateline(text: str, words: int) -> bool:
             and not _is_sentence(text))
 
 
-def _is_sentence(text: str) -> bool:
-    """True for a block that ends as a sentence and holds :data:`SENTENCE_LOWER_WORDS`
-    lower-case words or more (a remark, not a label)."""
+def _is_sentence(text: str, lower_words: int = SENTENCE_LOWER_WORDS) -> bool:
+    """True for a block that ends as a sentence and holds ``lower_words``
+    (:data:`SENTENCE_LOWER_WORDS`) lower-case words or more (a remark, not a label)."""
     if _SENTENCE_END_RE.search(text) is None:
         return False
     return sum(1 for m in _LOWER_WORD_RE.finditer(text)
-               if m.group().islower() and m.group() not in _DATE_WORDS) >= SENTENCE_LOWER_WORDS
+               if m.group().islower() and m.group() not in _DATE_WORDS) >= lower_words
+
+
+def is_sentence(text: str, lower_words: int = SENTENCE_LOWER_WORDS) -> bool:
+    """True for a block (its text) that ends as a sentence (".", "!", "?" after a word) and
+    holds ``lower_words`` lower-case words of three letters or more (dates' words left out)."""
+    return _is_sentence(text, lower_words)
