@@ -61,14 +61,26 @@ def note_left_open(command: str, open_files: list[str]) -> None:
         error(command, left_open(open_files))
 
 
-def positive_int(value: str) -> int:
-    """argparse type: an integer of at least 1 (worker counts, page counts); raises
-    ValueError for a non-integer and argparse.ArgumentTypeError below 1 (argparse turns both
-    into a usage error, exit 2)."""
+def at_least(low: int, value: str) -> int:
+    """``value`` as an integer of at least ``low``; raises ValueError for a non-integer and
+    argparse.ArgumentTypeError below ``low`` (argparse turns both into a usage error naming
+    the option, exit 2)."""
     n = int(value)
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {n}")
+    if n < low:
+        raise argparse.ArgumentTypeError(f"must be at least {low}, not {n}")
     return n
+
+
+def positive_int(value: str) -> int:
+    """argparse type: an integer of at least 1 (worker counts, page counts); see
+    :func:`at_least`."""
+    return at_least(1, value)
+
+
+def non_negative_int(value: str) -> int:
+    """argparse type: an integer of at least 0 (counts that may be zero); see
+    :func:`at_least`."""
+    return at_least(0, value)
 
 
 def write_output(command: str, output: str | None, text: str) -> bool:

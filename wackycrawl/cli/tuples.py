@@ -12,26 +12,17 @@ unusable input (empty, too few words for ``-n`` tuples), 2 usage errors (argpars
 ``-k``, ``--band``, ``--min-chars`` below 1 or ``--skip-top`` below 0, naming the option).
 """
 
-import argparse
 import secrets
 import sys
 from functools import partial
 from pathlib import Path
 
 from wackycrawl import settings
-from wackycrawl.cli import error, positive_int, write_output
+from wackycrawl.cli import error, non_negative_int, positive_int, write_output
 from wackycrawl.seeding import tuples as tp
 from wackycrawl.text.funcwords import function_words
 
 _err = partial(error, "tuples")
-
-
-def non_negative_int(value: str) -> int:
-    """argparse type: an integer of at least 0 (a usage error naming the option below)."""
-    n = int(value)
-    if n < 0:
-        raise argparse.ArgumentTypeError(f"must be at least 0, not {n}")
-    return n
 
 
 def run(args) -> int:

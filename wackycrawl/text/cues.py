@@ -414,7 +414,7 @@ def is_credit(text: str, words: int) -> bool:
     """True for a block (its text and word count) of at most :data:`CREDIT_WORDS` words that
     opens with a phrase of :data:`CREDIT_PHRASES` and a colon ("Foto: dpa/Anna Berg")."""
     return (words <= CREDIT_WORDS and _CREDIT_RE.match(text) is not None
-            and not _is_sentence(text))
+            and not is_sentence(text))
 
 
 def is_dateline(text: str, words: int) -> bool:
@@ -422,19 +422,14 @@ def is_dateline(text: str, words: int) -> bool:
     that opens with a phrase of :data:`DATELINE_PHRASES` followed by a digit within three
     words ("Published: Nov 19, 2019", "Posted on October 27, 2015 by Admin")."""
     return (words <= DATELINE_WORDS and _DATELINE_RE.match(text) is not None
-            and not _is_sentence(text))
-
-
-def _is_sentence(text: str, lower_words: int = SENTENCE_LOWER_WORDS) -> bool:
-    """True for a block that ends as a sentence and holds ``lower_words``
-    (:data:`SENTENCE_LOWER_WORDS`) lower-case words or more (a remark, not a label)."""
-    if _SENTENCE_END_RE.search(text) is None:
-        return False
-    return sum(1 for m in _LOWER_WORD_RE.finditer(text)
-               if m.group().islower() and m.group() not in _DATE_WORDS) >= lower_words
+            and not is_sentence(text))
 
 
 def is_sentence(text: str, lower_words: int = SENTENCE_LOWER_WORDS) -> bool:
     """True for a block (its text) that ends as a sentence (".", "!", "?" after a word) and
-    holds ``lower_words`` lower-case words of three letters or more (dates' words left out)."""
-    return _is_sentence(text, lower_words)
+    holds ``lower_words`` (:data:`SENTENCE_LOWER_WORDS`) lower-case words of three letters or
+    more, dates' words left out: a remark, not a label."""
+    if _SENTENCE_END_RE.search(text) is None:
+        return False
+    return sum(1 for m in _LOWER_WORD_RE.finditer(text)
+               if m.group().islower() and m.group() not in _DATE_WORDS) >= lower_words
