@@ -15,7 +15,8 @@ Politeness delays are off (it is our own loopback server); all runs use the same
 (``local``) and/or the Redis frontier with one worker and a redis-server of its own
 (``redis``); each is measured with pipelines off and full. ``--profile DIR``: each crawl
 runs under cProfile, its profile in DIR (``pstats`` / snakeviz read it). ``--commandstats``:
-with ``redis``, each Redis command's calls per fetched page (``INFO commandstats``).
+with ``redis``, each Redis command's calls and microseconds per fetched page
+(``INFO commandstats``; a script's own time includes the commands it runs).
 ``--set NAME=VALUE`` (repeatable): a Scrapy setting for every run, after the benchmark's own.
 
 The server is nginx when it is installed (``apt install nginx-light``; static files, one
@@ -237,15 +238,17 @@ def main() -> None:
                         if a.profile else None
                     row = {**crawl(web, seeds, label, {**base, **extra}, prof), "frontier": fr}
                     if fr == "redis":  # commands of frontier, politeness, dedup (client + Lua)
-                        stats = {k.removeprefix("cmdstat_"): v["calls"] for k, v in
+                        stats = {k.removeprefix("cmdstat_"): v for k, v in
                                  srv.client().info("commandstats").items()
                                  if k not in ("cmdstat_flushall", "cmdstat_config",
                                               "cmdstat_info")}
-                        calls = sum(stats.values())
-                        if a.commandstats:
+                        calls = sum(v["calls"] for v in stats.values())
+                        if a.commandstats:  # calls and microseconds per page
+                            n = max(1, row["pages"])
                             print(f"redis {label}: " + ", ".join(
-                                f"{k} {v / max(1, row['pages']):.2f}"
-                                for k, v in sorted(stats.items(), key=lambda kv: -kv[1])))
+                                f"{k} {v['calls'] / n:.2f} ({v['usec'] / n:.0f} us)"
+                                for k, v in sorted(stats.items(),
+                                                   key=lambda kv: -kv[1]["calls"])))
                         row["redis_per_page"] = calls / max(1, row["pages"])
                         row["redis_cpu_ms"] = ((redis_cpu(srv.client()) - cpu0) * 1000
                                                / max(1, row["pages"]))

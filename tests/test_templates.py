@@ -2,6 +2,7 @@
 one process (TemplateStore), through the boilerplate stage, and shared through a real Redis
 (RedisTemplateStore)."""
 
+import random
 import pytest
 
 from tests.redisserver import RedisServer
@@ -208,6 +209,25 @@ def test_redis_store_is_bounded(redis_server):
         assert redis_server.client().hlen("wacky:t2:template:h") <= 64
     assert learnt == set(template)
     assert store.learn("h", []) == set()
+
+
+def test_redis_store_evicts_as_the_in_process_store(redis_server):
+    """Pages sharing blocks with one another (counts 1 to 6 when the table overflows): after
+    every page the Redis table holds the same blocks with the same counts as the in-process
+    one, so eviction dropped the same lowest counts, ties in insertion order."""
+    rng = random.Random(7)
+    store = RedisTemplateStore(redis_server.client(), "wacky:t7:", min_pages=3, max_blocks=40)
+    local = TemplateStore(min_pages=3, max_blocks=40)
+    evictions = 0
+    for page in range(80):
+        hashes = rng.sample(range(60), 6) + [1000 + page * 10 + k for k in range(rng.randint(0, 9))]
+        before = redis_server.client().hlen("wacky:t7:template:h")
+        assert store.learn("h", hashes) == local.learn("h", hashes), page
+        after = redis_server.client().hgetall("wacky:t7:template:h")
+        evictions += len(after) < before
+        blocks = {int.from_bytes(f, "big"): int(n) for f, n in after.items() if len(f) == 8}
+        assert blocks == {h: n for h in range(2000) if (n := local.count("h", h))}, page
+    assert evictions >= 5
 
 
 def test_redis_store_counts_as_the_in_process_store(redis_server):

@@ -185,7 +185,7 @@ end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 if ARGV[3] == '1' then return {'new'} end
 return {'too_few_features'}
-""".replace("ONES", "{[0] = " + ", ".join(str(bin(v).count("1")) for v in range(256)) + "}").replace(
+""".replace("ONES", "{[0] = " + ", ".join(str(v.bit_count()) for v in range(256)) + "}").replace(
     "HEX", "{[0] = " + ", ".join(f"'{v:02x}'" for v in range(256)) + "}")
 
 

@@ -8,7 +8,8 @@ as 8 bytes, value = pages; field ``p`` + the page's 8-byte
 :func:`~wackycrawl.text.templates.page_signature` = copies of that page seen (a page with the
 same blocks as one counted before is not counted again). :meth:`RedisTemplateStore.learn` is
 one Lua script (the page's field, one HMGET and one HSET of the page's distinct hashes, HLEN,
-eviction, the counts back: 5 Redis commands per page, 7 when it evicts), so concurrent workers
+eviction by a counting sort of the counts, the counts back, 0 for a block the eviction
+dropped: 5 Redis commands per page, 7 when it evicts), so concurrent workers
 never lose a count and a table never outgrows its bound. Memory: about ``max_blocks`` x 50
 bytes per host (small tables stay listpacks below ``hash-max-listpack-entries``); the keys live
 as long as the crawl's other keys. Errors: redis's ``ConnectionError`` / ``ResponseError`` as
@@ -24,8 +25,9 @@ import redis
 from wackycrawl.text.templates import MAX_BLOCKS, MIN_PAGES, page_signature
 
 # KEYS[1]: the host's HASH. ARGV[1]: max_blocks; ARGV[2]: the page's field; ARGV[3..]: the
-# page's distinct hashes. Returns each hash's count after this page (unchanged for a copy). Reads and writes go CHUNK fields per command
-# (Lua's unpack has a limit of a few thousand values).
+# page's distinct hashes. Returns each hash's count after this page (unchanged for a copy; 0
+# when the eviction dropped it). Reads and writes go CHUNK fields per command (Lua's unpack
+# has a limit of a few thousand values).
 LEARN = """
 local CHUNK = 1000
 local function each_chunk(list, call)
@@ -53,16 +55,35 @@ each_chunk(fields, function(chunk)
 end)
 local max = tonumber(ARGV[1])
 if redis.call('HLEN', KEYS[1]) > max then
+  -- drop the lowest counts down to max / 2, ties in the table's order: a stable counting
+  -- sort over the counts (small integers), no list of entries and no sort of them
   local all = redis.call('HGETALL', KEYS[1])
-  local entries = {}
-  for i = 1, #all, 2 do entries[#entries + 1] = {all[i], tonumber(all[i + 1]), i} end
-  table.sort(entries, function(a, b)
-    if a[2] ~= b[2] then return a[2] < b[2] end
-    return a[3] < b[3]
-  end)
+  local per_count, low, high = {}, math.huge, 0
+  for i = 2, #all, 2 do
+    local n = tonumber(all[i])
+    per_count[n] = (per_count[n] or 0) + 1
+    if n < low then low = n end
+    if n > high then high = n end
+  end
+  local left, cut = #all / 2 - math.floor(max / 2), low  -- entries to drop; the cut count
+  for n = low, high do
+    local c = per_count[n] or 0
+    if c >= left then cut = n break end
+    left = left - c
+  end
   local drop = {}
-  for i = 1, #entries - math.floor(max / 2) do drop[i] = entries[i][1] end
+  for i = 1, #all, 2 do
+    local n = tonumber(all[i + 1])
+    if n < cut then drop[#drop + 1] = all[i]
+    elseif n == cut and left > 0 then drop[#drop + 1] = all[i]; left = left - 1 end
+  end
   each_chunk(drop, function(chunk) redis.call('HDEL', KEYS[1], unpack(chunk)) end)
+  -- a block of this page that was dropped counts 0 now, as in the in-process store
+  local dropped = {}
+  for _, f in ipairs(drop) do dropped[f] = true end
+  for j = 1, #fields do
+    if dropped[fields[j]] then out[j] = 0 end
+  end
 end
 return out
 """
