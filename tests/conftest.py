@@ -21,3 +21,17 @@ def _dedup_loops_compiled():
     subprocess.run([sys.executable, "-c",
                     "from wackycrawl.dedup import index; index.load_loops()"],
                    cwd=ROOT, check=True, timeout=600)
+
+
+@pytest.fixture(autouse=True)
+def _redis_view_per_test():
+    """The process's view of Redis (:class:`~wackycrawl.distributed.connection.Outage`, one
+    per process, as in a crawl) as it was before each test: a test that leaves an outage
+    open (its server gone for good) does not make the next test's first failure give up."""
+    from wackycrawl.distributed.connection import Outage
+
+    saved = {k: v for k, v in vars(Outage).items() if not k.startswith("__")
+             and not isinstance(v, classmethod)}
+    yield
+    for k, v in saved.items():
+        setattr(Outage, k, v)
