@@ -21,7 +21,8 @@ Baroni et al. 2008; jusText issue #24). This extractor:
    content; blocks outside it are content only if long (a second content area); a heading
    is content exactly when the block after it is (advertisement labels skipped) and at most
    half of its words are links ("History [edit]" is a heading, a linked teaser's title is
-   not; the context rule of jusText, Pomikálek 2011). When comment sections hold more than
+   not; the context rule of jusText, Pomikálek 2011; a hatnote between a heading inside the
+   span and its text, "Main article: Firefox", is skipped: :data:`HEADING_NOTE_WORDS`). When comment sections hold more than
    :data:`COMMENT_SPAN_SHARE` of the span's words (a long thread outweighed a short article),
    the span found with them set aside counts as inside too. Copies of a caption (a block
    of :data:`REPEAT_WORDS` words or more in a ``<figcaption>``, caption or gallery that repeats an
@@ -133,6 +134,14 @@ LONG_TOKEN = 12
 #: (no published value: the devset's pages nest at most 11; a page of thousands of unclosed
 #: named divs cost time cubic in their number: 19 s of CPU for 2,000).
 MAX_NAMED_DEPTH = 32
+#: A note of at most this many words between a heading inside the span and its text (a
+#: hatnote: a label, a colon and a link, "Main article: Firefox"), dropped as link-dense, does
+#: not decide the heading's class: the block after it does (one such note only; no published
+#: value: a label's length, :data:`wackycrawl.text.cues.LABEL_WORDS`).
+HEADING_NOTE_WORDS = 5
+#: ...whose label before the colon has at most this many words (outside links: the rest of
+#: the note is links; no published value: "Main article", "See also", "Further information").
+NOTE_LABEL_WORDS = 2
 #: A teaser card (:func:`teasers`) holds at most this many words after its linked title (an
 #: excerpt of a sentence or three, a byline, a date; no published value: the devset's
 #: cards hold 20 to 80; a blog index's posts, running text CleanEval keeps, are longer).
@@ -467,10 +476,14 @@ def classify(
         if teaser:
             good[i] = False
     after = False  # the next block's class, advertisement labels skipped
+    beyond = None  # the class of the block after it when it is a short linked note
     for i in range(len(blocks) - 1, -1, -1):
-        if blocks[i].heading and not text_cue[i]:
-            good[i] = after and blocks[i].link_words <= MAX_PROSE_LINK_DENSITY * blocks[i].words
+        b = blocks[i]
+        if b.heading and not text_cue[i]:
+            good[i] = ((after if beyond is None or not inside[i] else beyond)
+                       and b.link_words <= MAX_PROSE_LINK_DENSITY * b.words)
         if not label[i]:
+            beyond = after if not good[i] and not b.heading and _note(b) else None
             after = good[i]
     if span_words and not any(good):  # the rules would empty a page BTE found text in
         if region is not None:  # the blocks of the span's container
@@ -552,6 +565,19 @@ def _link_list(b: Block, max_link_density: float = MAX_LINK_DENSITY) -> bool:
     return (b.link_words > max_link_density * b.words and b.words <= LINK_LIST_WORDS * b.links
             and not (b.words - b.link_words >= LINK_SENTENCE_WORDS
                      and cues.is_sentence(b.text, LINK_SENTENCE_WORDS)))
+
+
+_NOTE_RE = re.compile(r"^\w+(?: \w+){0,%d}: " % (NOTE_LABEL_WORDS - 1))
+
+
+def _note(b: Block) -> bool:
+    """A note between a heading and its text (a hatnote, "Main article: Firefox"): at most
+    :data:`HEADING_NOTE_WORDS` words, opening with a label of :data:`NOTE_LABEL_WORDS` words
+    or fewer and a colon, the rest in links; not a byline ("By Anna Berg, 3 May"), nor a
+    linked title (a post's, under a date)."""
+    return (b.links > 0 and b.words <= HEADING_NOTE_WORDS
+            and b.words - b.link_words <= NOTE_LABEL_WORDS
+            and _NOTE_RE.match(b.text) is not None)
 
 
 def _is_prose(b: Block) -> bool:
