@@ -27,3 +27,27 @@ def test_a_heading_before_a_linked_title_still_takes_its_class():
     out = blocks.extract(page(body))
     assert has_article(out)
     assert not any("June 04" in p for p in out)
+
+CHART = "<table>" + "".join(f"<tr><td>{y}</td><td>{y % 7}</td></tr>" for y in range(1990, 2030)) + "</table>"
+SHORT = ["<p>The harbour master has gone silent, even as the water rises again this spring.</p>",
+         "<p>“The issue has just disappeared,” said the mayor. “There is collective amnesia.”</p>"]
+LONG = ("<p>In the past the town raised its walls after every flood and let them crumble in the "
+        "dry years between, and the council expects the same this time unless the port pays "
+        "its share of the cost.</p>")
+
+
+def test_short_paragraphs_outside_the_span_next_to_content_stay():
+    out = blocks.extract(page(f"<div>{ARTICLE}</div>{CHART}{''.join(SHORT)}{LONG}{CHART}"))
+    text = "\n".join(out)
+    assert has_article(out) and "crumble" in text
+    assert "gone silent" in text and "collective amnesia" in text
+    assert "1995" not in text
+
+
+def test_a_short_paragraph_under_a_linked_title_outside_the_span_goes():
+    teaser = ('<h3><a href="/video">Mayor is proud of the volunteers</a></h3>'
+              "<p>The mayor discusses how the volunteers of the town saved the bakery.</p>")
+    out = blocks.extract(page(f"<div>{ARTICLE}</div>{CHART}{teaser}{LONG}{CHART}"))
+    text = "\n".join(out)
+    assert has_article(out) and "crumble" in text
+    assert "mayor discusses" not in text

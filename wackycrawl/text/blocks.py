@@ -18,7 +18,8 @@ Baroni et al. 2008; jusText issue #24). This extractor:
    them, :data:`LINK_SENTENCE_WORDS`), host-template blocks and cue blocks (consent
    banners, newsletter boxes, legal footers, advertisement labels, "related articles"
    sections; also inside the span) are boilerplate; other blocks inside the span are
-   content; blocks outside it are content only if long (a second content area); a heading
+   content; blocks outside it are content only if long (a second content area) or a
+   sentence next to content (:data:`NEAR_PROSE_WORDS`); a heading
    is content exactly when the block after it is (advertisement labels skipped) and at most
    half of its words are links ("History [edit]" is a heading, a linked teaser's title is
    not; the context rule of jusText, Pomikálek 2011; a hatnote between a heading inside the
@@ -134,6 +135,11 @@ LONG_TOKEN = 12
 #: (no published value: the devset's pages nest at most 11; a page of thousands of unclosed
 #: named divs cost time cubic in their number: 19 s of CPU for 2,000).
 MAX_NAMED_DEPTH = 32
+#: A block outside the span of at least this many words that reads as a sentence (a
+#: paragraph of its own, shorter than MIN_OUTSIDE_WORDS) is content when the block before
+#: or after it is (jusText's context rule for short blocks near good ones, Pomikálek 2011;
+#: no published value: :data:`PROSE_WORDS`).
+NEAR_PROSE_WORDS = 10
 #: A note of at most this many words between a heading inside the span and its text (a
 #: hatnote: a label, a colon and a link, "Main article: Firefox"), dropped as link-dense, does
 #: not decide the heading's class: the block after it does (one such note only; no published
@@ -460,6 +466,7 @@ def classify(
     label = [b.words <= cues.LABEL_WORDS and cues.is_label(b.text, b.words) for b in blocks]
     dateline_words = cues.DATELINE_WORDS
     good = []
+    near = []  # blocks outside the span kept when next to content (NEAR_PROSE_WORDS)
     for i, b in enumerate(blocks):
         density = max_link_density if b.words < PROSE_WORDS else MAX_PROSE_LINK_DENSITY
         if (b.link_words > density * b.words or text_cue[i] or b.cues or label[i]
@@ -472,9 +479,13 @@ def classify(
         else:
             good.append(inside[i] or (b.words >= min_outside_words
                                       and low <= b.start and b.end <= high))
+            if not good[i] and region is None and _near_prose(b):
+                near.append(i)
     for i, teaser in enumerate(teasers(blocks)):
         if teaser:
             good[i] = False
+    if near:
+        _keep_near(blocks, good, near)
     after = False  # the next block's class, advertisement labels skipped
     beyond = None  # the class of the block after it when it is a short linked note
     for i in range(len(blocks) - 1, -1, -1):
@@ -578,6 +589,30 @@ def _note(b: Block) -> bool:
     return (b.links > 0 and b.words <= HEADING_NOTE_WORDS
             and b.words - b.link_words <= NOTE_LABEL_WORDS
             and _NOTE_RE.match(b.text) is not None)
+
+
+def _near_prose(b: Block) -> bool:
+    """A paragraph of its own outside the span: :data:`NEAR_PROSE_WORDS` words or more, link
+    density at most :data:`MAX_LINK_DENSITY`, not a heading, and a sentence
+    (:func:`wackycrawl.text.cues.is_sentence`)."""
+    return (b.words >= NEAR_PROSE_WORDS and not b.heading
+            and b.link_words <= MAX_LINK_DENSITY * b.words and cues.is_sentence(b.text))
+
+
+def _keep_near(blocks: list[Block], good: list[bool], near: list[int]) -> None:
+    """Set ``good`` True for the blocks ``near`` (indexes, in order) next to a kept block
+    that is no heading, or next to one such block kept so (a run of short paragraphs between
+    two charts, an article's standfirst above its first paragraph); not a block under a
+    heading that is all link (a teaser's excerpt under its linked title). Changes ``good`` in
+    place."""
+    todo = {i for i in near
+            if not (i and blocks[i - 1].heading and blocks[i - 1].link_words == blocks[i - 1].words)}
+    for order in (near[::-1], near):
+        for i in order:
+            if i in todo and any(0 <= j < len(blocks) and good[j] and not blocks[j].heading
+                                 for j in (i - 1, i + 1)):
+                good[i] = True
+                todo.discard(i)
 
 
 def _is_prose(b: Block) -> bool:
