@@ -51,3 +51,19 @@ def test_a_short_paragraph_under_a_linked_title_outside_the_span_goes():
     text = "\n".join(out)
     assert has_article(out) and "crumble" in text
     assert "mayor discusses" not in text
+
+
+def _mathjax(formula: str) -> str:
+    """A formula as MathJax 3 renders it: a custom element per symbol."""
+    return ('<mjx-container class="MathJax" jax="CHTML" display="true"><mjx-math>'
+            + " ".join(f"<mjx-mi><mjx-c>{c}</mjx-c></mjx-mi>" for c in formula.split())
+            + "</mjx-math></mjx-container>")
+
+
+def test_mathjax_formulas_do_not_cut_the_span():
+    formula = "x ˙ = σ ( y − x ) y ˙ = ρ x − y − x z z ˙ = − β z + x y"
+    body = (f"<div>{ARTICLE}<h2>The Lorenz equations</h2><p>{_mathjax(formula)}</p>"
+            f"<h2>A cross product</h2><p>{_mathjax(formula.replace('x', 'v'))}</p>{ARTICLE}</div>")
+    text = "\n".join(blocks.extract(page(body)))
+    assert "σ ( y − x )" in text and "σ ( y − v )" in text
+    assert "The Lorenz equations" in text and "A cross product" in text

@@ -73,6 +73,8 @@ NEUTRAL_ELEMENTS = frozenset(
         "msubsup", "msup", "mtable", "mtd", "mtext", "mtr", "munder", "munderover",
         "semantics",
     ]
+) | frozenset(  # MathJax 3's rendering of a formula, <mjx-container>, <mjx-mi>... (the names
+    ["mjx"]     # up to the first hyphen, as bte.tag_names reads them): as its MathML
 )
 #: Score of a word inside ``<a>``: neither text (+1) nor tag (-1) evidence.
 LINK_WORD_WEIGHT = 0
