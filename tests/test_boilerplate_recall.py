@@ -67,3 +67,31 @@ def test_mathjax_formulas_do_not_cut_the_span():
     text = "\n".join(blocks.extract(page(body)))
     assert "σ ( y − x )" in text and "σ ( y − v )" in text
     assert "The Lorenz equations" in text and "A cross product" in text
+
+
+EXCERPT = ("A sheriff says a woman held for three weeks is unable to fully describe her two "
+           "abductors because their faces were covered. She was found on a roadside with a chain "
+           "around her waist early on Thanksgiving Day.")
+
+
+def _stream(n: int) -> str:
+    """A stream of other stories: a section, a linked title, an excerpt, related links."""
+    return "<ul>" + "".join(
+        f'<li><div>News</div><a href="/s{i}"><div>The latest on the abductors of the '
+        f'woman {i}</div></a><p>{EXCERPT}</p><ul><li><a href="/r{i}">Related story number '
+        f"{i} of the day</a></li></ul></li>" for i in range(n)) + "</ul>"
+
+
+MENU = "<ul>" + "".join(f'<li><a href="/m{i}">Menu {i}</a></li>' for i in range(80)) + "</ul>"
+
+
+def test_a_stream_of_excerpts_under_linked_titles_outside_the_span_goes():
+    out = blocks.extract(page(f"<div>{ARTICLE * 3}</div>{MENU}{_stream(3)}"))
+    assert has_article(out)
+    assert not any("roadside" in p for p in out)
+
+
+def test_one_long_paragraph_under_a_linked_title_outside_the_span_stays():
+    out = blocks.extract(page(f"<div>{ARTICLE * 3}</div>{MENU}{_stream(1)}"))
+    assert has_article(out)
+    assert any("roadside" in p for p in out)

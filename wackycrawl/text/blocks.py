@@ -18,8 +18,9 @@ Baroni et al. 2008; jusText issue #24). This extractor:
    them, :data:`LINK_SENTENCE_WORDS`), host-template blocks and cue blocks (consent
    banners, newsletter boxes, legal footers, advertisement labels, "related articles"
    sections; also inside the span) are boilerplate; other blocks inside the span are
-   content; blocks outside it are content only if long (a second content area) or a
-   sentence next to content (:data:`NEAR_PROSE_WORDS`); a heading
+   content; blocks outside it are content only if long (a second content area; not the
+   excerpts of a stream of other stories under their linked titles, :data:`MIN_EXCERPTS`) or
+   a sentence next to content (:data:`NEAR_PROSE_WORDS`); a heading
    is content exactly when the block after it is (advertisement labels skipped) and at most
    half of its words are links ("History [edit]" is a heading, a linked teaser's title is
    not; the context rule of jusText, Pomikálek 2011; a hatnote between a heading inside the
@@ -159,6 +160,12 @@ TEASER_MAX_WORDS = 100
 #: one-word section links, "Development: A look at GlusterFS; ...", are not titles; no
 #: published value).
 TEASER_TITLE_WORDS = 3
+#: A block outside the span kept as a second content area (MIN_OUTSIDE_WORDS) of at most
+#: TEASER_MAX_WORDS words right after a block wholly in links of TEASER_TITLE_WORDS words or
+#: more (a story's linked title) is a teaser's excerpt when the page holds at least this many
+#: of them (a stream of other stories: section, linked title, excerpt, related links; one
+#: alone may be the page's own post under a linked title; no published value).
+MIN_EXCERPTS = 2
 _ELLIPSES = ("...", "…", "[…]", "[...]")
 _NESTING = cues.CONTAINERS | {"article", "header", "main"}
 # Tags that change the state of segment() (links, blocks, nesting, cue containers).
@@ -486,6 +493,12 @@ def classify(
     for i, teaser in enumerate(teasers(blocks)):
         if teaser:
             good[i] = False
+    excerpts = [i for i, b in enumerate(blocks)  # teasers' excerpts outside the span
+                if good[i] and not inside[i] and b.words <= TEASER_MAX_WORDS and i
+                and _linked_title(blocks[i - 1])]
+    if len(excerpts) >= MIN_EXCERPTS:
+        for i in excerpts:
+            good[i] = False
     if near:
         _keep_near(blocks, good, near)
     after = False  # the next block's class, advertisement labels skipped
@@ -591,6 +604,11 @@ def _note(b: Block) -> bool:
     return (b.links > 0 and b.words <= HEADING_NOTE_WORDS
             and b.words - b.link_words <= NOTE_LABEL_WORDS
             and _NOTE_RE.match(b.text) is not None)
+
+
+def _linked_title(b: Block) -> bool:
+    """A block wholly in links of :data:`TEASER_TITLE_WORDS` words or more (a story's title)."""
+    return b.words >= TEASER_TITLE_WORDS and b.link_words == b.words
 
 
 def _near_prose(b: Block) -> bool:
