@@ -95,3 +95,25 @@ def test_one_long_paragraph_under_a_linked_title_outside_the_span_stays():
     out = blocks.extract(page(f"<div>{ARTICLE * 3}</div>{MENU}{_stream(1)}"))
     assert has_article(out)
     assert any("roadside" in p for p in out)
+
+
+REFERENCES = ('<h2>References</h2><ol>'
+              '<li><a href="#r1">^</a> <a href="/a">"The council will raise the quay wall after '
+              'the flood of the old town"</a>. Gazette. Retrieved 2014-04-05.</li>'
+              '<li><a href="#r2">^</a> <a href="/b">"Volunteers carried the sandbags from the '
+              'square to the bakery"</a>. Harbour News. Retrieved 2014-07-01.</li></ol>')
+
+
+def test_references_mostly_in_links_inside_the_span_stay():
+    out = blocks.extract(page(f"<div>{ARTICLE}{REFERENCES}{ARTICLE}</div>"))
+    text = "\n".join(out)
+    assert has_article(out)
+    assert "Retrieved 2014-04-05." in text and "Retrieved 2014-07-01." in text
+
+
+def test_a_call_to_click_mostly_in_a_link_inside_the_span_goes():
+    promo = ('<p>Our paper is now digital too! <a href="/reg">Just click here and register for '
+             'the digital edition of the paper</a>!</p>')
+    out = blocks.extract(page(f"<div>{ARTICLE}{promo}{ARTICLE}</div>"))
+    assert has_article(out)
+    assert not any("click here" in p for p in out)

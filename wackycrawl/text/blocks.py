@@ -13,7 +13,8 @@ Baroni et al. 2008; jusText issue #24). This extractor:
    words of host-template blocks (:mod:`wackycrawl.text.templates`) score as tags, unless
    they hold :data:`TEMPLATE_MAX_PROSE_SHARE` of the page's prose (a copy of another page of
    the host: its template is ignored, so the duplicate check sees the whole text);
-3. :func:`classify` blocks: link-dense blocks, runs of links (a link every
+3. :func:`classify` blocks: link-dense blocks (not a sentence inside the span with a link or
+   two, a reference: :data:`SENTENCE_LINKS`), runs of links (a link every
    :data:`LINK_LIST_WORDS` words or fewer: a list of names, a pager; not a sentence around
    them, :data:`LINK_SENTENCE_WORDS`), host-template blocks and cue blocks (consent
    banners, newsletter boxes, legal footers, advertisement labels, "related articles"
@@ -98,6 +99,10 @@ LINK_LIST_WORDS = 3
 #: lower-case words of three letters or more, and as many words outside links ("The members
 #: were Anna, Ben, Carl."; no published value: a verb and a noun around the names).
 LINK_SENTENCE_WORDS = 2
+#: A block inside the span that reads as a sentence with at most this many links is content
+#: however many of its words are in them (no published value: a reference's back link and
+#: its cited title; a menu or a list of names has more).
+SENTENCE_LINKS = 2
 #: Share of a page's words that must lie outside elements named as boilerplate for the
 #: outermost names to apply (no published value; :func:`unwrap_page`).
 MIN_UNNAMED_SHARE = 0.2
@@ -478,7 +483,8 @@ def classify(
     near = []  # blocks outside the span kept when next to content (NEAR_PROSE_WORDS)
     for i, b in enumerate(blocks):
         density = max_link_density if b.words < PROSE_WORDS else MAX_PROSE_LINK_DENSITY
-        if (b.link_words > density * b.words or text_cue[i] or b.cues or label[i]
+        if ((b.link_words > density * b.words and not (inside[i] and _linked_sentence(b)))
+                or text_cue[i] or b.cues or label[i]
                 or _link_list(b, max_link_density)
                 or (b.words <= dateline_words and cues.is_dateline(b.text, b.words))
                 or (b.words <= cues.CREDIT_WORDS and cues.is_credit(b.text, b.words))):
@@ -604,6 +610,20 @@ def _note(b: Block) -> bool:
     return (b.links > 0 and b.words <= HEADING_NOTE_WORDS
             and b.words - b.link_words <= NOTE_LABEL_WORDS
             and _NOTE_RE.match(b.text) is not None)
+
+
+_STATEMENT_END_RE = re.compile(r"\.[\"'”’»)]*\s*$")
+
+
+def _linked_sentence(b: Block) -> bool:
+    """A sentence most of whose words are in a link or two (a reference: a cited title and its
+    source, "^ "Mozilla will add H.264 to Firefox". gigaom.com. Retrieved 2014-04-05."; a line
+    of verse): at most :data:`SENTENCE_LINKS` links, :data:`LINK_SENTENCE_WORDS` words
+    outside them, and it reads as a sentence (:func:`wackycrawl.text.cues.is_sentence`) that
+    ends with a full stop (not a call to click, "Register here!", nor a teaser's question,
+    "Read also: Is war coming?"; not a promotion wholly in a link)."""
+    return (b.links <= SENTENCE_LINKS and b.words - b.link_words >= LINK_SENTENCE_WORDS
+            and _STATEMENT_END_RE.search(b.text) is not None and cues.is_sentence(b.text))
 
 
 def _linked_title(b: Block) -> bool:
