@@ -117,3 +117,13 @@ def test_a_call_to_click_mostly_in_a_link_inside_the_span_goes():
     out = blocks.extract(page(f"<div>{ARTICLE}{promo}{ARTICLE}</div>"))
     assert has_article(out)
     assert not any("click here" in p for p in out)
+
+
+def test_teaser_cards_under_titles_mostly_in_links_go():
+    # "Other columns": a label, then the linked title, then the excerpt, card after card
+    cards = "".join(
+        f'<div class="card"><h4>Opinion <a href="/c{i}">The quay wall will not hold another '
+        f"winter</a></h4><p>ANNA BERG {EXCERPT}</p></div>" for i in range(3))
+    out = blocks.extract(page(f"<div>{ARTICLE}{ARTICLE}<h3>Other columns</h3>{cards}</div>"))
+    assert has_article(out)
+    assert not any("roadside" in p for p in out)

@@ -534,7 +534,8 @@ def classify(
 def teasers(blocks: list[Block]) -> list[bool]:
     """True for the blocks of teaser cards: lists of other pages' titles with their opening
     lines ("More in Sports": a linked headline, a date, two sentences of the story, "Read
-    more"). A card starts at a heading whose words are all inside links (its title) and runs
+    more"). A card starts at a heading more than :data:`MAX_PROSE_LINK_DENSITY` of whose words
+    are inside links (its title; "Opinion <a>Title</a>": a label before it) and runs
     to the next heading; it is a teaser card when the element holding its title closes within
     it (a card of its own, not a linked heading amid an article's paragraphs; the last card
     before another kind of heading or the end of the page ends with that element), it has text
@@ -545,7 +546,8 @@ def teasers(blocks: list[Block]) -> list[bool]:
     ellipsis ("...", "…", "[…]"), two or more such blocks in a row. A block cut off by an
     ellipsis right after a card belongs to it (the last card's excerpt, outside the element
     of its title)."""
-    titles = [i for i, b in enumerate(blocks) if b.heading and b.words and b.link_words == b.words]
+    titles = [i for i, b in enumerate(blocks)
+              if b.heading and b.words and b.link_words > MAX_PROSE_LINK_DENSITY * b.words]
     is_title = set(titles)
     cards = []  # (title, end, is a teaser card's size and shape)
     for i in titles:
