@@ -127,3 +127,16 @@ def test_teaser_cards_under_titles_mostly_in_links_go():
     out = blocks.extract(page(f"<div>{ARTICLE}{ARTICLE}<h3>Other columns</h3>{cards}</div>"))
     assert has_article(out)
     assert not any("roadside" in p for p in out)
+
+
+def test_linked_cells_of_a_data_table_inside_the_span_stay():
+    rows = "".join(
+        f'<tr><td>{1990 + i}</td><td><a href="/film{i}">Quay Film {i}</a></td>'
+        f"<td>The harbour floods again and again, and the town relives the same day.</td></tr>"
+        for i in range(6))
+    menu = ("<table><tr>" + "".join(f'<td><a href="/m{i}">Section {i}</a></td>' for i in range(6))
+            + "</tr></table>")
+    out = blocks.extract(page(f"{menu}<div>{ARTICLE}<table>{rows}</table>{ARTICLE}</div>{menu}"))
+    assert has_article(out)
+    assert "Quay Film 3" in out and "1993" in out
+    assert not any("Section" in p for p in out)

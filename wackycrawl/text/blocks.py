@@ -19,7 +19,8 @@ Baroni et al. 2008; jusText issue #24). This extractor:
    them, :data:`LINK_SENTENCE_WORDS`), host-template blocks and cue blocks (consent
    banners, newsletter boxes, legal footers, advertisement labels, "related articles"
    sections; also inside the span) are boilerplate; other blocks inside the span are
-   content; blocks outside it are content only if long (a second content area; not the
+   content (and so are a data table's cells inside it that are one link between kept cells,
+   :data:`CELL_LINKS`); blocks outside it are content only if long (a second content area; not the
    excerpts of a stream of other stories under their linked titles, :data:`MIN_EXCERPTS`) or
    a sentence next to content (:data:`NEAR_PROSE_WORDS`); a heading
    is content exactly when the block after it is (advertisement labels skipped) and at most
@@ -171,6 +172,11 @@ TEASER_TITLE_WORDS = 3
 #: of them (a stream of other stories: section, linked title, excerpt, related links; one
 #: alone may be the page's own post under a linked title; no published value).
 MIN_EXCERPTS = 2
+#: A table cell inside the span wholly in this many links, between two kept blocks, is
+#: content (a data table's linked names and titles; no published value: one link, a cell's
+#: entry, not a list of links; :func:`_keep_linked_cells`).
+CELL_LINKS = 1
+TABLE_CELLS = frozenset(["td", "th"])
 _ELLIPSES = ("...", "…", "[…]", "[...]")
 _NESTING = cues.CONTAINERS | {"article", "header", "main"}
 # Tags that change the state of segment() (links, blocks, nesting, cue containers).
@@ -178,6 +184,7 @@ _STRUCTURAL = frozenset({"a"} | bte.BLOCK_ELEMENTS | _NESTING | cues.CONTAINERS)
 # Of those, the ones that open or close a container or may be a named element.
 _BOXES_OR_NAMED = _NESTING | cues.CONTAINERS | FIGURES
 _DIGITS = bytes.maketrans(b"0123456789", b"0000000000")  # UTF-8: digits are single bytes
+_INLINE_OR_LINK = NEUTRAL_ELEMENTS | {"a"}
 _TAG_SCORES = dict.fromkeys(NEUTRAL_ELEMENTS, 0)  # other tags: bte.TAG_WEIGHT
 
 
@@ -744,6 +751,7 @@ def analyse(
         extra = _article_span(parts, names, blocks, span, template, boxes)
     keep = classify(blocks, span, max_link_density, min_outside_words, template, text_cue,
                     region, extra)
+    _keep_linked_cells(parts, names, blocks, keep, span, text_cue)
     if article:
         title = page_title(markup)
         if title:
@@ -780,6 +788,28 @@ def _article_span(parts: list[str], names: list[str], blocks: list[Block],
     atext = text_cue_of(ablocks, True)
     aspan = _span(ablocks, ascores, template, atext)
     return aspan if aspan != span else None
+
+
+def _keep_linked_cells(parts: list[str], names: list[str], blocks: list[Block],
+                       keep: list[bool], span: tuple[int, int], text_cue: list[bool]) -> None:
+    """Set ``keep`` True for the cells of a data table that are a link and nothing else (a
+    film's title in a list of films, a version number linking to its release notes): a block
+    inside ``span`` whose text opens a :data:`TABLE_CELLS` element (inline tags and the link
+    between), wholly in :data:`CELL_LINKS` link(s), outside named elements and text cues,
+    between two kept blocks (the cells around it, the first no heading). A menu laid out as a
+    table has no kept cells around its links. Changes ``keep`` in place."""
+    inline = _INLINE_OR_LINK
+    for i in range(1, len(blocks) - 1):
+        b = blocks[i]
+        if (keep[i] or not keep[i - 1] or not keep[i + 1] or blocks[i - 1].heading
+                or b.links != CELL_LINKS or b.link_words != b.words or b.cues or text_cue[i]
+                or not (b.end > span[0] and b.start < span[1])):
+            continue
+        j = (b.start - 1) // 2  # the tag before its first text piece
+        while j >= 0 and names[j] in inline:
+            j -= 1
+        if j >= 0 and names[j] in TABLE_CELLS and parts[2 * j + 1][1] != "/":
+            keep[i] = True
 
 
 def _drop_repeated_captions(parts: list[str], names: list[str], blocks: list[Block],
