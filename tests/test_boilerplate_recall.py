@@ -140,3 +140,12 @@ def test_linked_cells_of_a_data_table_inside_the_span_stay():
     assert has_article(out)
     assert "Quay Film 3" in out and "1993" in out
     assert not any("Section" in p for p in out)
+
+
+def test_a_short_paragraph_with_inline_links_outside_the_span_next_to_content_stays():
+    lead = ('<p>The town owns <a href="/quay">the old quay</a>, <a href="/mill">the mill</a> and '
+            "the bakery on the square, and it pays for their repair.</p>")
+    out = blocks.extract(page(f"<div>{ARTICLE}</div>{CHART}{lead}{LONG}{CHART}"))
+    text = "\n".join(out)
+    assert has_article(out) and "crumble" in text
+    assert "pays for their repair" in text

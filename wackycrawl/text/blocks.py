@@ -642,10 +642,10 @@ def _linked_title(b: Block) -> bool:
 
 def _near_prose(b: Block) -> bool:
     """A paragraph of its own outside the span: :data:`NEAR_PROSE_WORDS` words or more, link
-    density at most :data:`MAX_LINK_DENSITY`, not a heading, and a sentence
+    density at most :data:`MAX_PROSE_LINK_DENSITY` (a lead with inline links), not a heading, and a sentence
     (:func:`wackycrawl.text.cues.is_sentence`)."""
     return (b.words >= NEAR_PROSE_WORDS and not b.heading
-            and b.link_words <= MAX_LINK_DENSITY * b.words and cues.is_sentence(b.text))
+            and b.link_words <= MAX_PROSE_LINK_DENSITY * b.words and cues.is_sentence(b.text))
 
 
 def _keep_near(blocks: list[Block], good: list[bool], near: list[int]) -> None:
