@@ -13,15 +13,20 @@ Baroni et al. 2008; jusText issue #24). This extractor:
    words of host-template blocks (:mod:`wackycrawl.text.templates`) score as tags, unless
    they hold :data:`TEMPLATE_MAX_PROSE_SHARE` of the page's prose (a copy of another page of
    the host: its template is ignored, so the duplicate check sees the whole text);
-3. :func:`classify` blocks: link-dense blocks, runs of links (a link every
+3. :func:`classify` blocks: link-dense blocks (not a sentence inside the span with a link or
+   two, a reference: :data:`SENTENCE_LINKS`), runs of links (a link every
    :data:`LINK_LIST_WORDS` words or fewer: a list of names, a pager; not a sentence around
    them, :data:`LINK_SENTENCE_WORDS`), host-template blocks and cue blocks (consent
    banners, newsletter boxes, legal footers, advertisement labels, "related articles"
    sections; also inside the span) are boilerplate; other blocks inside the span are
-   content; blocks outside it are content only if long (a second content area); a heading
+   content (and so are a data table's cells inside it that are one link between kept cells,
+   :data:`CELL_LINKS`); blocks outside it are content only if long (a second content area; not the
+   excerpts of a stream of other stories under their linked titles, :data:`MIN_EXCERPTS`) or
+   a sentence next to content (:data:`NEAR_PROSE_WORDS`); a heading
    is content exactly when the block after it is (advertisement labels skipped) and at most
    half of its words are links ("History [edit]" is a heading, a linked teaser's title is
-   not; the context rule of jusText, Pomikálek 2011). When comment sections hold more than
+   not; the context rule of jusText, Pomikálek 2011; a hatnote between a heading inside the
+   span and its text, "Main article: Firefox", is skipped: :data:`HEADING_NOTE_WORDS`). When comment sections hold more than
    :data:`COMMENT_SPAN_SHARE` of the span's words (a long thread outweighed a short article),
    the span found with them set aside counts as inside too. Copies of a caption (a block
    of :data:`REPEAT_WORDS` words or more in a ``<figcaption>``, caption or gallery that repeats an
@@ -71,6 +76,8 @@ NEUTRAL_ELEMENTS = frozenset(
         "msubsup", "msup", "mtable", "mtd", "mtext", "mtr", "munder", "munderover",
         "semantics",
     ]
+) | frozenset(  # MathJax 3's rendering of a formula, <mjx-container>, <mjx-mi>... (the names
+    ["mjx"]     # up to the first hyphen, as bte.tag_names reads them): as its MathML
 )
 #: Score of a word inside ``<a>``: neither text (+1) nor tag (-1) evidence.
 LINK_WORD_WEIGHT = 0
@@ -93,6 +100,10 @@ LINK_LIST_WORDS = 3
 #: lower-case words of three letters or more, and as many words outside links ("The members
 #: were Anna, Ben, Carl."; no published value: a verb and a noun around the names).
 LINK_SENTENCE_WORDS = 2
+#: A block inside the span that reads as a sentence with at most this many links is content
+#: however many of its words are in them (no published value: a reference's back link and
+#: its cited title; a menu or a list of names has more).
+SENTENCE_LINKS = 2
 #: Share of a page's words that must lie outside elements named as boilerplate for the
 #: outermost names to apply (no published value; :func:`unwrap_page`).
 MIN_UNNAMED_SHARE = 0.2
@@ -133,6 +144,19 @@ LONG_TOKEN = 12
 #: (no published value: the devset's pages nest at most 11; a page of thousands of unclosed
 #: named divs cost time cubic in their number: 19 s of CPU for 2,000).
 MAX_NAMED_DEPTH = 32
+#: A block outside the span of at least this many words that reads as a sentence (a
+#: paragraph of its own, shorter than MIN_OUTSIDE_WORDS) is content when the block before
+#: or after it is (jusText's context rule for short blocks near good ones, Pomikálek 2011;
+#: no published value: :data:`PROSE_WORDS`).
+NEAR_PROSE_WORDS = 10
+#: A note of at most this many words between a heading inside the span and its text (a
+#: hatnote: a label, a colon and a link, "Main article: Firefox"), dropped as link-dense, does
+#: not decide the heading's class: the block after it does (one such note only; no published
+#: value: a label's length, :data:`wackycrawl.text.cues.LABEL_WORDS`).
+HEADING_NOTE_WORDS = 5
+#: ...whose label before the colon has at most this many words (outside links: the rest of
+#: the note is links; no published value: "Main article", "See also", "Further information").
+NOTE_LABEL_WORDS = 2
 #: A teaser card (:func:`teasers`) holds at most this many words after its linked title (an
 #: excerpt of a sentence or three, a byline, a date; no published value: the devset's
 #: cards hold 20 to 80; a blog index's posts, running text CleanEval keeps, are longer).
@@ -142,6 +166,17 @@ TEASER_MAX_WORDS = 100
 #: one-word section links, "Development: A look at GlusterFS; ...", are not titles; no
 #: published value).
 TEASER_TITLE_WORDS = 3
+#: A block outside the span kept as a second content area (MIN_OUTSIDE_WORDS) of at most
+#: TEASER_MAX_WORDS words right after a block wholly in links of TEASER_TITLE_WORDS words or
+#: more (a story's linked title) is a teaser's excerpt when the page holds at least this many
+#: of them (a stream of other stories: section, linked title, excerpt, related links; one
+#: alone may be the page's own post under a linked title; no published value).
+MIN_EXCERPTS = 2
+#: A table cell inside the span wholly in this many links, between two kept blocks, is
+#: content (a data table's linked names and titles; no published value: one link, a cell's
+#: entry, not a list of links; :func:`_keep_linked_cells`).
+CELL_LINKS = 1
+TABLE_CELLS = frozenset(["td", "th"])
 _ELLIPSES = ("...", "…", "[…]", "[...]")
 _NESTING = cues.CONTAINERS | {"article", "header", "main"}
 # Tags that change the state of segment() (links, blocks, nesting, cue containers).
@@ -149,6 +184,7 @@ _STRUCTURAL = frozenset({"a"} | bte.BLOCK_ELEMENTS | _NESTING | cues.CONTAINERS)
 # Of those, the ones that open or close a container or may be a named element.
 _BOXES_OR_NAMED = _NESTING | cues.CONTAINERS | FIGURES
 _DIGITS = bytes.maketrans(b"0123456789", b"0000000000")  # UTF-8: digits are single bytes
+_INLINE_OR_LINK = NEUTRAL_ELEMENTS | {"a"}
 _TAG_SCORES = dict.fromkeys(NEUTRAL_ELEMENTS, 0)  # other tags: bte.TAG_WEIGHT
 
 
@@ -451,9 +487,11 @@ def classify(
     label = [b.words <= cues.LABEL_WORDS and cues.is_label(b.text, b.words) for b in blocks]
     dateline_words = cues.DATELINE_WORDS
     good = []
+    near = []  # blocks outside the span kept when next to content (NEAR_PROSE_WORDS)
     for i, b in enumerate(blocks):
         density = max_link_density if b.words < PROSE_WORDS else MAX_PROSE_LINK_DENSITY
-        if (b.link_words > density * b.words or text_cue[i] or b.cues or label[i]
+        if ((b.link_words > density * b.words and not (inside[i] and _linked_sentence(b)))
+                or text_cue[i] or b.cues or label[i]
                 or _link_list(b, max_link_density)
                 or (b.words <= dateline_words and cues.is_dateline(b.text, b.words))
                 or (b.words <= cues.CREDIT_WORDS and cues.is_credit(b.text, b.words))):
@@ -463,14 +501,28 @@ def classify(
         else:
             good.append(inside[i] or (b.words >= min_outside_words
                                       and low <= b.start and b.end <= high))
+            if not good[i] and region is None and _near_prose(b):
+                near.append(i)
     for i, teaser in enumerate(teasers(blocks)):
         if teaser:
             good[i] = False
+    excerpts = [i for i, b in enumerate(blocks)  # teasers' excerpts outside the span
+                if good[i] and not inside[i] and b.words <= TEASER_MAX_WORDS and i
+                and _linked_title(blocks[i - 1])]
+    if len(excerpts) >= MIN_EXCERPTS:
+        for i in excerpts:
+            good[i] = False
+    if near:
+        _keep_near(blocks, good, near)
     after = False  # the next block's class, advertisement labels skipped
+    beyond = None  # the class of the block after it when it is a short linked note
     for i in range(len(blocks) - 1, -1, -1):
-        if blocks[i].heading and not text_cue[i]:
-            good[i] = after and blocks[i].link_words <= MAX_PROSE_LINK_DENSITY * blocks[i].words
+        b = blocks[i]
+        if b.heading and not text_cue[i]:
+            good[i] = ((after if beyond is None or not inside[i] else beyond)
+                       and b.link_words <= MAX_PROSE_LINK_DENSITY * b.words)
         if not label[i]:
+            beyond = after if not good[i] and not b.heading and _note(b) else None
             after = good[i]
     if span_words and not any(good):  # the rules would empty a page BTE found text in
         if region is not None:  # the blocks of the span's container
@@ -489,7 +541,8 @@ def classify(
 def teasers(blocks: list[Block]) -> list[bool]:
     """True for the blocks of teaser cards: lists of other pages' titles with their opening
     lines ("More in Sports": a linked headline, a date, two sentences of the story, "Read
-    more"). A card starts at a heading whose words are all inside links (its title) and runs
+    more"). A card starts at a heading more than :data:`MAX_PROSE_LINK_DENSITY` of whose words
+    are inside links (its title; "Opinion <a>Title</a>": a label before it) and runs
     to the next heading; it is a teaser card when the element holding its title closes within
     it (a card of its own, not a linked heading amid an article's paragraphs; the last card
     before another kind of heading or the end of the page ends with that element), it has text
@@ -500,7 +553,8 @@ def teasers(blocks: list[Block]) -> list[bool]:
     ellipsis ("...", "…", "[…]"), two or more such blocks in a row. A block cut off by an
     ellipsis right after a card belongs to it (the last card's excerpt, outside the element
     of its title)."""
-    titles = [i for i, b in enumerate(blocks) if b.heading and b.words and b.link_words == b.words]
+    titles = [i for i, b in enumerate(blocks)
+              if b.heading and b.words and b.link_words > MAX_PROSE_LINK_DENSITY * b.words]
     is_title = set(titles)
     cards = []  # (title, end, is a teaser card's size and shape)
     for i in titles:
@@ -552,6 +606,62 @@ def _link_list(b: Block, max_link_density: float = MAX_LINK_DENSITY) -> bool:
     return (b.link_words > max_link_density * b.words and b.words <= LINK_LIST_WORDS * b.links
             and not (b.words - b.link_words >= LINK_SENTENCE_WORDS
                      and cues.is_sentence(b.text, LINK_SENTENCE_WORDS)))
+
+
+_NOTE_RE = re.compile(r"^\w+(?: \w+){0,%d}: " % (NOTE_LABEL_WORDS - 1))
+
+
+def _note(b: Block) -> bool:
+    """A note between a heading and its text (a hatnote, "Main article: Firefox"): at most
+    :data:`HEADING_NOTE_WORDS` words, opening with a label of :data:`NOTE_LABEL_WORDS` words
+    or fewer and a colon, the rest in links; not a byline ("By Anna Berg, 3 May"), nor a
+    linked title (a post's, under a date)."""
+    return (b.links > 0 and b.words <= HEADING_NOTE_WORDS
+            and b.words - b.link_words <= NOTE_LABEL_WORDS
+            and _NOTE_RE.match(b.text) is not None)
+
+
+_STATEMENT_END_RE = re.compile(r"\.[\"'”’»)]*\s*$")
+
+
+def _linked_sentence(b: Block) -> bool:
+    """A sentence most of whose words are in a link or two (a reference: a cited title and its
+    source, "^ "Mozilla will add H.264 to Firefox". gigaom.com. Retrieved 2014-04-05."; a line
+    of verse): at most :data:`SENTENCE_LINKS` links, :data:`LINK_SENTENCE_WORDS` words
+    outside them, and it reads as a sentence (:func:`wackycrawl.text.cues.is_sentence`) that
+    ends with a full stop (not a call to click, "Register here!", nor a teaser's question,
+    "Read also: Is war coming?"; not a promotion wholly in a link)."""
+    return (b.links <= SENTENCE_LINKS and b.words - b.link_words >= LINK_SENTENCE_WORDS
+            and _STATEMENT_END_RE.search(b.text) is not None and cues.is_sentence(b.text))
+
+
+def _linked_title(b: Block) -> bool:
+    """A block wholly in links of :data:`TEASER_TITLE_WORDS` words or more (a story's title)."""
+    return b.words >= TEASER_TITLE_WORDS and b.link_words == b.words
+
+
+def _near_prose(b: Block) -> bool:
+    """A paragraph of its own outside the span: :data:`NEAR_PROSE_WORDS` words or more, link
+    density at most :data:`MAX_PROSE_LINK_DENSITY` (a lead with inline links), not a heading, and a sentence
+    (:func:`wackycrawl.text.cues.is_sentence`)."""
+    return (b.words >= NEAR_PROSE_WORDS and not b.heading
+            and b.link_words <= MAX_PROSE_LINK_DENSITY * b.words and cues.is_sentence(b.text))
+
+
+def _keep_near(blocks: list[Block], good: list[bool], near: list[int]) -> None:
+    """Set ``good`` True for the blocks ``near`` (indexes, in order) next to a kept block
+    that is no heading, or next to one such block kept so (a run of short paragraphs between
+    two charts, an article's standfirst above its first paragraph); not a block under a
+    heading that is all link (a teaser's excerpt under its linked title). Changes ``good`` in
+    place."""
+    todo = {i for i in near
+            if not (i and blocks[i - 1].heading and blocks[i - 1].link_words == blocks[i - 1].words)}
+    for order in (near[::-1], near):
+        for i in order:
+            if i in todo and any(0 <= j < len(blocks) and good[j] and not blocks[j].heading
+                                 for j in (i - 1, i + 1)):
+                good[i] = True
+                todo.discard(i)
 
 
 def _is_prose(b: Block) -> bool:
@@ -641,6 +751,7 @@ def analyse(
         extra = _article_span(parts, names, blocks, span, template, boxes)
     keep = classify(blocks, span, max_link_density, min_outside_words, template, text_cue,
                     region, extra)
+    _keep_linked_cells(parts, names, blocks, keep, span, text_cue)
     if article:
         title = page_title(markup)
         if title:
@@ -677,6 +788,28 @@ def _article_span(parts: list[str], names: list[str], blocks: list[Block],
     atext = text_cue_of(ablocks, True)
     aspan = _span(ablocks, ascores, template, atext)
     return aspan if aspan != span else None
+
+
+def _keep_linked_cells(parts: list[str], names: list[str], blocks: list[Block],
+                       keep: list[bool], span: tuple[int, int], text_cue: list[bool]) -> None:
+    """Set ``keep`` True for the cells of a data table that are a link and nothing else (a
+    film's title in a list of films, a version number linking to its release notes): a block
+    inside ``span`` whose text opens a :data:`TABLE_CELLS` element (inline tags and the link
+    between), wholly in :data:`CELL_LINKS` link(s), outside named elements and text cues,
+    between two kept blocks (the cells around it, the first no heading). A menu laid out as a
+    table has no kept cells around its links. Changes ``keep`` in place."""
+    inline = _INLINE_OR_LINK
+    for i in range(1, len(blocks) - 1):
+        b = blocks[i]
+        if (keep[i] or not keep[i - 1] or not keep[i + 1] or blocks[i - 1].heading
+                or b.links != CELL_LINKS or b.link_words != b.words or b.cues or text_cue[i]
+                or not (b.end > span[0] and b.start < span[1])):
+            continue
+        j = (b.start - 1) // 2  # the tag before its first text piece
+        while j >= 0 and names[j] in inline:
+            j -= 1
+        if j >= 0 and names[j] in TABLE_CELLS and parts[2 * j + 1][1] != "/":
+            keep[i] = True
 
 
 def _drop_repeated_captions(parts: list[str], names: list[str], blocks: list[Block],
