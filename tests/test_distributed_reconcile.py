@@ -106,3 +106,17 @@ def test_redis_not_answering_leaves_the_file_open_for_the_next_worker(srv, tmp_p
     assert w.recovered == [] and os.path.exists(path)
     w = reconcile(r, keys, tmp_path, Stats())
     assert urls(path.removesuffix(".open")) == [f"http://a.test/{i}" for i in (0, 2, 3)]
+
+
+def test_trec_recover_with_the_crawls_redis_reconciles(srv, tmp_path, capsys):
+    from tests.test_cli_trec import run
+
+    r, keys = srv.client(), CrawlKeys("cli")
+    path = dead_writer(r, keys, tmp_path, recorded=[3], elsewhere=[0])
+    assert run("recover", "--redis", srv.url, "--crawl", "cli", str(tmp_path)) == 0
+    out = capsys.readouterr().out
+    assert "3 documents kept" in out and "1 left out: written again by another worker" in out
+    assert "crawl cli: 2 documents recorded as written now, 1 left out" in out
+    assert urls(path.removesuffix(".open")) == [f"http://a.test/{i}" for i in (1, 2, 3)]
+    assert not r.exists(keys.pending("WACKY-wa"))
+    assert run("recover", "--redis", "nope://x", str(tmp_path)) == 2

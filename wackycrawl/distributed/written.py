@@ -98,7 +98,7 @@ class Reconciler:
         self.server, self.keys, self.stats = server, keys, stats
         self._script = server.register_script(RECONCILE)
         self.writers: set[str] = set()
-        self.reconciled = self.superseded = 0
+        self.reconciled = self.superseded = self.failed = 0
 
     def __call__(self, path: str, entries) -> set[str] | None:
         """The DOCNOs to remove from ``path``; None when Redis did not answer (the file is
@@ -117,6 +117,7 @@ class Reconciler:
         except redis.RedisError as exc:
             logger.warning("%s: not reconciled with the crawl's written set (%s): left .open "
                            "for the next worker started on this folder", path, exc)
+            self.failed += 1
             return None
         self.writers.add(writer)
         self.reconciled += added
@@ -142,4 +143,4 @@ class Reconciler:
                         "again by another worker after their leases expired: removed from the "
                         "recovered files, so each page is in the corpus once", self.superseded)
         self.writers.clear()
-        self.reconciled = self.superseded = 0
+        self.reconciled = self.superseded = self.failed = 0
