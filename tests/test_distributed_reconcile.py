@@ -120,3 +120,38 @@ def test_trec_recover_with_the_crawls_redis_reconciles(srv, tmp_path, capsys):
     assert urls(path.removesuffix(".open")) == [f"http://a.test/{i}" for i in (1, 2, 3)]
     assert not r.exists(keys.pending("WACKY-wa"))
     assert run("recover", "--redis", "nope://x", str(tmp_path)) == 2
+
+
+def test_the_look_up_records_the_intent_and_the_record_clears_it(srv, tmp_path):
+    """WrittenOncePipeline (the dedup stage off): the look-up puts the URL in the writer's
+    pending SET; the record after the write moves it to written and takes the intent of a
+    dropped item along; the close deletes the SET."""
+    import asyncio
+
+    from scrapy.exceptions import DropItem
+    from scrapy.utils.test import get_crawler
+
+    from wackycrawl.distributed.pipeline import WrittenOncePipeline
+
+    settings = {"REDIS_URL": srv.url, "WACKY_CRAWL_NAME": "intents", "WACKY_WORKER_ID": "w1",
+                "WACKY_OUTPUT_DIR": str(tmp_path), "WACKY_DEDUP_ENABLED": False}
+    pipe = WrittenOncePipeline.from_crawler(get_crawler(settings_dict=settings))
+    r, keys = srv.client(), CrawlKeys("intents")
+    pending = keys.pending("WACKY-w1")
+    kept, dropped = {"url": "http://a.test/0"}, {"url": "http://a.test/1"}
+    for item in (kept, dropped):
+        pipe.process_item(item)
+    assert r.smembers(pending) == {fp(0), fp(1)} and not r.exists(keys.written)
+    pipe.item_dropped(dropped, None, None)
+
+    async def write_and_close() -> set:
+        await pipe.item_scraped({**kept, "docno": "WACKY-w1-00000-000000"}, None, None)
+        left = r.smembers(pending)
+        pipe.process_item({"url": "http://a.test/2"})
+        await pipe.close_spider()
+        return left
+
+    assert asyncio.run(write_and_close()) == set()
+    assert r.smembers(keys.written) == {fp(0)} and not r.exists(pending)
+    with pytest.raises(DropItem):
+        pipe.process_item({"url": "http://a.test/0"})

@@ -161,9 +161,10 @@ class WrittenOncePipeline:
         return item
 
     def item_dropped(self, item, response, exception, spider=None):
-        """A dropped item is not written: its write intent, if any, goes with the next
-        record (an item dropped as already written made none)."""
-        if len(self.stale) < STALE_MAX and isinstance(item, dict) and item.get("url"):
+        """A dropped item not written (no DOCNO): its write intent, if any, goes with the
+        next record (an item dropped as already written made none)."""
+        if (len(self.stale) < STALE_MAX and isinstance(item, dict) and item.get("url")
+                and not item.get("docno")):
             self.stale.append(url_fingerprint(item["url"]))
 
     def item_scraped(self, item, response, spider):
