@@ -125,7 +125,7 @@ def test_trec_recover_with_the_crawls_redis_reconciles(srv, tmp_path, capsys):
 def test_the_look_up_records_the_intent_and_the_record_clears_it(srv, tmp_path):
     """WrittenOncePipeline (the dedup stage off): the look-up puts the URL in the writer's
     pending SET; the record after the write moves it to written and takes the intent of a
-    dropped item along; the close deletes the SET."""
+    dropped item along; the close deletes the SET. A URL recorded twice is said."""
     import asyncio
 
     from scrapy.exceptions import DropItem
@@ -135,7 +135,8 @@ def test_the_look_up_records_the_intent_and_the_record_clears_it(srv, tmp_path):
 
     settings = {"REDIS_URL": srv.url, "WACKY_CRAWL_NAME": "intents", "WACKY_WORKER_ID": "w1",
                 "WACKY_OUTPUT_DIR": str(tmp_path), "WACKY_DEDUP_ENABLED": False}
-    pipe = WrittenOncePipeline.from_crawler(get_crawler(settings_dict=settings))
+    crawler = get_crawler(settings_dict=settings)
+    pipe = WrittenOncePipeline.from_crawler(crawler)
     r, keys = srv.client(), CrawlKeys("intents")
     pending = keys.pending("WACKY-w1")
     kept, dropped = {"url": "http://a.test/0"}, {"url": "http://a.test/1"}
@@ -147,11 +148,13 @@ def test_the_look_up_records_the_intent_and_the_record_clears_it(srv, tmp_path):
     async def write_and_close() -> set:
         await pipe.item_scraped({**kept, "docno": "WACKY-w1-00000-000000"}, None, None)
         left = r.smembers(pending)
+        await pipe.item_scraped({**kept, "docno": "WACKY-w2-00000-000000"}, None, None)
         pipe.process_item({"url": "http://a.test/2"})
         await pipe.close_spider()
         return left
 
     assert asyncio.run(write_and_close()) == set()
     assert r.smembers(keys.written) == {fp(0)} and not r.exists(pending)
+    assert crawler.stats.get_value("wacky/frontier/written_twice") == 1
     with pytest.raises(DropItem):
         pipe.process_item({"url": "http://a.test/0"})

@@ -182,14 +182,21 @@ class WrittenOncePipeline:
         keys, args = [self.written.key, self.pending], [fp, *stale]
         try:
             try:
-                await self._arecord(keys=keys, args=args)
+                added = await self._arecord(keys=keys, args=args)
             except (redis.ConnectionError, redis.TimeoutError):
+                added = None  # the reply may be lost after the record was made
                 self._record_blocking(keys=keys, args=args)  # it waits out an outage
         except redis.RedisError as exc:  # past the outage limit, or a forced shutdown in one
             logger.warning("written as %s but not recorded as written (%s): %s may be "
                            "written again by the worker that fetches it next", item["docno"],
                            exc, item["url"])
             self.stats.inc_value("wacky/frontier/written_unrecorded")
+            return
+        if added == 0:  # e.g. a dead writer's copy reconciled while this one was written
+            logger.warning("written as %s, but %s was recorded as written already: "
+                           "`wackycrawl trec check` names the other copy (REPEATED URL)",
+                           item["docno"], item["url"])
+            self.stats.inc_value("wacky/frontier/written_twice")
 
     async def close_spider(self):
         """With Redis: delete this writer's write intents (its TREC file is closed and
