@@ -200,13 +200,15 @@ class WrittenOncePipeline:
 
     async def close_spider(self):
         """With Redis: delete this writer's write intents (its TREC file is closed and
-        named now, never reconciled) and close the asyncio client."""
+        named now, never reconciled), unless Redis is out (they stay, unused), and close
+        the asyncio client."""
         if self.aserver is None:
             return
-        try:
-            await self.aserver.delete(self.pending)
-        except redis.RedisError as exc:
-            logger.warning("write intents %s not deleted: %s", self.pending, exc)
+        if not WriteGate.closed():
+            try:
+                await self.aserver.delete(self.pending)
+            except redis.RedisError as exc:
+                logger.info("write intents %s not deleted: %s", self.pending, exc)
         await self.aserver.aclose()
 
     def spider_opened(self, spider) -> None:
