@@ -21,9 +21,10 @@ one script call per :data:`RECONCILE_BATCH` documents (:data:`RECONCILE`):
 * in ``written`` only: the dead writer recorded it itself: kept;
 * not in ``written``: recorded now (``wacky/frontier/reconciled``) and kept.
 
-Until the file has its final name nothing is removed from the SET, so a reconciler killed
-midway is repeated by the next one with the same result; the dead writer's SET is deleted
-afterwards (:meth:`Reconciler.finish`), as a worker's own at its close. An intent left by a
+The script takes a URL out of the SET only when it records it (as the writer's own record
+would), so a reconciler killed before the file got its final name is repeated by the next
+one with the same result; the dead writer's SET is deleted once the files have their final
+names (:meth:`Reconciler.finish`), as a worker's own at its close. An intent left by a
 document dropped after the look-up (a duplicate) is removed with the next record
 (:data:`STALE_MAX` at most are kept for that; the others wait for the close).
 """
