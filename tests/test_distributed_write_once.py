@@ -8,7 +8,12 @@ before the writer stops it, so the moment is exact):
   page is not written again;
 * the worker knows (a command waited for Redis, killed, before the document reached the
   writer) and the outage passes its limit: the document is not written (``redis_unreachable``), and the
-  worker that finishes the crawl writes it, once."""
+  worker that finishes the crawl writes it, once.
+
+And Redis up, a worker killed (``kill -9``) right after writing a document, before its URL
+is recorded: a worker on another output folder writes the page again once the lease expires,
+and a worker started on the dead one's folder leaves the dead worker's copy out of the
+recovered file: across both folders every page once."""
 
 from __future__ import annotations
 
@@ -23,12 +28,13 @@ from tests.crawlrun import finish, start_crawl, wait_for
 from tests.localweb import LocalWeb
 from tests.redisserver import RedisServer
 from tests.test_crawl_e2e import build_chain_web, corpus_docs
-from tests.test_distributed_crawl import SEED, worker_settings
+from tests.test_distributed_crawl import SEED, wackycrawl, worker_settings
 from wackycrawl.settings import ITEM_PIPELINES
 
 pytestmark = pytest.mark.crawl
 
 FREEZE_AT = 3  # the kept document on whose way to the writer Redis is stopped
+KILL_AT = 3  # the written document after which the worker kills itself
 
 
 class StopRedisBeforeTheWriter:
@@ -137,3 +143,55 @@ def test_a_document_is_not_written_in_an_outage_past_its_limit(tmp_path, monkeyp
     assert first.stat("wacky/redis/writes_refused") == 1, first.log[-3000:]
     assert first.stat("wacky/frontier/written_unrecorded") == 0
     assert first.log.count("documents are written once it answers again") == 1
+
+
+class KillAfterTheWrite:
+    """Test pipeline after the TREC writer: at the ``KILL_AT``-th document written, SIGKILL
+    this worker. Its URL would be recorded after every stage: it is not."""
+
+    def __init__(self):
+        self.written = 0
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        return cls()
+
+    def process_item(self, item):
+        if item.get("docno"):
+            self.written += 1
+            if self.written == KILL_AT:
+                os.kill(os.getpid(), signal.SIGKILL)
+        return item
+
+
+@pytest.mark.parametrize("dedup", [True, False], ids=["dedup", "no-dedup"])
+def test_a_page_written_again_after_a_kill_9_is_once_in_the_corpus(tmp_path, dedup):
+    """A is killed right after a write; B (another folder) writes that page again when A's
+    lease expires; C, started on A's folder, leaves A's copy out of the recovered file."""
+    folders = {w: tmp_path / w / "corpus" for w in ("a", "b")}
+    with RedisServer() as srv, LocalWeb() as web:
+        expected = build_chain_web(web, hosts=4, per_host=6)
+        s = {**worker_settings(srv, "killed", folders["a"], "wa", "0.2"),
+             **({} if dedup else {"WACKY_DEDUP_ENABLED": "False"})}
+        killer = json.dumps({**ITEM_PIPELINES, f"{__name__}.KillAfterTheWrite": 950})
+        a, _ = start_crawl(web, [SEED], tmp_path / "a", {**s, "ITEM_PIPELINES": killer})
+        a.wait(timeout=90)
+        assert a.returncode == -signal.SIGKILL
+        assert list(folders["a"].glob("*.trec.gz.open"))
+        b, b_stats = start_crawl(web, [SEED], tmp_path / "b", {
+            **s, "WACKY_WORKER_ID": "wb", "WACKY_OUTPUT_DIR": str(folders["b"])})
+        b = finish(b, tmp_path / "b", b_stats, timeout=120)
+        c, c_stats = start_crawl(web, [SEED], tmp_path / "c", {**s, "WACKY_WORKER_ID": "wc"})
+        c = finish(c, tmp_path / "c", c_stats, timeout=120)
+        r = srv.client()
+        assert not r.keys("wacky:killed:pending:*")
+    for result in (b, c):
+        assert result.returncode == 0 and "Traceback" not in result.log, result.log[-3000:]
+    urls = [d.url for f in folders.values() for d in corpus_docs(f)]
+    assert sorted({u for u in urls if urls.count(u) > 1}) == [], c.log[-3000:]
+    assert set(urls) == expected
+    check = wackycrawl("trec", "check", *map(str, folders.values()))
+    assert check.returncode == 0 and "REPEATED" not in check.stdout, check.stdout[-3000:]
+    assert c.stat("wacky/frontier/superseded") >= 1, c.log[-3000:]
+    assert c.log.count("written again by another worker after their leases expired") == 1
+    assert corpus_docs(folders["a"]), "the documents the dead worker recorded are kept"

@@ -23,8 +23,9 @@ from collections import defaultdict
 from functools import partial
 
 from wackycrawl.archive import writer as warc_writer
-from wackycrawl.cli import error, note_left_open
+from wackycrawl.cli import error, note_left_open, redis_client
 from wackycrawl.corpus.source import read_once, repeated_note
+from wackycrawl.distributed.keys import default_crawl
 from wackycrawl.trec import reader, writer
 from wackycrawl.trec.format import TrecFormatError
 
@@ -293,8 +294,15 @@ def recover(args) -> int:
     never written again by a crawl, so this is safe while one runs. The ``.warc.gz.open``
     files a crawl killed without a JOBDIR left in a DIR (its WARC folder), or named as FILE,
     are closed too: cut back to their last complete record and renamed, as the crawl's next
-    start would. Exit 1 if a path is neither, or a file of another kind."""
+    start would. With ``--redis URL`` (``--crawl NAME``) the ``.open`` TREC files are
+    reconciled with that Redis crawl as its next worker would
+    (:class:`wackycrawl.distributed.written.Reconciler`: a document another worker wrote
+    again is left out); Redis not answering leaves them ``.open`` (exit 1). Exit 1 if a
+    path is neither, or a file of another kind."""
     status = 0
+    reconciler = _reconciler(getattr(args, "redis", None), getattr(args, "crawl", None))
+    if reconciler is False:
+        return 2
     seen, repeated, paths = {}, [], []
     for path in args.paths:  # a folder or file given twice (under any name) is done once
         names = reader.corpus_files([path], rejects=True) if os.path.isdir(path) else []
@@ -312,7 +320,7 @@ def recover(args) -> int:
             _print_warcs(warcs)
             done = []
             for folder in reader.corpus_folders(path):  # the folder and its rejects/
-                done += writer.recover_dir(folder, refused)
+                done += writer.recover_dir(folder, refused, reconcile=reconciler)
             for name in refused:
                 _err(f"{name}: not a regular file; not read")
                 status = 1
@@ -357,9 +365,38 @@ def recover(args) -> int:
         for rec in done:
             lost = (f"; {len(rec.lost)} document(s) lost: {', '.join(rec.lost)}"
                     if rec.lost else "")
+            lost += (f"; {rec.removed} left out: written again by another worker"
+                     if rec.removed else "")
             print(f"{rec.path} -> {rec.final or 'removed'}: {rec.docs} documents kept, "
                   f"{rec.cut_bytes} bytes cut ({rec.reason}){lost}")
+    if reconciler:
+        counts = (reconciler.reconciled, reconciler.superseded, reconciler.failed)
+        reconciler.finish()
+        print(f"crawl {args.crawl}: {counts[0]} documents recorded as written now, {counts[1]} "
+              "left out (written again by another worker)")
+        if counts[2]:
+            _err(f"{counts[2]} .open file(s) not reconciled (Redis did not answer): left .open")
+            status = 1
     return status
+
+
+def _reconciler(url: str | None, crawl: str | None):
+    """The Reconciler of ``--redis URL``/``--crawl``, None without a URL, False (said on
+    stderr) for a URL that is no Redis URL."""
+    if not url:
+        return None
+    if (server := redis_client("trec", url)) is None:
+        return False
+    from collections import Counter
+
+    from wackycrawl.distributed.keys import CrawlKeys
+    from wackycrawl.distributed.written import Reconciler
+
+    class Stats(Counter):
+        def inc_value(self, key, n=1):
+            self[key] += n
+
+    return Reconciler(server, CrawlKeys(crawl or default_crawl()), Stats())
 
 
 def _print_warcs(recovered: list) -> None:
@@ -393,4 +430,11 @@ def register(subparsers) -> None:
                                        "left in DIR; rewrite a damaged closed TREC file (FILE "
                                        "or in DIR) with its intact documents")
     p.add_argument("paths", metavar="DIR|FILE", nargs="*", default=[writer.DIRECTORY])
+    p.add_argument("--redis", metavar="URL", default=None,
+                   help="reconcile the .open files with this Redis crawl's written URLs, as "
+                        "its next worker would: a document written again by another worker "
+                        "is left out")
+    p.add_argument("--crawl", default=default_crawl(),
+                   help="with --redis: the crawl name, the workers' WACKY_CRAWL_NAME "
+                        "(default: $WACKY_CRAWL_NAME or seeds; now %(default)s)")
     p.set_defaults(func=recover)

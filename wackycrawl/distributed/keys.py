@@ -34,6 +34,9 @@ One prefix per crawl, so several crawls share one Redis and ``redis-cli --scan -
 ``seen:<i>``               STRING   Bloom filter bitmap shards (``WACKY_DUPEFILTER = "bloom"``)
 ``seen:count``             STRING   fingerprints added to the Bloom filter
 ``written``                SET      20-byte fingerprints of canonical URLs written to TREC files
+``pending:<writer>``       SET      fingerprints a writer (``<prefix>-<worker id>``) is about
+                                    to write and has not recorded in ``written`` yet
+                                    (:mod:`.written`)
 ``workers``                SET      ids of workers that ever joined
 ``scope``                  SET      SURT prefixes derived from the seeds
                                     (``WACKY_SCOPE_FROM_SEEDS``, :mod:`wackycrawl.middlewares.scope`)
@@ -89,6 +92,9 @@ class CrawlKeys:
 
     def bloom_shard(self, i: int) -> str:
         return f"{self.seen}:{i}"
+
+    def pending(self, writer: str) -> str:
+        return f"{self.prefix}pending:{writer}"
 
     def host(self, key: str) -> str:
         return f"{self.prefix}host:{key}"

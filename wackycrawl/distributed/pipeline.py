@@ -12,10 +12,12 @@ stage on (:func:`dedup_checks_written`) the URL is looked up there by the dedup 
 the same round trip as the duplicate index (:mod:`wackycrawl.distributed.simhash`), so an
 already written page is dropped at the dedup stage instead of here. A document is written
 only while this process knows of no Redis outage (:class:`WriteGate`, asked by the TREC
-writer), so that its URL can be recorded right after; and a worker that recovers the TREC
-file of a writer that died (``kill -9``, left ``.open``) records the URLs of its documents
-as written (``wacky/frontier/reconciled``), so a page written by a worker killed before its
-record reached Redis is not written again. Local: a set
+writer), so that its URL can be recorded right after. The look-up records the intent to
+write (the writer's ``pending`` SET) and the record after the write removes it, in the same
+script calls (:mod:`wackycrawl.distributed.written`), so a worker that recovers the TREC file
+of a writer that died (``kill -9``, left ``.open``) knows which of its documents another
+worker wrote again (left out, ``wacky/frontier/superseded``) and records the others
+(``wacky/frontier/reconciled``). Local: a set
 in memory, and on a resume (the SQLite frontier existed) the TREC files modified since the
 dedup state was last saved (``<JOBDIR>/wacky-dedup``) are read back
 (:mod:`wackycrawl.distributed.replay`): their URLs fill the set and their texts go through
@@ -34,18 +36,19 @@ from scrapy.exceptions import NotConfigured
 from scrapy.utils.conf import build_component_list
 from scrapy.utils.misc import load_object
 
+from wackycrawl.crawl.worker import crawl_worker_id
 from wackycrawl.distributed import connection, local, replay
 from wackycrawl.distributed.fingerprint import url_fingerprint
 from wackycrawl.distributed.keys import CrawlKeys
 from wackycrawl.distributed.scheduler import connect, crawl_name, frontier_mode
 from wackycrawl.distributed.seen import RedisSeenSet
+from wackycrawl.distributed.written import CLAIM, RECORD, STALE_MAX, writer_name
 from wackycrawl.pipelines import PAGE_NOT_WRITTEN, drop
-from wackycrawl.trec.reader import TrecFileError, read_index
+from wackycrawl.trec import writer as trec_writer
 
 logger = logging.getLogger(__name__)
 
 REPLAY_MARGIN = 60.0  # seconds before the dedup state's save time that files are re-read
-RECONCILE_BATCH = 10_000  # URL fingerprints per SADD when recovered files are reconciled
 
 
 class WriteGate:
@@ -90,6 +93,12 @@ class WriteGate:
             raise drop(self.stats, "redis_unreachable", item, f"not written: {exc}") from None
 
 
+def crawl_writer(crawler) -> str:
+    """This crawl process's TREC writer name (:func:`~.written.writer_name`)."""
+    prefix = crawler.settings.get("WACKY_DOCNO_PREFIX", trec_writer.PREFIX)
+    return writer_name(prefix, crawl_worker_id(crawler))
+
+
 def dedup_checks_written(settings) -> bool:
     """True when the Redis dedup script looks up the written set (module doc): the Redis
     frontier, ``WACKY_OUTPUT_DIR`` set, and both :class:`WrittenOncePipeline` and the dedup
@@ -106,11 +115,18 @@ def dedup_checks_written(settings) -> bool:
 
 
 class WrittenOncePipeline:
-    def __init__(self, crawler, written, output_dir: str, jobdir: str | None, aserver=None):
+    def __init__(self, crawler, written, output_dir: str, jobdir: str | None, aserver=None,
+                 pending: str | None = None):
         self.crawler, self.stats, self.aserver = crawler, crawler.stats, aserver
         self.written, self.output_dir, self.jobdir = written, output_dir, jobdir
         self.resuming = bool(jobdir) and os.path.exists(os.path.join(jobdir, local.FILENAME))
         self.check = jobdir is not None or not dedup_checks_written(crawler.settings)
+        self.pending = pending  # Redis: this writer's SET of write intents
+        self.stale: list[bytes] = []  # intents of dropped items, removed with the next record
+        if pending is not None:
+            self._claim = written.server.register_script(CLAIM)
+            self._arecord = aserver.register_script(RECORD)
+            self._record_blocking = written.server.register_script(RECORD)
 
     @classmethod
     def from_crawler(cls, crawler):
@@ -122,17 +138,34 @@ class WrittenOncePipeline:
             keys = CrawlKeys(crawl_name(s, crawler.spidercls.name))
             written, jobdir = RedisSeenSet(connect(s), keys.written), None
             aserver = connection.async_from_settings(s)
+            pending = keys.pending(crawl_writer(crawler))
         else:
-            written, jobdir, aserver = set(), s.get("JOBDIR"), None
-        pipe = cls(crawler, written, s.get("WACKY_OUTPUT_DIR"), jobdir, aserver)
+            written, jobdir, aserver, pending = set(), s.get("JOBDIR"), None, None
+        pipe = cls(crawler, written, s.get("WACKY_OUTPUT_DIR"), jobdir, aserver, pending)
         crawler.signals.connect(pipe.item_scraped, signal=signals.item_scraped)
+        if pending is not None:
+            crawler.signals.connect(pipe.item_dropped, signal=signals.item_dropped)
         crawler.signals.connect(pipe.spider_opened, signal=signals.spider_opened)
         return pipe
 
     def process_item(self, item: dict) -> dict:
-        if self.check and url_fingerprint(item["url"]) in self.written:
+        if not self.check:
+            return item
+        fp = url_fingerprint(item["url"])
+        if self.pending is not None:  # the look-up and the intent, one script
+            seen = self._claim(keys=[self.written.key, self.pending], args=[fp])
+        else:
+            seen = fp in self.written
+        if seen:
             raise drop(self.stats, "already_written", item)
         return item
+
+    def item_dropped(self, item, response, exception, spider=None):
+        """A dropped item not written (no DOCNO): its write intent, if any, goes with the
+        next record (an item dropped as already written made none)."""
+        if (len(self.stale) < STALE_MAX and isinstance(item, dict) and item.get("url")
+                and not item.get("docno")):
+            self.stale.append(url_fingerprint(item["url"]))
 
     def item_scraped(self, item, response, spider):
         """Record a written item's URL; with Redis a coroutine through the asyncio client
@@ -145,61 +178,42 @@ class WrittenOncePipeline:
         return None
 
     async def _record(self, fp: bytes, item: dict) -> None:
+        stale, self.stale = self.stale, []
+        keys, args = [self.written.key, self.pending], [fp, *stale]
         try:
             try:
-                await self.aserver.sadd(self.written.key, fp)
+                added = await self._arecord(keys=keys, args=args)
             except (redis.ConnectionError, redis.TimeoutError):
-                self.written.add(fp)  # the blocking client waits out an outage
+                added = None  # the reply may be lost after the record was made
+                self._record_blocking(keys=keys, args=args)  # it waits out an outage
         except redis.RedisError as exc:  # past the outage limit, or a forced shutdown in one
             logger.warning("written as %s but not recorded as written (%s): %s may be "
                            "written again by the worker that fetches it next", item["docno"],
                            exc, item["url"])
             self.stats.inc_value("wacky/frontier/written_unrecorded")
-
-    def reconcile(self) -> None:
-        """Record as written the URLs of the documents in the TREC files the writer recovered
-        at its start (``.open`` files of a writer that died, e.g. ``kill -9``): a worker
-        killed after writing a document and before its URL reached the written set (in an
-        outage, or in the moment between the two) left it there, and its lease brings the
-        page back to a worker, which would write it again. One SADD per
-        ``RECONCILE_BATCH`` documents of a recovered file, at start only; the URLs that were
-        not yet recorded are counted in ``wacky/frontier/reconciled`` (one INFO line).
-        The TREC files of a dead worker are recovered only by a worker started on the same
-        output folder; one started elsewhere cannot see them."""
-        trec = next((p for p in self.crawler.engine.scraper.itemproc.middlewares
-                     if hasattr(getattr(p, "writer", None), "recovered")), None)
-        if trec is None or trec.writer is None:
             return
-        added = 0
-        for rec in trec.writer.recovered:
-            if not rec.final:
-                continue
-            try:
-                fps = [url_fingerprint(e.url) for e in read_index(rec.final) if e.url != "-"]
-                for start in range(0, len(fps), RECONCILE_BATCH):
-                    added += self.written.server.sadd(self.written.key,
-                                                      *fps[start:start + RECONCILE_BATCH])
-            except (OSError, TrecFileError, UnicodeDecodeError) as exc:
-                logger.warning("%s: URLs not recorded as written (%s): a page of it may be "
-                               "written again", rec.final, exc)
-            except redis.RedisError as exc:  # the scheduler says more and closes the crawl
-                logger.warning("%s: URLs not recorded as written (%s)", rec.final, exc)
-                return
-        if added:
-            self.stats.inc_value("wacky/frontier/reconciled", added)
-            logger.info("%d documents of TREC files left by a writer that died were not "
-                        "recorded as written: recorded now, so their pages are not written "
-                        "again", added)
+        if added == 0:  # e.g. a dead writer's copy reconciled while this one was written
+            logger.warning("written as %s, but %s was recorded as written already: "
+                           "`wackycrawl trec check` names the other copy (REPEATED URL)",
+                           item["docno"], item["url"])
+            self.stats.inc_value("wacky/frontier/written_twice")
 
-    def close_spider(self):
-        return self.aserver.aclose() if self.aserver is not None else None
+    async def close_spider(self):
+        """With Redis: delete this writer's write intents (its TREC file is closed and
+        named now, never reconciled), unless Redis is out (they stay, unused), and close
+        the asyncio client."""
+        if self.aserver is None:
+            return
+        if not WriteGate.closed():
+            try:
+                await self.aserver.delete(self.pending)
+            except redis.RedisError as exc:
+                logger.info("write intents %s not deleted: %s", self.pending, exc)
+        await self.aserver.aclose()
 
     def spider_opened(self, spider) -> None:
-        """After every pipeline opened (the TREC writer has recovered left-over files, the
-        dedup stage loaded its state): with Redis, :meth:`reconcile`; on a local resume read
-        back recent documents."""
-        if self.aserver is not None:
-            self.reconcile()
+        """After every pipeline opened (the dedup stage loaded its state): on a local resume
+        read back recent documents."""
         if not self.resuming:
             return
         state = os.path.join(self.jobdir, "wacky-dedup", "checksums.npy")

@@ -63,6 +63,7 @@ from wackycrawl.dedup.index import BLOCK_BITS, MAX_K, TABLES, block_values, prob
 from wackycrawl.dedup.shingles import RESEMBLANCE, SHINGLE_SIZE
 from wackycrawl.distributed.fingerprint import url_fingerprint
 from wackycrawl.distributed.keys import CrawlKeys
+from wackycrawl.distributed.written import CLAIM
 
 CHECKSUM_SHARD_BITS = 16
 OWNER_BYTES = 8
@@ -70,7 +71,8 @@ REST_BYTES = (64 - BLOCK_BITS) // 8
 BLOCKS = [(BLOCK_BITS * t, BLOCK_BITS) for t in range(TABLES)]  # (start from the top, width)
 
 # KEYS: checksum shard, record HASH of the own block 0, own bucket of tables 0..3, the tables'
-# version (a counter of the documents added to them)[, the written SET].
+# version (a counter of the documents added to them)[, the written SET[, the writer's write
+# intents SET (:mod:`wackycrawl.distributed.written`): a URL not written goes into it]].
 # ARGV: checksum rest, owner, '1' to check/add the simhash, k, record, bucket key prefix
 # ('<crawl prefix>near:'), probe masks (2 bytes each, big-endian), the query's block per table
 # (4 integers), its rest per table (4 x 6 bytes), the version the client's candidates came
@@ -80,8 +82,9 @@ BLOCKS = [(BLOCK_BITS * t, BLOCK_BITS) for t in range(TABLES)]  # (start from th
 # and record of each candidate, nearest first (ties: the smaller simhash), as many as asked
 # for: the client compares no more than that.
 CHECK_AND_ADD = """
-if ARGV[18] ~= '' and redis.call('SISMEMBER', KEYS[8], ARGV[18]) == 1 then
-  return {'already_written'}
+if ARGV[18] ~= '' then
+  if redis.call('SISMEMBER', KEYS[8], ARGV[18]) == 1 then return {'already_written'} end
+  if KEYS[9] then redis.call('SADD', KEYS[9], ARGV[18]) end
 end
 local owner = redis.call('HGET', KEYS[1], ARGV[1])
 if owner then return {'exact_duplicate', owner} end
@@ -212,23 +215,28 @@ class RedisDedupIndex:
     as in :class:`~wackycrawl.dedup.detector.DuplicateDetector` (the sketch comes with each
     :class:`Fingerprint`). ``written``: the key of the crawl's written SET
     (:mod:`wackycrawl.distributed.pipeline`), looked up in the same script before the index:
-    a document whose URL is in it gets the verdict ``"already_written"``. ``aserver``: a
+    a document whose URL is in it gets the verdict ``"already_written"``; ``pending``: the
+    key of the writer's write intents SET, where the same call puts a URL not yet written
+    (:mod:`wackycrawl.distributed.written`). ``aserver``: a
     ``redis.asyncio.Redis`` client of the same server, for :meth:`check_and_add_async`.
     """
 
     def __init__(self, server, keys: CrawlKeys, k: int = K, min_features: int = MIN_FEATURES,
                  threshold: float = RESEMBLANCE, shingle_size: int = SHINGLE_SIZE,
-                 written: str | None = None, aserver=None):
+                 written: str | None = None, aserver=None, pending: str | None = None):
         if not 0 <= k <= MAX_K:
             raise ValueError(f"the Redis simhash index needs k in 0..{MAX_K}, not {k}")
         self.server, self.keys, self.k, self.min_features = server, keys, k, min_features
         self.threshold, self.shingle_size, self.written = threshold, shingle_size, written
+        self.pending = pending if written else None
         self._masks = b"".join(m.to_bytes(2, "big") for m in probe_masks(k // TABLES))
         self._near = keys.near_bucket_prefix
         self._version = keys.near_bucket_prefix + "version"
-        self._script = server.register_script(CHECK_AND_ADD)
+        self._script, self._claim = (server.register_script(s) for s in (CHECK_AND_ADD, CLAIM))
         self.aserver = aserver
-        self._ascript = aserver.register_script(CHECK_AND_ADD) if aserver is not None else None
+        self._ascripts = ({kind: aserver.register_script(src) for kind, src in
+                           (("script", CHECK_AND_ADD), ("claim", CLAIM))}
+                          if aserver is not None else None)
 
     def check_and_add(self, fp: Fingerprint, url: str, text: str | np.ndarray = "") -> Decision:
         """The decision for the document at ``url`` (str) with fingerprint ``fp`` of the clean
@@ -256,8 +264,7 @@ class RedisDedupIndex:
             call = next(steps)
             while True:
                 try:
-                    reply = await (self.aserver.sismember(*call[1:]) if call[0] == "sismember"
-                                   else self._ascript(keys=call[1], args=call[2]))
+                    reply = await self._ascripts[call[0]](keys=call[1], args=call[2])
                 except (redis.ConnectionError, redis.TimeoutError):
                     reply = self._call(call)
                 call = steps.send(reply)
@@ -265,16 +272,17 @@ class RedisDedupIndex:
             return done.value
 
     def _call(self, call: tuple):
-        if call[0] == "sismember":
-            return self.server.sismember(*call[1:])
-        return self._script(keys=call[1], args=call[2])
+        script = self._script if call[0] == "script" else self._claim
+        return script(keys=call[1], args=call[2])
 
     def _steps(self, fp: Fingerprint, url: str, text: str | np.ndarray):
         """The check as a generator: yields each Redis call (``("script", keys, args)`` or
-        ``("sismember", key, member)``), is sent its reply, returns the Decision."""
+        ``("claim", keys, args)``: :data:`~wackycrawl.distributed.written.CLAIM`), is sent
+        its reply, returns the Decision."""
         url_fp = url_fingerprint(url)
+        written_keys = [self.written, *([self.pending] if self.pending else [])]
         if fp.n_features == 0:
-            seen = self.written and (yield "sismember", self.written, url_fp)
+            seen = self.written and (yield "claim", written_keys, [url_fp])
             return Decision("already_written" if seen else "empty", fp.checksum, fp.simhash, 0,
                             fp.sketch)
         owner = url_fp[:OWNER_BYTES]
@@ -286,7 +294,7 @@ class RedisDedupIndex:
         keys.append(self._version)
         written = b""
         if self.written:
-            keys.append(self.written)
+            keys += written_keys
             written = url_fp
         near = fp.n_features >= self.min_features
         record = owner + fp.checksum.to_bytes(8, "little") + fp.sketch

@@ -57,15 +57,17 @@ from wackycrawl.dedup.detector import (
 from wackycrawl.dedup.index import MAX_CANDIDATES, MAX_K, load_loops
 from wackycrawl.dedup.shingles import (RESEMBLANCE, SHINGLE_SIZE, SKETCH_SIZE, shingle_hashes,
                                        sketch)
+from wackycrawl.crawl.worker import crawl_worker_id
 from wackycrawl.dedup.simhash import to_hex
 from wackycrawl.distributed.connection import async_from_settings
 from wackycrawl.distributed.keys import CrawlKeys
 from wackycrawl.distributed.pipeline import dedup_checks_written
 from wackycrawl.distributed.scheduler import connect, crawl_name, frontier_mode
 from wackycrawl.distributed.simhash import RedisDedupIndex
+from wackycrawl.distributed.written import writer_name
 from wackycrawl.pipelines import PAGE_NOT_WRITTEN, SPIDER_NAME, drop
 from wackycrawl.text.funcwords import function_words
-from wackycrawl.trec.writer import DIRECTORY
+from wackycrawl.trec.writer import DIRECTORY, PREFIX
 
 logger = logging.getLogger(__name__)
 
@@ -200,17 +202,21 @@ def apply_decision(stats, item: dict, decision, corpus: str = ""):
     return item
 
 
-def shared_index(settings, spider_name: str = SPIDER_NAME,
-                 aserver: bool = True) -> RedisDedupIndex:
+def shared_index(settings, spider_name: str = SPIDER_NAME, aserver: bool = True,
+                 worker: str | None = None) -> RedisDedupIndex:
     """The crawl's shared index in Redis (:mod:`wackycrawl.distributed.simhash`), with the
     thresholds of :func:`near_settings` (crawl name: ``WACKY_CRAWL_NAME``, else
-    ``spider_name``); ``aserver``: with an asyncio client too."""
+    ``spider_name``); ``aserver``: with an asyncio client too. The write intents go to the
+    SET of the TREC writer of ``worker`` (else ``WACKY_WORKER_ID``; neither: none are kept)."""
     near = near_settings(settings)
     keys = CrawlKeys(crawl_name(settings, spider_name))
+    worker = worker or settings.get("WACKY_WORKER_ID")
+    pending = (keys.pending(writer_name(settings.get("WACKY_DOCNO_PREFIX", PREFIX), worker))
+               if worker else None)
     return RedisDedupIndex(connect(settings), keys, near["k"], near["min_features"],
                            near["threshold"], near["shingle_size"],
                            keys.written if dedup_checks_written(settings) else None,
-                           async_from_settings(settings) if aserver else None)
+                           async_from_settings(settings) if aserver else None, pending)
 
 
 class SharedDedupStage:
@@ -289,7 +295,8 @@ class DedupPipeline:
         k, min_features = near.pop("k"), near.pop("min_features")
         shared = None
         if frontier_mode(settings) == "redis":
-            shared = shared_index(settings, crawler.spidercls.name)
+            shared = shared_index(settings, crawler.spidercls.name,
+                                  worker=crawl_worker_id(crawler))
             jobdir = None
         near["max_candidates"] = settings.getint("WACKY_SIMHASH_MAX_CANDIDATES", MAX_CANDIDATES)
         pipe = cls(

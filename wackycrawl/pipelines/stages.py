@@ -52,6 +52,7 @@ from scrapy.exceptions import DropItem, NotConfigured
 from scrapy.settings import Settings
 from scrapy.utils.misc import load_object
 
+from wackycrawl.crawl.worker import crawl_worker_id
 from wackycrawl.pipelines import PAGE_NOT_PROCESSED, drop, dropped, rejection
 from wackycrawl.pipelines.rejects import reject_reasons
 
@@ -345,11 +346,15 @@ class StagesPipeline:
         self.workers = workers
         self.settings = crawler.settings
         spider = getattr(crawler, "spidercls", None)
-        if not self.settings.get("WACKY_CRAWL_NAME") and spider is not None:
-            # the stages have no spider: they name the crawl's keys (Redis) by this setting
+        # the stages have no spider nor crawler: they name the crawl's keys (Redis) and this
+        # process's TREC writer (its write intents) by these settings
+        named = {"WACKY_CRAWL_NAME": spider.name if spider is not None else None,
+                 "WACKY_WORKER_ID": crawl_worker_id(crawler) if spider is not None else None}
+        named = {k: v for k, v in named.items() if v and not self.settings.get(k)}
+        if named:
             self.settings = self.settings.copy()  # a copy of frozen settings is frozen
             self.settings.frozen = False
-            self.settings.set("WACKY_CRAWL_NAME", spider.name, priority="cmdline")
+            self.settings.setdict(named, priority="cmdline")
             self.settings.freeze()
         self.stages = build_stages(paths, StageContext(self.settings, crawler.stats))
         self.pool: list[_Worker] = []

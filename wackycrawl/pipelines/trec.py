@@ -11,7 +11,10 @@ that reason, the page left in its frontier). Sets ``item["docno"]``
 and ``item["words"]`` (the count added to ``wacky/words_kept``) and passes the item on
 unchanged otherwise. In a Redis crawl no document is written while the process knows Redis is
 out (:class:`wackycrawl.distributed.pipeline.WriteGate`: it waits for Redis, or is dropped as
-``redis_unreachable`` when the outage closes the worker).
+``redis_unreachable`` when the outage closes the worker), and the TREC files a dead writer
+left ``.open`` are reconciled with the crawl's written set as they are recovered
+(:class:`wackycrawl.distributed.written.Reconciler`: a document another worker wrote again
+is left out of the recovered file).
 
 :class:`TrecPrepareStage` (a stage of ``WACKY_STAGES``) does the costly part of writing (format,
 character check, deflate) in the stage worker; the writer uses its result when it still fits
@@ -121,16 +124,22 @@ class TrecWriterPipeline:
         self.writer: writer.TrecWriter | None = None
         self.stopping = False
         self.gate = None  # a Redis crawl's WriteGate
+        self.reconciler = None  # a Redis crawl's Reconciler
 
     @classmethod
     def from_crawler(cls, crawler):
         pipe = cls._from_settings(crawler)
-        from wackycrawl.distributed.scheduler import connect, frontier_mode
+        from wackycrawl.distributed.scheduler import connect, crawl_name, frontier_mode
 
         if frontier_mode(crawler.settings) == "redis":
+            from wackycrawl.distributed.keys import CrawlKeys
             from wackycrawl.distributed.pipeline import WriteGate
+            from wackycrawl.distributed.written import Reconciler
 
-            pipe.gate = WriteGate(crawler, connect(crawler.settings))
+            server = connect(crawler.settings)
+            pipe.gate = WriteGate(crawler, server)
+            keys = CrawlKeys(crawl_name(crawler.settings, crawler.spidercls.name))
+            pipe.reconciler = Reconciler(server, keys, crawler.stats)
         return pipe
 
     @classmethod
@@ -148,7 +157,9 @@ class TrecWriterPipeline:
         )
 
     def open_spider(self) -> None:
-        self.writer = writer.TrecWriter(**self.options)
+        self.writer = writer.TrecWriter(**self.options, reconcile=self.reconciler)
+        if self.reconciler is not None:
+            self.reconciler.finish()
         for rec in self.writer.recovered:
             self.stats.inc_value("wacky/trec/recovered_files")
             self.stats.inc_value("wacky/trec/recovered_docs", rec.docs)

@@ -20,7 +20,9 @@ line. On start-up every unlocked ``.open`` file in the directory
 (a crashed writer's) is recovered: members are decompressed from the start, the file is cut
 back to the end of the last complete, parsable member (damage between intact members is
 skipped and the members after it kept), its index is rewritten from those members and it is
-renamed to its final name (removed if no document survived). Nothing is ever
+renamed to its final name (removed if no document survived). A ``reconcile`` callback (a
+distributed crawl's :class:`wackycrawl.distributed.written.Reconciler`) may name documents to
+leave out of it, before the rename, so a recovery killed midway is done again. Nothing is ever
 appended to a recovered file. A ``.trec.lock`` file serialises recovery, creation and closing
 between writers sharing the directory.
 """
@@ -105,6 +107,7 @@ class Recovery:
     cut_bytes: int
     reason: str
     lost: list[str] = field(default_factory=list)
+    removed: int = 0  # documents left out at the ``reconcile`` callback's request
 
 
 def default_worker_id() -> str:
@@ -134,8 +137,12 @@ def write_index(path: str, entries) -> None:
     os.replace(tmp, index_path(path))
 
 
-def recover_file(path: str) -> Recovery | None:
+def recover_file(path: str, reconcile=None) -> Recovery | None:
     """Recover one ``.open`` file (see module doc); None if a live writer holds its lock.
+
+    ``reconcile(path, entries)``, given the intact members' :class:`IndexEntry` list, returns
+    the DOCNOs to leave out (not counted as lost: ``Recovery.removed``), or None to leave the
+    file as it is (not recovered; then None is returned).
 
     Every intact member is kept (:func:`~wackycrawl.trec.reader.salvage_members`, the old
     index's offsets as hints): damage at the end (a member cut short by a crash) is cut off,
@@ -166,19 +173,26 @@ def recover_file(path: str) -> Recovery | None:
         lost = _lost(old_index, kept, damage)
         reason = "; ".join(d.reason if d.tail else f"{d.reason} ({d.length} bytes skipped to "
                            f"the intact member at byte {d.offset + d.length})" for d in damage)
-        if not kept or all(d.tail for d in damage):
-            end = kept[-1].offset + kept[-1].length if kept else 0
-            final = cut_back(f, path, end, bool(kept), lambda: write_index(path, kept))
+        removed = reconcile(path, kept) if reconcile is not None and kept else set()
+        if removed is None:
+            return None
+        left = [e for e in kept if e.docno not in removed]
+        gone = len(kept) - len(left)
+        if not left or (not gone and all(d.tail for d in damage)):
+            end = left[-1].offset + left[-1].length if left else 0
+            final = cut_back(f, path, end, bool(left), lambda: write_index(path, left))
             if not final and os.path.exists(index_path(path)):
                 os.remove(index_path(path))
-            return Recovery(path, final, len(kept), size - end, reason or "complete", lost)
-        entries, moved = _move_up(f, path, kept)
+            return Recovery(path, final, len(left), size - end, reason or "complete", lost,
+                            gone)
+        entries, moved = _move_up(f, path, left)
     final = path.removesuffix(OPEN_SUFFIX)
     write_index(path, entries)
     os.replace(moved, path)
     os.rename(path, final)
     new_size = entries[-1].offset + entries[-1].length
-    return Recovery(path, final, len(entries), size - new_size, reason, lost)
+    return Recovery(path, final, len(entries), size - new_size, reason or "complete", lost,
+                    gone)
 
 
 def _lost(old_index: list[IndexEntry], kept: list[IndexEntry], damage: list) -> list[str]:
@@ -250,10 +264,13 @@ def recover_open_files(directory: str, suffix: str, recover, lock_name: str = LO
     return done
 
 
-def recover_dir(directory: str, refused: list[str] | None = None) -> list[Recovery]:
-    """Recover every unlocked ``*.trec.gz.open`` file in ``directory``; logs each one (and
-    one that is no regular file, appended to ``refused``: :func:`recover_open_files`)."""
-    done = recover_open_files(directory, ".trec.gz", recover_file, refused=refused)
+def recover_dir(directory: str, refused: list[str] | None = None,
+                reconcile=None) -> list[Recovery]:
+    """Recover every unlocked ``*.trec.gz.open`` file in ``directory`` (``reconcile``: as
+    :func:`recover_file` takes it); logs each one (and one that is no regular file, appended
+    to ``refused``: :func:`recover_open_files`)."""
+    done = recover_open_files(directory, ".trec.gz",
+                              lambda path: recover_file(path, reconcile), refused=refused)
     for rec in done:
         log_recovery(rec)
     return done
@@ -263,21 +280,23 @@ def log_recovery(rec: Recovery) -> None:
     """One WARNING line for a recovered file: documents kept, bytes cut, why, and the
     documents lost."""
     lost = f"; lost {len(rec.lost)}: {', '.join(rec.lost)}" if rec.lost else ""
-    logger.warning("recovered %s: kept %d documents, cut %d bytes (%s)%s",
-                   rec.path, rec.docs, rec.cut_bytes, rec.reason, lost)
+    removed = f"; left out {rec.removed} written again elsewhere" if rec.removed else ""
+    logger.warning("recovered %s: kept %d documents, cut %d bytes (%s)%s%s",
+                   rec.path, rec.docs, rec.cut_bytes, rec.reason, lost, removed)
 
 
 class TrecWriter:
     """Append :class:`TrecDoc` documents to rotating gzip TREC files in ``directory``.
 
-    Creating the writer recovers left-over ``.open`` files (``self.recovered``). Raises
+    Creating the writer recovers left-over ``.open`` files (``self.recovered``; ``reconcile``
+    as :func:`recover_file` takes it). Raises
     ValueError for a prefix or worker id outside ``[A-Za-z0-9._-]``; :meth:`write` raises
     OSError (disk full...) after cutting the file back to its last complete member.
     """
 
     def __init__(self, directory: str = DIRECTORY, prefix: str = PREFIX,
                  worker: str | None = None, rotate_bytes: int = ROTATE_BYTES,
-                 fsync: bool = FSYNC, compresslevel: int = COMPRESSLEVEL):
+                 fsync: bool = FSYNC, compresslevel: int = COMPRESSLEVEL, reconcile=None):
         worker = worker or default_worker_id()
         for value in (prefix, worker):
             if problem := docno_part_problem(value):
@@ -285,7 +304,7 @@ class TrecWriter:
         self.directory, self.stem = directory, f"{prefix}-{worker}-"
         self.rotate_bytes, self.fsync, self.compresslevel = rotate_bytes, fsync, compresslevel
         os.makedirs(directory, exist_ok=True)
-        self.recovered = recover_dir(directory)
+        self.recovered = recover_dir(directory, reconcile=reconcile)
         self._file = self._index = None
         self._number = self._next_number()
         self._docs = self._size = 0
