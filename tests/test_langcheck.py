@@ -477,3 +477,35 @@ def test_a_mixed_ratio_for_no_group_is_refused():
     with pytest.raises(ValueError, match="must be positive"):
         fw.group_ratios({"id,ms": 0})
     assert fw.group_ratios({"ms, id": "2"}) == {frozenset({"id", "ms"}): 2.0}
+
+
+@pytest.mark.parametrize("gold, text", [
+    # Written for this test; one distinctive form each: Danish mere (Bokmål mer), Czech tato
+    # (Slovak táto), Portuguese à (Galician á).
+    ("da", "Vi har desværre ikke mere plads i bilen."),
+    ("cs", "Tato kniha je opravdu dobrá."),
+    ("pt", "Estamos à espera do resultado."),
+])
+def test_one_distinctive_form_settles_a_group_the_model_already_leans_on(gold, text):
+    # The model gives the gold language half to four fifths of its group's probability: below
+    # the group's share, and one distinctive token is below CLOSE_MIN_MARKERS.
+    r = fw.Identifier(min_chars=0).identify(text)
+    assert (r.lang, r.method) == (gold, "markers")
+    r = fw.Identifier(min_chars=0, close_one_marker_shares={}).identify(text)
+    assert (r.lang, r.method) == ("und", "close") and r.top2[0][0] == gold
+    strict = fw.Identifier(min_chars=0, close_one_marker_shares={
+        "sv,da,no,nn": 0.95, "pt,es,ca,gl": 0.95, "sk,cs": 0.95})
+    assert strict.identify(text).lang == "und"
+
+
+def test_one_distinctive_form_is_not_enough_against_another_members_form():
+    # Written for this test: Danish mere against Bokmål mer in one sentence.
+    text = "Vi har desværre ikke mere plads, men mer tid i bilen."
+    assert fw._markers("da", "nb", fw._words(fw.normalise(text))) == (1, 1)
+    r = fw.Identifier(min_chars=0).identify(text)  # the model: da 0.64 of the group
+    assert (r.lang, r.method) == ("und", "close") and r.top2[0][0] == "da"
+
+
+def test_forms_both_czech_and_slovak_write_tell_nothing_apart():
+    # byť: Czech "although", Slovak "to be"; tu: Czech "this" (acc.), Slovak "here".
+    assert fw._markers("cs", "sk", fw._words("byť tu")) == (0, 0)
