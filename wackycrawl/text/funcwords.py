@@ -24,7 +24,8 @@ Stages, each a plain function over ``str``:
    id/ms, el/grc) need ``close_min_share`` of their group's probability (the group's own share in
    ``close_group_shares``), or distinctive words (the
    function-word and marker lists, ``data/funcwords/markers``: forms one standard writes and
-   the other's does not; one token against a purist standard, ``close_purist``), counted
+   the other's does not, and words spelt with a letter only one standard's alphabet has,
+   ``data/funcwords/letters``; one token against a purist standard, ``close_purist``), counted
    over the whole text when the part read does not tell them apart (in the groups of
    ``close_one_marker_shares``, one distinctive token against the group's second best, none
    against the best, when the best holds that share); else ``"und"`` with the
@@ -642,12 +643,42 @@ def _distinctive(lang: str) -> frozenset[bytes]:
     return frozenset(w.encode() for w in words)
 
 
+@cache
+def _letters(lang: str) -> frozenset[str]:
+    """The letters of ``lang``'s alphabet outside ASCII (``data/funcwords/letters/<lang>.txt``,
+    normalised as :func:`normalise`); empty for a language without the file."""
+    letter_file = files("wackycrawl.text").joinpath("data", "funcwords", "letters", f"{lang}.txt")
+    if not letter_file.is_file():
+        return frozenset()
+    return frozenset("".join(normalise(line.strip()) for line in
+                             letter_file.read_text("utf-8").splitlines()
+                             if line.strip() and line[0] != "#"))
+
+
 def _markers(a: str, b: str, words: Counter) -> tuple[int, int]:
     """Tokens in ``words`` (UTF-8 word frequencies) of words that ``a``'s function-word or
-    marker list has and ``b``'s have not, and the reverse."""
+    marker list has and ``b``'s have not, and the reverse. A word in neither's lists is
+    ``a``'s when both alphabets are listed (``data/funcwords/letters``), it is written in
+    ``a``'s alphabet (ASCII letters and ``a``'s others) and holds a letter ``b``'s lacks
+    (Czech ř, ů, ě against Slovak ä, ľ, ô; Swedish ä, ö against Danish and Norwegian æ, ø).
+    A text holding a letter of neither alphabet (a foreign name, mojibake: ``ZĂˇvÄ›r``, whose
+    ``Ĺľe`` is Czech že misread) gives no such evidence."""
     lex_a, lex_b = _distinctive(a), _distinctive(b)
     ma = sum(n for w, n in words.items() if w in lex_a and w not in lex_b)
     mb = sum(n for w, n in words.items() if w in lex_b and w not in lex_a)
+    letters_a, letters_b = _letters(a), _letters(b)
+    if letters_a and letters_b:
+        both = letters_a | letters_b
+        found = [({c for c in _str(w) if not c.isascii()}, w, n)
+                 for w, n in words.items() if not w.isascii()]
+        if all(chars <= both for chars, _, _ in found):
+            for chars, w, n in found:
+                if w in lex_a or w in lex_b:
+                    continue
+                if not chars <= letters_b:
+                    ma += n
+                elif not chars <= letters_a:
+                    mb += n
     return ma, mb
 
 
