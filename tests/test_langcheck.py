@@ -529,3 +529,44 @@ def test_a_letter_of_one_standard_settles_a_sentence_the_model_leans_on():
     # Written for this test: the model gives cs about 0.6 of the group; ř is Czech only.
     r = fw.Identifier(min_chars=0).identify("Zájezd do Řecka.")
     assert (r.lang, r.method) == ("cs", "markers")
+
+
+def test_czech_and_slovak_have_their_own_share():
+    # Written for this test: the model gives sk 0.88 and cs 0.84 of the group, neither with a
+    # distinctive form: the first is enough for the group's share (0.85), the second is not.
+    r = fw.Identifier(min_chars=0).identify("Výsledky volieb v obciach.")
+    assert (r.lang, r.method) == ("sk", "funcwords")
+    assert fw.Identifier(min_chars=0, close_group_shares={}).identify(
+        "Výsledky volieb v obciach.").lang == "und"
+    r = fw.Identifier(min_chars=0).identify("Koncert začíná v sedm hodin.")
+    assert (r.lang, r.method) == ("und", "close") and r.top2[0][0] == "cs"
+
+
+@pytest.mark.parametrize("gold, other, text, counts", [
+    # Written for this test: Danish kører (Bokmål kjører), Bokmål uke (Danish uge, Nynorsk
+    # veke), Nynorsk kulturar and heile (Bokmål kulturer, hele), Czech proto (Slovak preto),
+    # Slovak ďalšie (Czech další).
+    ("da", "nb", "Hun kører til byen hver dag.", (1, 0)),
+    ("nb", "da", "Det blir nok en fin uke.", (2, 0)),  # blir: the function-word list
+    ("nn", "nb", "Elevane skal lære om kulturar i heile verda.", (2, 0)),
+    ("cs", "sk", "Proto jsme tady.", (3, 0)),
+    ("sk", "cs", "Ďalšie správy nájdete tu.", (2, 0)),
+])
+def test_nordic_and_czech_slovak_marker_lists(gold, other, text, counts):
+    assert fw._markers(gold, other, fw._words(fw.normalise(text))) == counts
+
+
+def test_a_form_two_standards_share_tells_them_nothing():
+    # Bokmål and Nynorsk both write litt, opp, kanskje; Danish and Bokmål hele, sammen.
+    assert fw._markers("nb", "nn", fw._words("litt opp kanskje")) == (0, 0)
+    assert fw._markers("da", "nb", fw._words("hele sammen")) == (0, 0)
+    assert fw._markers("nb", "da", fw._words("litt opp kanskje")) == (3, 0)
+
+
+@pytest.mark.parametrize("gold, text", [
+    ("da", "Hun kører til byen hver dag."),
+    ("nb", "Det blir nok en fin uke."),
+])
+def test_one_nordic_marker_word_settles_a_sentence_the_model_leans_on(gold, text):
+    r = fw.Identifier(min_chars=0).identify(text)
+    assert (r.lang, r.method) == (gold, "markers")
