@@ -596,3 +596,22 @@ def test_one_spanish_marker_word_settles_a_fragment_the_model_leans_on():
     # Written for this test: buena (the model: es 0.7 of the group, gl 0.18).
     r = fw.Identifier(min_chars=0).identify("Actualmente disponible con buena renta.")
     assert (r.lang, r.method) == ("es", "markers")
+
+
+# Written for these tests: a Serbian Cyrillic sentence the model ranks Macedonian 0.52,
+# Serbian 0.47 (two tokens of Serbian је, Macedonian е), and its Macedonian counterpart.
+SR_AS_MK = "Привидна величина објекта је 12,1 а фотографска величина је 13,0."
+MK_COUNTERPART = "Привидна величина објекта е 12,1 а фотографска величина е 13,0."
+
+
+def test_serbian_told_from_macedonian_the_model_ranks_first():
+    r = fw.Identifier(min_chars=0).identify(SR_AS_MK)
+    assert (r.lang, r.method) == ("sr", "markers")
+    assert [lang for lang, _ in r.top2] == ["mk", "sr"]
+    r = fw.Identifier(min_chars=0, unlisted_neighbours={}).identify(SR_AS_MK)
+    assert (r.lang, r.method) == ("und", "uncertain")
+    # Macedonian е, во, со, кој: no Serbian label; forms both write tell nothing apart
+    assert fw.Identifier(min_chars=0).identify(MK_COUNTERPART).lang == "und"
+    assert fw._markers("sr", "mk", fw._words("и на од да се што како историја")) == (0, 0)
+    assert fw._markers("sr", "mk", fw._words("је у са који")) == (4, 0)
+    assert fw._markers("sr", "mk", fw._words("е во со кој дека")) == (0, 5)

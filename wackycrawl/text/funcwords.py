@@ -33,6 +33,10 @@ Stages, each a plain function over ``str``:
    (id/ms, ``close_mixed_ratio``), a text holding forms of two members gets a label only
    with ``close_mixed_ratio`` times as many types of the label's forms. The model's
    ``nso`` (it has no class for Setswana, which it calls nso) needs Northern Sotho markers.
+   A listed language the model ranks second behind its neighbour without a list
+   (``unlisted_neighbours``: Serbian Cyrillic behind Macedonian) is given when the lists point
+   at it, the two hold ``agree_min_prob`` together and its distinctive words are strong against
+   the neighbour's (``markers``); else ``"uncertain"``.
 5. :func:`is_connected_prose` - minimum function-word types, tokens and ratio.
 
 Early stop: the text is read in pieces of ``chunk_chars``, ``2 * chunk_chars``, ... characters
@@ -123,6 +127,15 @@ CLOSE_MIXED_RATIO = {"id,ms": 3.0}
 # another member (three times the purist's own) tells a text apart from a purist member; two
 # (CLOSE_MIN_MARKERS) from any other.
 CLOSE_PURIST = ("hr",)
+# Listed languages and a language without a list the model takes them for on short texts
+# (Serbian Cyrillic and Macedonian: the model ranks them 0.3-0.7 each on a sentence). When the
+# lists point at the listed one, the model's two best are the two with AGREE_MIN_PROB together,
+# and the text holds CLOSE_MIN_MARKERS distinctive tokens of the listed one against the other
+# (function-word and marker lists; markers/mk.txt: Macedonian е, во, со, кој, дека against
+# Serbian је, у, са, који, да), three times the other's, the listed one is given ("markers")
+# instead of "uncertain" (benchmarks/language_eval.py, sentences, both halves: 28 more sr
+# sentences, no Macedonian one labelled sr; documents unchanged).
+UNLISTED_NEIGHBOURS = {"sr": "mk"}
 # Connected prose (Baroni et al. 2009; Ferraresi et al. 2008; BootCaT whitelist semantics).
 MIN_FUNCWORD_TYPES = 10
 MIN_FUNCWORD_TOKENS = 30
@@ -467,6 +480,7 @@ class Identifier:
         close_purist: tuple[str, ...] | frozenset[str] = CLOSE_PURIST,
         close_mixed_ratio: dict[str, float] | None = None,
         close_one_marker_shares: dict[str, float] | None = None,
+        unlisted_neighbours: dict[str, str] | None = None,
     ):
         self.min_chars = min_chars
         self.min_margin = min_margin
@@ -487,6 +501,8 @@ class Identifier:
         self.close_one_marker_shares = group_shares(
             CLOSE_ONE_MARKER_SHARES if close_one_marker_shares is None
             else close_one_marker_shares)
+        self.unlisted_neighbours = dict(
+            UNLISTED_NEIGHBOURS if unlisted_neighbours is None else unlisted_neighbours)
 
     def identify(self, text: str) -> LangResult:
         """Decide the language of ``text`` (any length; never raises on odd input)."""
@@ -530,17 +546,34 @@ class Identifier:
         lang, prob = ranked[0]
         members = langmodel.group(lang)
         agree = bool(pointed & members)  # the lists point at the model's language (group)
+
+        def uncertain() -> LangResult:
+            listed = langs[best]
+            if decided and self._over_neighbour(listed, ranked, _words("".join(read))):
+                return result(listed, dict(ranked)[listed], "markers", ranked[:2])
+            return result(UND, 0.0, "uncertain", ranked[:2])
+
         if len(members) > 1:
             return self._close(ranked, members, agree, _words("".join(read)), pieces,
-                               lang in pointed, result)
+                               lang in pointed, result, uncertain)
         if not self.told_apart(lang, "".join(read)):
             return result(UND, 0.0, "close", ranked[:2])
         if prob >= (self.agree_min_prob if agree else self.model_min_prob):
             return result(lang, prob, "funcwords" if agree else "langid", ranked[:2])
-        return result(UND, 0.0, "uncertain", ranked[:2])
+        return uncertain()
+
+    def _over_neighbour(self, listed: str, ranked, words: Counter) -> bool:
+        """True when ``listed`` has a neighbour without a list (``unlisted_neighbours``), the
+        model's two best (``ranked``) are the two with at least ``agree_min_prob`` together,
+        and ``words`` hold strong distinctive evidence for ``listed`` against it."""
+        neighbour = self.unlisted_neighbours.get(listed)
+        two = dict(ranked[:2])
+        return (bool(neighbour) and set(two) == {listed, neighbour}
+                and sum(two.values()) >= self.agree_min_prob
+                and self._strong(listed, neighbour, words))
 
     def _close(self, ranked, members, agree: bool, words: Counter, rest, listed_first: bool,
-               result):
+               result, uncertain=None):
         """The model's best language has close neighbours (``members``). Between two members,
         the *distinctive* words of each are those its function-word and marker lists have
         and the other's have not (``words``: the text's UTF-8 word frequencies); evidence
@@ -558,7 +591,7 @@ class Identifier:
         probs = [(lang, p) for lang, p in ranked if lang in members]
         total = sum(p for _, p in probs)
         if total < (self.agree_min_prob if agree else self.model_min_prob):
-            return result(UND, 0.0, "uncertain", ranked[:2])
+            return uncertain() if uncertain else result(UND, 0.0, "uncertain", ranked[:2])
         share = self.close_group_shares.get(members, self.close_min_share)
         mixed = self.close_mixed_ratio.get(members)
         one = self.close_one_marker_shares.get(members)
