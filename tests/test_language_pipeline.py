@@ -187,6 +187,17 @@ def test_mixed_ratio_read_from_settings_and_a_bad_name_stops_the_crawl():
         build(WACKY_LID_CLOSE_MIXED_RATIO={"id,xx": 3})
 
 
+def test_one_marker_shares_read_from_settings_and_a_bad_name_stops_the_crawl():
+    assert build()[0].identifier.close_one_marker_shares == {
+        frozenset({"da", "nb", "nn", "sv"}): 0.5, frozenset({"ca", "es", "gl", "pt"}): 0.5,
+        frozenset({"cs", "sk"}): 0.5}
+    pipe, _ = build(WACKY_LID_CLOSE_ONE_MARKER_SHARES='{"sk,cs": 0.7}')
+    assert pipe.identifier.close_one_marker_shares == {frozenset({"cs", "sk"}): 0.7}
+    assert build(WACKY_LID_CLOSE_ONE_MARKER_SHARES={})[0].identifier.close_one_marker_shares == {}
+    with pytest.raises(ValueError, match="WACKY_LID_CLOSE_ONE_MARKER_SHARES: 'cs,xx'"):
+        build(WACKY_LID_CLOSE_ONE_MARKER_SHARES={"cs,xx": 0.5})
+
+
 def test_purist_standards_read_from_settings():
     from tests.test_langcheck import BS_ONE
 

@@ -303,8 +303,14 @@ WACKY_LID_CLOSE_MIN_SHARE = 0.9
 # Groups with their own share instead (named by their members): the model tells the Nordic and
 # the Ibero-Romance standards apart by their spelling systems (same benchmark, sentences, both
 # halves: 0.8 labels 15-18 % more da/nb/nn and 5-6 % more es/pt sentences; 17 of the 18 labels
-# it gives that differ from the gold are right by the sentence's own forms).
-WACKY_LID_CLOSE_GROUP_SHARES = {"da,nb,nn,sv": 0.8, "ca,es,gl,pt": 0.8}
+# it gives that differ from the gold are right by the sentence's own forms); Czech and Slovak
+# 0.85 (20 more cs/sk sentences, none wrong; 0.8 calls Czech without diacritics Slovak).
+WACKY_LID_CLOSE_GROUP_SHARES = {"da,nb,nn,sv": 0.8, "ca,es,gl,pt": 0.8, "cs,sk": 0.85}
+# Groups in which one distinctive token of the best member against the second best (none of
+# another member's against it) settles it when the best holds this share of the group's
+# probability (not bs/hr/sr, id/ms: their standards share most forms). Devset sentences, both
+# halves: 0.5 labels about 330 more da/nb/nn/sv/cs/sk/es/pt/ca sentences, no precision lost.
+WACKY_LID_CLOSE_ONE_MARKER_SHARES = {"da,nb,nn,sv": 0.5, "ca,es,gl,pt": 0.5, "cs,sk": 0.5}
 WACKY_LID_CLOSE_MIN_MARKERS = 2
 # Close languages whose standard is purist (Croatian: its language policy admits no Bosnian
 # or Serbian form, while theirs "tend to be inclusive", Wikipedia's comparison of the

@@ -38,11 +38,13 @@ class LanguagePipeline:
     ``WACKY_LID_MODEL_MIN_PROB``, ``WACKY_LID_CLOSE_MIN_SHARE``, ``WACKY_LID_CLOSE_GROUP_SHARES``,
     ``WACKY_LID_CLOSE_MIN_MARKERS``,
     ``WACKY_LID_CLOSE_PURIST``, ``WACKY_LID_CLOSE_MIXED_RATIO``,
+    ``WACKY_LID_CLOSE_ONE_MARKER_SHARES``,
     ``WACKY_LID_MIX_MIN_TOKENS``, ``WACKY_LID_MIX_LANGID_MIN_CHARS``,
     ``WACKY_MIN_FUNCWORD_TYPES``, ``WACKY_MIN_FUNCWORD_TOKENS``,
     ``WACKY_MIN_FUNCWORD_RATIO``; ``WACKY_LANGUAGE_ENABLED=False`` turns the stage off.
     A code in ``WACKY_LANGUAGES`` that no list and no langid.py class knows, or a name in
-    ``WACKY_LID_CLOSE_GROUP_SHARES`` or ``WACKY_LID_CLOSE_MIXED_RATIO`` that is no
+    ``WACKY_LID_CLOSE_GROUP_SHARES``, ``WACKY_LID_CLOSE_MIXED_RATIO`` or
+    ``WACKY_LID_CLOSE_ONE_MARKER_SHARES`` that is no
     close-language group, raises ``ValueError`` when the crawler starts."""
 
     def __init__(self, stats, targets, identifier, prose, mix=None):
@@ -80,6 +82,12 @@ class LanguagePipeline:
             funcwords.group_ratios(mixed_ratio)
         except ValueError as exc:
             raise ValueError(f"WACKY_LID_CLOSE_MIXED_RATIO: {exc}") from None
+        one_marker = s.getdict("WACKY_LID_CLOSE_ONE_MARKER_SHARES",
+                               funcwords.CLOSE_ONE_MARKER_SHARES)
+        try:
+            funcwords.group_shares(one_marker)
+        except ValueError as exc:
+            raise ValueError(f"WACKY_LID_CLOSE_ONE_MARKER_SHARES: {exc}") from None
         identifier = funcwords.Identifier(
             min_chars=s.getint("WACKY_LID_MIN_CHARS", funcwords.MIN_CHARS),
             min_margin=s.getfloat("WACKY_LID_MIN_MARGIN", funcwords.MIN_MARGIN),
@@ -95,6 +103,7 @@ class LanguagePipeline:
                                        funcwords.CLOSE_MIN_MARKERS),
             close_purist=tuple(s.getlist("WACKY_LID_CLOSE_PURIST", funcwords.CLOSE_PURIST)),
             close_mixed_ratio=mixed_ratio,
+            close_one_marker_shares=one_marker,
             **prose,
         )
         mix = {
