@@ -24,11 +24,15 @@ pytestmark = pytest.mark.crawl
 
 
 def leased_urls(r, keys: CrawlKeys, worker: str) -> set[tuple[str, str]]:
-    """(host, path) of the requests ``worker`` holds leases on now."""
+    """(host, path) of the requests ``worker`` holds leases on now (a lease acknowledged
+    between the two reads, its request gone, is not one)."""
     out = set()
     for rid, token in r.hgetall(keys.leases).items():
         if token.decode().split("#", 1)[0] == worker:
-            parts = urlsplit(pickle.loads(r.hget(keys.requests, rid)[1:])["url"])
+            request = r.hget(keys.requests, rid)
+            if request is None:
+                continue
+            parts = urlsplit(pickle.loads(request[1:])["url"])
             out.add((parts.hostname, parts.path))
     return out
 
